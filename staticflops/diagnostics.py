@@ -1,0 +1,47 @@
+"""Where things are and what went wrong: the vocabulary every stage shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    path: str
+    line: int
+    col: int  # 1-based, as editors and compilers print it
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str  # "error" | "warning" | "info"
+    code: str
+    location: Location | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        return f"{where}{self.severity}: {self.message} [{self.code}]"
+
+
+class AnalysisError(Exception):
+    """A fatal, user-facing problem: the model cannot be analysed.
+
+    Carries a location so the CLI can print ``path:line:col: message`` and exit 1.
+    """
+
+    def __init__(self, message: str, location: Location | None = None, code: str = "SF100"):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.code = code
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}" if self.location else self.message
+
+
+class UsageError(Exception):
+    """The caller's request is malformed (bad --input, bad --kwargs): exit status 2."""

@@ -1,0 +1,69 @@
+"""Reading and parsing an analysed file: the only place its text becomes a syntax tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import ast
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from staticflops.diagnostics import AnalysisError, Location
+
+MAX_FILE_BYTES = 5_000_000
+
+
+@dataclass(eq=False)
+class SourceFile:
+    path: str  # as the user named it, for messages
+    module: cst.Module
+    positions: dict = field(repr=False)
+
+    def location(self, node: cst.CSTNode | None) -> Location:
+        position = self.positions.get(node) if node is not None else None
+        if position is None:
+            return Location(self.path, 1, 1)
+        return Location(self.path, position.start.line, position.start.column + 1)
+
+
+def load_source(path: str | Path, display: str | None = None) -> SourceFile:
+    name = display or str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise AnalysisError(f"cannot read {name}: {error.strerror or error}", code="SF001") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise AnalysisError(f"{name} is {len(raw)} bytes, over the {MAX_FILE_BYTES}-byte limit", code="SF002")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise AnalysisError(f"{name} is not UTF-8 text ({error.reason} at byte {error.start})", code="SF003") from None
+    return parse_source(text, name)
+
+
+def parse_source(text: str, name: str) -> SourceFile:
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        raise _syntax_error(text, name, error) from None
+    except RecursionError:
+        raise AnalysisError(f"{name} is nested too deeply to parse", code="SF005") from None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    return SourceFile(name, module, dict(positions))
+
+
+def _syntax_error(text: str, name: str, error: cst.ParserSyntaxError) -> AnalysisError:
+    """libcst's positions point past the fault; Python's own parser (parse only,
+    nothing is run) names the exact place and a message users know."""
+    try:
+        ast.parse(text, filename=name)
+    except SyntaxError as precise:
+        where = Location(name, precise.lineno or 1, precise.offset or 1)
+        return AnalysisError(f"syntax error: {precise.msg}", where, code="SF004")
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    where = Location(name, error.raw_line, error.raw_column + 1)
+    return AnalysisError(f"syntax error: {error.message}", where, code="SF004")

@@ -1,0 +1,260 @@
+"""The PyTorch framework model: what ``torch``, ``torch.nn`` and tensors mean to the interpreter."""
+
+from __future__ import annotations
+
+from staticflops.diagnostics import AnalysisError
+from staticflops.frontend import pybuiltins
+from staticflops.frontend.tracer import Tracer
+from staticflops.frontend.values import (
+    BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, Parameter, Tensor, Unknown,
+)
+from staticflops.frontend.torch import modules
+from staticflops.frontend.torch.functions import DTYPES, TorchOps, build_constructors, build_functions
+from staticflops.shapes import tensor_ops as ops
+from staticflops.shapes.tensor_ops import IndexArray, ShapeError
+
+_OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div", "FloorDivide": "div",
+              "Modulo": "div", "Power": "pow", "Compare": "compare", "BitAnd": "compare", "BitOr": "compare",
+              "BitXor": "compare"}
+_PYTHON_METHODS = {
+    list: {"append", "extend", "insert", "pop", "index", "count", "copy", "reverse", "remove", "clear"},
+    tuple: {"index", "count"},
+    dict: {"get", "items", "keys", "values", "pop", "setdefault", "update", "copy"},
+    str: {"format", "join", "split", "lower", "upper", "startswith", "endswith", "replace", "strip",
+          "rstrip", "lstrip", "isdigit", "rsplit", "partition", "title"},
+    set: {"add", "update", "union", "intersection", "difference", "copy"},
+}
+_NOT_FOLLOWED = "its source is outside the analysed file"
+
+
+class TorchFramework:
+    name = "pytorch"
+
+    def __init__(self):
+        self.tracer = Tracer()
+        self.object_class = Class("object", (), {"__init__": Builtin("object.__init__", lambda i, a, k, n: None)})
+        self.module_class = modules.make_module_class()
+        self.module_class.bases = (self.object_class,)
+        self.ops = TorchOps(self)
+        self.functions = build_functions(self.ops)
+        self._import_reported: set = set()
+
+    def install(self, interp) -> None:
+        """Create the namespaces; needs the interpreter to evaluate layer signatures."""
+        interp.builtins = pybuiltins.build_builtins(self.object_class)
+        stdlib = pybuiltins.build_stdlib(interp.builtins)
+        layers = modules.LayerFactory(interp, self.module_class).classes
+        containers = modules.make_container_classes(self.module_class)
+        constructors = build_constructors(self.ops)
+        functional_names = {k: Builtin(f"F.{k}", v, bind_self=False) for k, v in self.functions.items()}
+        tensor_type = Builtin("Tensor", constructors["Tensor"], bind_self=False)
+        tensor_type.is_tensor_type = True
+        noop = Builtin("noop", lambda i, a, k, n: a[0] if a else None, bind_self=False)
+        context = Builtin("context", lambda i, a, k, n: None, bind_self=False)
+        init = Namespace("torch.nn.init", _InitNamespace())
+        functional = Namespace("torch.nn.functional", dict(functional_names))
+        nn = Namespace("torch.nn", {
+            "Module": self.module_class, **containers, **layers, "functional": functional, "init": init,
+            "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False),
+            "modules": Namespace("torch.nn.modules", {}), "utils": Namespace("torch.nn.utils", {}),
+        })
+        torch = Namespace("torch", {
+            **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in self.functions.items()},
+            **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in constructors.items() if k != "Parameter"},
+            "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
+            "no_grad": context, "inference_mode": context, "enable_grad": context, "autocast": context,
+            "device": noop, "jit": Namespace("torch.jit", {"ignore": noop, "unused": noop, "export": noop,
+                                                           "is_scripting": Builtin("f", lambda i, a, k, n: False, bind_self=False),
+                                                           "is_tracing": Builtin("f", lambda i, a, k, n: False, bind_self=False)}),
+            "fx": Namespace("torch.fx", {"wrap": noop}), "_assert": noop,
+            "utils": Namespace("torch.utils", {}),
+            **{name: ("int64" if name in ("long", "int64", "int", "int32") else
+                      "bool" if name == "bool" else "float32") for name in DTYPES},
+        })
+        self.namespaces = {
+            "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
+            "torch.nn.modules": nn.members["modules"], **stdlib,
+        }
+        self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()}
+
+    # ---- imports ------------------------------------------------------------------------
+    def import_module(self, interp, dotted: str, node):
+        if dotted in self.namespaces:
+            return self.namespaces[dotted]
+        top = dotted.split(".")[0]
+        if top == "torch":
+            return interp.unknown(f"`{dotted}` is not modelled", node)
+        if dotted not in self._import_reported:
+            self._import_reported.add(dotted)
+            return interp.unknown(f"import of `{dotted}` not followed: {_NOT_FOLLOWED}", node)
+        return Unknown(f"import of `{dotted}` not followed", interp.location(node))
+
+    def namespace_missing(self, interp, namespace: Namespace, name: str, node):
+        if isinstance(namespace.members, _InitNamespace):
+            return namespace.members.anything
+        return interp.unknown(f"`{namespace.name}.{name}` is not modelled", node)
+
+    # ---- objects ------------------------------------------------------------------------
+    def instantiate(self, interp, cls: Class, args, kwargs, node):
+        instance = Instance(cls, location=interp.location(node))
+        if cls.is_subclass_of(self.module_class):
+            instance.module = ModuleState()
+        try:
+            init, owner = cls.lookup_owner("__init__")
+        except KeyError:
+            return instance
+        interp.call(BoundMethod(instance, init, owner), list(args), dict(kwargs), node)
+        return instance
+
+    def instance_missing_attribute(self, interp, instance: Instance, name: str, node):
+        if instance.module is not None:
+            if name in instance.module.children:
+                return instance.module.children[name]
+            if name == "training":
+                return False
+        return interp.unknown(f"{instance.cls.name} has no attribute `{name}`", node)
+
+    def instance_getitem(self, interp, instance: Instance, key, node):
+        if instance.module is not None:
+            return modules.container_getitem(interp, instance, key, node)
+        return interp.unknown(f"indexing a {instance.cls.name}", node)
+
+    def instance_iter(self, interp, instance: Instance, node):
+        if instance.module is not None:
+            if instance.cls.name == "ModuleDict" or any(c.name == "ModuleDict" for c in instance.cls.mro()):
+                return list(instance.module.children.keys())
+            return [c for c in instance.module.children.values() if c is not None] or list(instance.module.parameters.values())
+        raise AnalysisError(f"cannot iterate over a {instance.cls.name}", interp.location(node), "SF112")
+
+    def instance_truth(self, interp, instance: Instance, node):
+        if instance.module is not None and instance.module.kind is None and instance.cls.name in ("ModuleList", "ModuleDict", "Sequential"):
+            return bool(instance.module.children)
+        return True
+
+    def instance_binary(self, interp, op: str, left, right, node):
+        return interp.unknown(f"operator `{op}` on {left!r} and {right!r} is not modelled", node)
+
+    def module_set_item(self, interp, module: Instance, key, value, node):
+        modules._setattr(interp, [module, str(key), value], {}, node)
+
+    def python_attribute(self, interp, value, name: str, node):
+        allowed = _PYTHON_METHODS.get(type(value))
+        if allowed and name in allowed:
+            method = getattr(value, name)
+
+            def call(interp, args, kwargs, node):
+                if any(isinstance(a, Unknown) for a in args):
+                    return next(a for a in args if isinstance(a, Unknown))
+                try:
+                    result = method(*args, **kwargs)
+                except (TypeError, ValueError, KeyError, IndexError) as error:
+                    return interp.unknown(f"`.{name}()` failed: {error}", node)
+                return list(result) if type(result).__name__ in ("dict_items", "dict_keys", "dict_values") else result
+            return Builtin(name, call, bind_self=False)
+        if isinstance(value, complex) or value is None:
+            return interp.unknown(f"`None` has no attribute `{name}`", node)
+        return interp.unknown(f"attribute `{name}` of {type(value).__name__} is not modelled", node)
+
+    # ---- tensors --------------------------------------------------------------------------
+    def tensor_attribute(self, interp, tensor: Tensor, name: str, node):
+        if name in self.tensor_methods:
+            return BoundMethod(tensor, self.tensor_methods[name])
+        if tensor.shape is None and name in ("shape", "ndim", "T", "mT"):
+            return interp.unknown("shape of this tensor is unknown", node)
+        if name == "shape":
+            return tuple(tensor.shape)
+        if name == "ndim":
+            return len(tensor.shape)
+        if name in ("T", "mT"):
+            shape = tuple(reversed(tensor.shape)) if name == "T" else tensor.shape[:-2] + tensor.shape[-2:][::-1]
+            return Tensor(shape, tensor.dtype)
+        if name == "dtype":
+            return tensor.dtype
+        if name in ("device", "is_cuda", "grad", "data"):
+            return tensor if name == "data" else None if name == "grad" else False if name == "is_cuda" else "cpu"
+        if name == "requires_grad":
+            return getattr(tensor, "trainable", False)
+        return interp.unknown(f"tensor attribute `{name}` is not modelled", node)
+
+    def tensor_set_attribute(self, interp, tensor, name, value, node):
+        if isinstance(tensor, Parameter) and name == "requires_grad" and value is False:
+            tensor.trainable = False
+
+    def tensor_unary(self, interp, op: str, tensor: Tensor, node):
+        if tensor.shape is None:
+            return interp.unknown("shape of this tensor is unknown", node)
+        kind = "neg" if op == "minus" else "identity"
+        return self.ops.record(interp, kind, "-" if op == "minus" else op, {}, [tensor.shape], node)
+
+    def tensor_binary(self, interp, op_name: str, left, right, node):
+        if op_name == "MatrixMultiply":
+            return self.call_function(interp, "matmul", [left, right], node, label="@")
+        kind = _OPERATORS.get(op_name)
+        if kind is None:
+            return interp.unknown(f"operator `{op_name}` on tensors is not modelled", node)
+        return self.binary(interp, kind, left, right, node)
+
+    def binary(self, interp, kind: str, left, right, node):
+        try:
+            shapes = [self.ops.shape_of(interp, v, node) for v in (left, right)]
+        except CannotKnow as why:
+            return interp.unknown(f"operand of `{kind}` is unknown ({why})", node)
+        try:
+            out = ops.broadcast(*shapes)
+        except ShapeError as error:
+            raise AnalysisError(f"{kind}: {error}", interp.location(node), "SF301") from None
+        dtype = next((v.dtype for v in (left, right) if isinstance(v, Tensor)), "float32")
+        label = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(kind, kind)
+        result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
+        return Tensor(result.shape, "bool") if kind == "compare" else result
+
+    def call_function(self, interp, name: str, args, node, label=None):
+        try:
+            return self.functions[name](interp, list(args), {}, node)
+        except CannotKnow as why:
+            return interp.unknown(f"`{label or name}` on {why}", node)
+
+    def tensor_getitem(self, interp, tensor: Tensor, key, node):
+        if tensor.shape is None:
+            return interp.unknown("indexing a tensor of unknown shape", node)
+        items = key if isinstance(key, tuple) else (key,)
+        converted = []
+        for item in items:
+            if isinstance(item, Unknown):
+                return item
+            if isinstance(item, Tensor):
+                if item.dtype == "bool" or item.shape is None:
+                    return interp.unknown("boolean-mask indexing: the result's size depends on the data", node)
+                converted.append(IndexArray(item.shape))
+            elif isinstance(item, list):
+                converted.append(IndexArray((len(item),)))
+            else:
+                converted.append(item)
+        try:
+            shape = ops.index(tensor.shape, tuple(converted) if isinstance(key, tuple) else converted[0])
+        except ShapeError as error:
+            raise AnalysisError(f"indexing: {error}", interp.location(node), "SF301") from None
+        return Tensor(shape, tensor.dtype)
+
+    def tensor_iter(self, interp, tensor: Tensor, node):
+        if tensor.shape is None or not tensor.shape or not isinstance(tensor.shape[0], int):
+            raise AnalysisError("cannot iterate over a tensor whose first dimension is not a known number",
+                                interp.location(node), "SF112")
+        return [Tensor(tensor.shape[1:], tensor.dtype) for _ in range(tensor.shape[0])]
+
+
+class _InitNamespace(dict):
+    """``nn.init.*`` only fills weights: every member is a no-op."""
+
+    def __init__(self):
+        super().__init__()
+        self.anything = Builtin("nn.init", lambda i, a, k, n: a[0] if a else None, bind_self=False)
+
+    def get(self, key, default=None):
+        return self.anything
+
+    def __contains__(self, key):
+        return True
+
+    def __getitem__(self, key):
+        return self.anything

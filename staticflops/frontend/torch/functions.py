@@ -1,0 +1,464 @@
+"""``torch.*``, ``torch.nn.functional.*`` and tensor methods, on symbolic tensors.
+
+Pure data movement (view, permute, cat, indexing, ...) changes shapes and records nothing:
+no convention counts it.  Everything that computes records an op whose cost the rules give.
+"""
+
+from __future__ import annotations
+
+from staticflops.diagnostics import AnalysisError
+from staticflops.frontend.tracer import TracedOp
+from staticflops.frontend.values import CannotKnow, Parameter, Tensor, Unknown
+from staticflops.frontend.torch.layers import ntuple
+from staticflops.shapes import tensor_ops as ops
+from staticflops.shapes.layers import infer
+from staticflops.shapes.tensor_ops import ShapeError
+
+ACTIVATIONS = ("relu", "relu6", "gelu", "silu", "tanh", "sigmoid", "leaky_relu", "elu", "selu", "celu",
+               "softplus", "mish", "hardswish", "hardsigmoid", "hardtanh", "prelu")
+UNARY_MATH = ("abs", "exp", "log", "sqrt", "rsqrt", "neg", "sin", "cos", "erf", "clamp")
+REDUCTIONS = ("sum", "mean", "amax", "amin", "prod", "std", "var", "norm", "logsumexp")
+
+
+class TorchOps:
+    """Implements each function once; ``namespace``/``method`` expose them under their names."""
+
+    def __init__(self, framework):
+        self.framework = framework
+
+    # ---- helpers ------------------------------------------------------------------------
+    def shape_of(self, interp, value, node):
+        if isinstance(value, Tensor):
+            if value.shape is None:
+                raise CannotKnow("a tensor of unknown shape")
+            return value.shape
+        if isinstance(value, Unknown):
+            raise CannotKnow(value.reason)
+        if isinstance(value, (int, float, bool)):
+            return ()
+        raise CannotKnow(f"{type(value).__name__} used as a tensor")
+
+    def record(self, interp, kind, label, attrs, inputs, node, outputs=None, facts=None, dtype="float32"):
+        """Infer the output shape of a computing op, record it, return the result tensor(s)."""
+        attrs = dict(attrs, kind=kind)
+        if outputs is None:
+            try:
+                outputs, facts = infer(kind, attrs, inputs)
+            except ShapeError as error:
+                raise AnalysisError(f"{label}: {error}", interp.location(node), "SF301") from None
+        tracer = self.framework.tracer
+        tracer.record(TracedOp(kind, label, attrs, facts or {}, list(inputs), list(outputs),
+                               tracer.current_module(), False, interp.location(node)))
+        tensors = [None if s is None else Tensor(s, dtype) for s in outputs]
+        return tensors[0] if len(tensors) == 1 else tuple(tensors)
+
+    def reshape_like(self, interp, shape, new, node, label):
+        try:
+            return Tensor(ops.reshape(shape, new))
+        except ShapeError as error:
+            raise AnalysisError(f"{label}: {error}", interp.location(node), "SF301") from None
+
+    def moved(self, interp, fn, label, node, *args):
+        try:
+            return fn(*args)
+        except ShapeError as error:
+            raise AnalysisError(f"{label}: {error}", interp.location(node), "SF301") from None
+
+
+def _sizes(args) -> list:
+    """``view(2, 3)``, ``view((2, 3))`` and ``view(torch.Size)`` all mean the same."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return list(args[0])
+    return list(args)
+
+
+def _dim_arg(args, kwargs, position, default=None, name="dim"):
+    if name in kwargs:
+        return kwargs[name]
+    return args[position] if len(args) > position else default
+
+
+def build_functions(t: TorchOps) -> dict:
+    """name -> fn(interp, args, kwargs, node); ``args[0]`` is the tensor for methods."""
+    f: dict = {}
+
+    def shape(interp, value, node):
+        return t.shape_of(interp, value, node)
+
+    # ---- data movement: shapes only ---------------------------------------------------
+    def view(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        new = _sizes(args[1:]) or list(kwargs.get("shape", kwargs.get("size", ())))
+        return t.reshape_like(interp, x, new, node, "view/reshape")
+    f["view"] = f["reshape"] = view
+
+    def flatten(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        start = _dim_arg(args, kwargs, 1, 0, "start_dim")
+        end = _dim_arg(args, kwargs, 2, -1, "end_dim")
+        return Tensor(t.moved(interp, ops.flatten, "flatten", node, x, start, end), args[0].dtype)
+    f["flatten"] = flatten
+
+    def permute(interp, args, kwargs, node):
+        order = _sizes(args[1:]) or list(kwargs.get("dims", ()))
+        return Tensor(t.moved(interp, ops.permute, "permute", node, shape(interp, args[0], node), order), args[0].dtype)
+    f["permute"] = permute
+
+    def transpose(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        a, b = _dim_arg(args, kwargs, 1, 0, "dim0"), _dim_arg(args, kwargs, 2, 1, "dim1")
+        return Tensor(t.moved(interp, ops.transpose, "transpose", node, x, a, b), args[0].dtype)
+    f["transpose"] = f["swapaxes"] = transpose
+
+    def transpose_2d(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        return Tensor(tuple(reversed(x)) if len(x) <= 2 else x, args[0].dtype)
+    f["t"] = transpose_2d
+
+    def identity(interp, args, kwargs, node):
+        value = args[0]
+        return Tensor(shape(interp, value, node), value.dtype) if isinstance(value, Tensor) else value
+    for name in ("contiguous", "clone", "detach", "cpu", "cuda", "requires_grad_", "float", "half", "double",
+                 "bfloat16", "type_as", "masked_fill", "masked_fill_", "fill_", "zero_", "copy_", "normal_",
+                 "uniform_", "__deepcopy__", "flip", "roll", "tril", "triu", "numpy", "pin_memory"):
+        f[name] = identity
+
+    def cast(dtype):
+        def fn(interp, args, kwargs, node):
+            return Tensor(shape(interp, args[0], node), dtype)
+        return fn
+    f["long"], f["int"], f["bool"] = cast("int64"), cast("int64"), cast("bool")
+
+    def to(interp, args, kwargs, node):
+        dtype = kwargs.get("dtype")
+        for value in args[1:]:
+            if isinstance(value, str) and value in DTYPES:
+                dtype = value
+        return Tensor(shape(interp, args[0], node), dtype or args[0].dtype)
+    f["to"] = to
+
+    def squeeze(interp, args, kwargs, node):
+        return Tensor(ops.squeeze(shape(interp, args[0], node), _dim_arg(args, kwargs, 1)), args[0].dtype)
+    f["squeeze"] = squeeze
+
+    def unsqueeze(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        return Tensor(t.moved(interp, ops.unsqueeze, "unsqueeze", node, x, _dim_arg(args, kwargs, 1)), args[0].dtype)
+    f["unsqueeze"] = unsqueeze
+
+    def expand(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        return Tensor(t.moved(interp, ops.expand, "expand", node, x, _sizes(args[1:])), args[0].dtype)
+    f["expand"] = expand
+
+    def expand_as(interp, args, kwargs, node):
+        return Tensor(shape(interp, args[1], node), args[0].dtype)
+    f["expand_as"] = f["view_as"] = f["reshape_as"] = expand_as
+
+    def repeat(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        times = _sizes(args[1:])
+        x = (1,) * (len(times) - len(x)) + tuple(x)
+        return Tensor(tuple(a * b for a, b in zip(x, times)), args[0].dtype)
+    f["repeat"] = repeat
+
+    def size(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        dim = _dim_arg(args, kwargs, 1)
+        if dim is None:
+            return tuple(x)
+        return x[t.moved(interp, ops.normalize_dim, "size", node, dim, len(x))]
+    f["size"] = size
+
+    def dim(interp, args, kwargs, node):
+        return len(shape(interp, args[0], node))
+    f["dim"] = f["ndimension"] = dim
+
+    def numel(interp, args, kwargs, node):
+        from staticflops.shapes import numel as count
+        return count(shape(interp, args[0], node))
+    f["numel"] = f["nelement"] = numel
+
+    def cat(interp, args, kwargs, node):
+        tensors = list(args[0])
+        axis = _dim_arg(args, kwargs, 1, 0)
+        shapes = [shape(interp, x, node) for x in tensors]
+        return Tensor(t.moved(interp, ops.concatenate, "cat", node, shapes, axis), tensors[0].dtype)
+    f["cat"] = f["concat"] = f["concatenate"] = cat
+
+    def stack(interp, args, kwargs, node):
+        tensors = list(args[0])
+        axis = _dim_arg(args, kwargs, 1, 0)
+        shapes = [shape(interp, x, node) for x in tensors]
+        return Tensor(t.moved(interp, ops.stack, "stack", node, shapes, axis), tensors[0].dtype)
+    f["stack"] = stack
+
+    def split(interp, args, kwargs, node, chunks=False):
+        x = shape(interp, args[0], node)
+        amount = args[1] if len(args) > 1 else kwargs.get("split_size_or_sections", kwargs.get("chunks"))
+        axis = t.moved(interp, ops.normalize_dim, "split", node, _dim_arg(args, kwargs, 2, 0), len(x))
+        sizes = t.moved(interp, ops.split_sizes, "split", node, x[axis], amount, chunks)
+        return tuple(Tensor(x[:axis] + (s,) + x[axis + 1:], args[0].dtype) for s in sizes)
+    f["split"] = split
+    f["chunk"] = lambda interp, args, kwargs, node: split(interp, args, kwargs, node, chunks=True)
+
+    def unbind(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        axis = t.moved(interp, ops.normalize_dim, "unbind", node, _dim_arg(args, kwargs, 1, 0), len(x))
+        if not isinstance(x[axis], int):
+            raise CannotKnow("unbind over a symbolic dimension")
+        return tuple(Tensor(x[:axis] + x[axis + 1:], args[0].dtype) for _ in range(x[axis]))
+    f["unbind"] = unbind
+
+    # ---- computing ops ------------------------------------------------------------------
+    def matmul(label):
+        def fn(interp, args, kwargs, node):
+            a, b = args[0], args[1]
+            return t.record(interp, "matmul", label, {}, [shape(interp, a, node), shape(interp, b, node)], node)
+        return fn
+    f["matmul"], f["mm"], f["bmm"] = matmul("matmul"), matmul("mm"), matmul("bmm")
+
+    def einsum(interp, args, kwargs, node):
+        equation = args[0]
+        operands = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
+        if not isinstance(equation, str):
+            raise CannotKnow("einsum equation is not a known string")
+        shapes = [shape(interp, x, node) for x in operands]
+        return t.record(interp, "einsum", "einsum", {"equation": equation, "operands": len(shapes)}, shapes, node)
+    f["einsum"] = einsum
+
+    def linear(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        weight = shape(interp, args[1] if len(args) > 1 else kwargs["weight"], node)
+        bias = args[2] if len(args) > 2 else kwargs.get("bias")
+        attrs = {"in_features": weight[-1], "out_features": weight[0] if len(weight) == 2 else 1,
+                 "bias": bias is not None, "type": "F.linear"}
+        return t.record(interp, "linear", "F.linear", attrs, [x], node)
+    f["linear"] = linear
+
+    def conv(dims, transposed=False):
+        names = ["input", "weight", "bias", "stride", "padding"] + (["output_padding", "groups", "dilation"] if transposed else ["dilation", "groups"])
+        defaults = {"bias": None, "stride": 1, "padding": 0, "dilation": 1, "groups": 1, "output_padding": 0}
+
+        def fn(interp, args, kwargs, node):
+            bound = dict(defaults, **dict(zip(names, args)), **kwargs)
+            x, w = shape(interp, bound["input"], node), shape(interp, bound["weight"], node)
+            groups = bound["groups"]
+            out_channels = w[0] if not transposed else w[1] * groups
+            in_channels = w[1] * groups if not transposed else w[0]
+            attrs = {"dims": dims, "in_channels": in_channels, "out_channels": out_channels,
+                     "kernel_size": tuple(w[2:]), "stride": ntuple(bound["stride"], dims),
+                     "padding": bound["padding"] if isinstance(bound["padding"], str) else ntuple(bound["padding"], dims),
+                     "dilation": ntuple(bound["dilation"], dims), "groups": groups,
+                     "bias": bound["bias"] is not None, "type": f"F.conv{'_transpose' if transposed else ''}{dims}d"}
+            if transposed:
+                attrs["output_padding"] = ntuple(bound["output_padding"], dims)
+            kind = "conv_transpose" if transposed else "conv"
+            return t.record(interp, kind, attrs["type"], attrs, [x], node)
+        return fn
+    for n in (1, 2, 3):
+        f[f"conv{n}d"] = conv(n)
+        f[f"conv_transpose{n}d"] = conv(n, transposed=True)
+
+    def sdpa(interp, args, kwargs, node):
+        names = ["query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale"]
+        bound = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, **dict(zip(names, args)), **kwargs}
+        shapes = [shape(interp, bound[k], node) for k in ("query", "key", "value")]
+        attrs = {"is_causal": bound["is_causal"] is True, "has_mask": bound["attn_mask"] is not None}
+        return t.record(interp, "scaled_dot_product_attention", "F.scaled_dot_product_attention", attrs, shapes, node)
+    f["scaled_dot_product_attention"] = sdpa
+
+    def elementwise(kind):
+        def fn(interp, args, kwargs, node):
+            x = args[0]
+            attrs = {k: v for k, v in kwargs.items() if isinstance(v, (int, float, str, bool))}
+            if kind in ("softmax", "log_softmax"):
+                attrs["dim"] = _dim_arg(args, kwargs, 1)
+            dtype = x.dtype if isinstance(x, Tensor) else "float32"
+            return t.record(interp, kind, kind, attrs, [shape(interp, x, node)], node, dtype=dtype)
+        return fn
+    for name in ACTIVATIONS + UNARY_MATH + ("softmax", "log_softmax"):
+        f[name] = elementwise(name)
+        f[name + "_"] = elementwise(name)
+    f["clip"] = f["clamp"]
+    f["silu_"] = f["silu"]
+
+    def dropout(interp, args, kwargs, node):
+        return t.record(interp, "dropout", "dropout", {}, [shape(interp, args[0], node)], node)
+    f["dropout"] = f["dropout1d"] = f["dropout2d"] = f["dropout3d"] = dropout
+
+    def binary(kind):
+        def fn(interp, args, kwargs, node):
+            other = args[1] if len(args) > 1 else kwargs.get("other", kwargs.get("exponent"))
+            return t.framework.binary(interp, kind, args[0], other, node)
+        return fn
+    for kind, names in {"add": ("add", "add_"), "sub": ("sub", "sub_", "subtract"), "mul": ("mul", "mul_", "multiply"),
+                        "div": ("div", "div_", "divide", "true_divide"), "pow": ("pow", "pow_"),
+                        "maximum": ("maximum",), "minimum": ("minimum",)}.items():
+        for name in names:
+            f[name] = binary(kind)
+
+    def reduction(name):
+        def fn(interp, args, kwargs, node):
+            x = shape(interp, args[0], node)
+            axis = _dim_arg(args, kwargs, 1)
+            keepdim = _dim_arg(args, kwargs, 2, False, "keepdim")
+            attrs = {"op": name, "dim": axis, "keepdim": keepdim}
+            result = t.record(interp, "reduce", name, attrs, [x], node)
+            return result
+        return fn
+    for name in REDUCTIONS:
+        f[name] = reduction(name)
+
+    def max_or_min(name):
+        def fn(interp, args, kwargs, node):
+            other = args[1] if len(args) > 1 else kwargs.get("dim")
+            if isinstance(other, (Tensor, Unknown)):
+                return t.framework.binary(interp, "maximum" if name == "max" else "minimum", args[0], other, node)
+            x = shape(interp, args[0], node)
+            keepdim = _dim_arg(args, kwargs, 2, False, "keepdim")
+            values = t.record(interp, "reduce", name, {"op": name, "dim": other, "keepdim": keepdim}, [x], node)
+            if other is None:
+                return values
+            return (values, Tensor(values.shape, "int64"))
+        return fn
+    f["max"], f["min"] = max_or_min("max"), max_or_min("min")
+
+    def argmax(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        return Tensor(ops.reduce(x, _dim_arg(args, kwargs, 1), _dim_arg(args, kwargs, 2, False, "keepdim")), "int64")
+    f["argmax"] = f["argmin"] = argmax
+
+    def interpolate(interp, args, kwargs, node):
+        names = ["input", "size", "scale_factor", "mode", "align_corners"]
+        bound = {"size": None, "scale_factor": None, "mode": "nearest", **dict(zip(names, args)), **kwargs}
+        attrs = {"size": bound["size"], "scale_factor": bound["scale_factor"], "mode": bound["mode"]}
+        return t.record(interp, "interpolate", "F.interpolate", attrs, [shape(interp, bound["input"], node)], node)
+    f["interpolate"] = f["upsample"] = interpolate
+
+    def pool(kind, dims):
+        def fn(interp, args, kwargs, node):
+            names = ["input", "kernel_size", "stride", "padding"] + (["dilation", "ceil_mode"] if kind == "max_pool" else ["ceil_mode"])
+            bound = {"stride": None, "padding": 0, "dilation": 1, "ceil_mode": False, **dict(zip(names, args)), **kwargs}
+            kernel = ntuple(bound["kernel_size"], dims)
+            attrs = {"dims": dims, "kernel_size": kernel,
+                     "stride": ntuple(bound["stride"] if bound["stride"] not in (None, []) else kernel, dims),
+                     "padding": ntuple(bound["padding"], dims), "dilation": ntuple(bound["dilation"], dims),
+                     "ceil_mode": bound["ceil_mode"], "type": f"F.{kind}{dims}d"}
+            return t.record(interp, kind, attrs["type"], attrs, [shape(interp, bound["input"], node)], node)
+        return fn
+
+    def adaptive(kind, dims):
+        def fn(interp, args, kwargs, node):
+            size = args[1] if len(args) > 1 else kwargs["output_size"]
+            attrs = {"dims": dims, "output_size": ntuple(size, dims), "type": f"F.{kind}{dims}d"}
+            result = t.record(interp, kind, attrs["type"], attrs, [shape(interp, args[0], node)], node)
+            return result
+        return fn
+    for n in (1, 2, 3):
+        f[f"max_pool{n}d"] = pool("max_pool", n)
+        f[f"avg_pool{n}d"] = pool("avg_pool", n)
+        f[f"adaptive_avg_pool{n}d"] = adaptive("adaptive_avg_pool", n)
+        f[f"adaptive_max_pool{n}d"] = adaptive("adaptive_max_pool", n)
+
+    def layer_norm(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        normalized = args[1] if len(args) > 1 else kwargs["normalized_shape"]
+        normalized = tuple(normalized) if isinstance(normalized, (list, tuple)) else (normalized,)
+        weight = args[2] if len(args) > 2 else kwargs.get("weight")
+        attrs = {"normalized_shape": normalized, "elementwise_affine": weight is not None, "type": "F.layer_norm"}
+        return t.record(interp, "layer_norm", "F.layer_norm", attrs, [x], node)
+    f["layer_norm"] = layer_norm
+
+    def embedding(interp, args, kwargs, node):
+        ids, weight = shape(interp, args[0], node), shape(interp, args[1], node)
+        attrs = {"num_embeddings": weight[0], "embedding_dim": weight[1], "type": "F.embedding"}
+        return t.record(interp, "embedding", "F.embedding", attrs, [ids], node)
+    f["embedding"] = embedding
+
+    def pixel_shuffle(interp, args, kwargs, node):
+        attrs = {"upscale_factor": args[1] if len(args) > 1 else kwargs["upscale_factor"]}
+        return t.record(interp, "pixel_shuffle", "F.pixel_shuffle", attrs, [shape(interp, args[0], node)], node)
+    f["pixel_shuffle"] = pixel_shuffle
+
+    def where(interp, args, kwargs, node):
+        shapes = [shape(interp, v, node) for v in args[:3]]
+        return t.record(interp, "where", "where", {}, shapes, node)
+    f["where"] = where
+
+    return f
+
+
+# ---- tensor constructors --------------------------------------------------------------
+
+DTYPES = {"float32", "float", "float16", "half", "bfloat16", "float64", "double", "int64", "long",
+          "int32", "int", "int8", "uint8", "bool"}
+_INT_DTYPES = {"int64", "long", "int32", "int", "int8", "uint8"}
+
+
+def build_constructors(t: TorchOps) -> dict:
+    c: dict = {}
+
+    def dtype_of(kwargs, default="float32"):
+        dtype = kwargs.get("dtype", default)
+        if not isinstance(dtype, str):
+            return default
+        return "int64" if dtype in _INT_DTYPES else ("bool" if dtype == "bool" else "float32")
+
+    def creator(interp, args, kwargs, node):
+        sizes = _sizes(args) or list(kwargs.get("size", ()))
+        for s in sizes:
+            if isinstance(s, Unknown):
+                return s
+        return Tensor(tuple(sizes), dtype_of(kwargs))
+    for name in ("zeros", "ones", "randn", "rand", "empty", "Tensor", "FloatTensor"):
+        c[name] = creator
+
+    def full(interp, args, kwargs, node):
+        return Tensor(tuple(_sizes(args[:1])), dtype_of(kwargs))
+    c["full"] = full
+
+    def randint(interp, args, kwargs, node):
+        size = kwargs.get("size", args[-1] if args else ())
+        return Tensor(tuple(size), "int64")
+    c["randint"] = randint
+
+    def like(interp, args, kwargs, node):
+        source = args[0]
+        if not isinstance(source, Tensor):
+            return source if isinstance(source, Unknown) else Tensor(())
+        return Tensor(source.shape, dtype_of(kwargs, source.dtype))
+    for name in ("zeros_like", "ones_like", "randn_like", "rand_like", "empty_like", "full_like"):
+        c[name] = like
+
+    def arange(interp, args, kwargs, node):
+        bounds = [a for a in args if not isinstance(a, str)]
+        start, end, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds[:2], bounds[2] if len(bounds) > 2 else 1)
+        start, end = kwargs.get("start", start), kwargs.get("end", end)
+        for v in (start, end, step):
+            if isinstance(v, Unknown):
+                return v
+        length = end - start if step == 1 else -((start - end) // step)
+        has_float = any(isinstance(v, float) for v in (start, end, step))
+        return Tensor((length,), dtype_of(kwargs, "float32" if has_float else "int64"))
+    c["arange"] = arange
+
+    def tensor(interp, args, kwargs, node):
+        data = args[0] if args else kwargs.get("data")
+        dims = []
+        while isinstance(data, (list, tuple)):
+            dims.append(len(data))
+            data = data[0] if data else None
+        default = "int64" if isinstance(data, int) and not isinstance(data, bool) else "float32"
+        return Tensor(tuple(dims), dtype_of(kwargs, default))
+    c["tensor"] = c["as_tensor"] = tensor
+
+    def parameter(interp, args, kwargs, node):
+        data = args[0] if args else kwargs.get("data")
+        trainable = (args[1] if len(args) > 1 else kwargs.get("requires_grad", True)) is not False
+        shape = data.shape if isinstance(data, Tensor) else None
+        if isinstance(data, Unknown):
+            interp.unknown(f"shape of this parameter is unknown ({data.reason})", node)
+        return Parameter(shape, "float32", trainable=trainable)
+    c["Parameter"] = parameter
+    return c

@@ -1,0 +1,124 @@
+"""The ``torch.nn`` layers we model: constructor signatures and how their arguments become
+the normalised attributes that shape functions and rule formulas read.
+
+This is a description of PyTorch's API (facts), not of any cost convention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+_CONV = "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros', device=None, dtype=None"
+_CONVT = "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode='zeros', device=None, dtype=None"
+_BN = "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"
+_IN = "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None"
+_MAXPOOL = "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False"
+_AVGPOOL = "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None"
+_RNN = "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, nonlinearity='tanh', device=None, dtype=None"
+_ACT = "inplace=False"
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    kind: str
+    signature: str
+    dims: int | None = None  # spatial dimensions of conv/pool/norm layers
+    extra: dict = field(default_factory=dict)  # constant attributes, e.g. activation name
+
+
+LAYERS: dict[str, LayerSpec] = {
+    "Linear": LayerSpec("linear", "in_features, out_features, bias=True, device=None, dtype=None"),
+    "LazyLinear": LayerSpec("linear", "out_features, bias=True, device=None, dtype=None"),
+    "Bilinear": LayerSpec("bilinear", "in1_features, in2_features, out_features, bias=True, device=None, dtype=None"),
+    "Identity": LayerSpec("identity", "*args, **kwargs"),
+    "Flatten": LayerSpec("flatten", "start_dim=1, end_dim=-1"),
+    "Unflatten": LayerSpec("unflatten", "dim, unflattened_size"),
+    "Embedding": LayerSpec("embedding", "num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None"),
+    "LayerNorm": LayerSpec("layer_norm", "normalized_shape, eps=1e-05, elementwise_affine=True, bias=True, device=None, dtype=None"),
+    "RMSNorm": LayerSpec("rms_norm", "normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None"),
+    "GroupNorm": LayerSpec("group_norm", "num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None"),
+    "RNN": LayerSpec("rnn", _RNN),
+    "GRU": LayerSpec("gru", _RNN),
+    "LSTM": LayerSpec("lstm", _RNN),
+    "MultiheadAttention": LayerSpec("multihead_attention", "embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None, dtype=None"),
+    "Upsample": LayerSpec("interpolate", "size=None, scale_factor=None, mode='nearest', align_corners=None, recompute_scale_factor=None"),
+    "UpsamplingNearest2d": LayerSpec("interpolate", "size=None, scale_factor=None", extra={"mode": "nearest"}),
+    "UpsamplingBilinear2d": LayerSpec("interpolate", "size=None, scale_factor=None", extra={"mode": "bilinear"}),
+    "PixelShuffle": LayerSpec("pixel_shuffle", "upscale_factor"),
+    "Softmax": LayerSpec("softmax", "dim=None"),
+    "LogSoftmax": LayerSpec("log_softmax", "dim=None"),
+    "Softmax2d": LayerSpec("softmax", "", extra={"dim": -3}),
+}
+
+for _n in (1, 2, 3):
+    LAYERS[f"Conv{_n}d"] = LayerSpec("conv", _CONV, _n)
+    LAYERS[f"ConvTranspose{_n}d"] = LayerSpec("conv_transpose", _CONVT, _n)
+    LAYERS[f"BatchNorm{_n}d"] = LayerSpec("batch_norm", _BN, _n)
+    LAYERS[f"InstanceNorm{_n}d"] = LayerSpec("instance_norm", _IN, _n)
+    LAYERS[f"MaxPool{_n}d"] = LayerSpec("max_pool", _MAXPOOL, _n)
+    LAYERS[f"AvgPool{_n}d"] = LayerSpec("avg_pool", _AVGPOOL if _n > 1 else "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True", _n)
+    LAYERS[f"AdaptiveAvgPool{_n}d"] = LayerSpec("adaptive_avg_pool", "output_size", _n)
+    LAYERS[f"AdaptiveMaxPool{_n}d"] = LayerSpec("adaptive_max_pool", "output_size, return_indices=False", _n)
+    LAYERS[f"Dropout{_n}d"] = LayerSpec("dropout", "p=0.5, inplace=False")
+
+for _name in ("Dropout", "AlphaDropout", "FeatureAlphaDropout"):
+    LAYERS[_name] = LayerSpec("dropout", "p=0.5, inplace=False")
+
+_ACTIVATIONS = {
+    "ReLU": ("relu", _ACT), "ReLU6": ("relu6", _ACT), "GELU": ("gelu", "approximate='none'"),
+    "SiLU": ("silu", _ACT), "Tanh": ("tanh", ""), "Sigmoid": ("sigmoid", ""),
+    "LeakyReLU": ("leaky_relu", "negative_slope=0.01, inplace=False"), "ELU": ("elu", "alpha=1.0, inplace=False"),
+    "SELU": ("selu", _ACT), "CELU": ("celu", "alpha=1.0, inplace=False"), "Softplus": ("softplus", "beta=1.0, threshold=20.0"),
+    "Mish": ("mish", _ACT), "Hardswish": ("hardswish", _ACT), "Hardsigmoid": ("hardsigmoid", _ACT),
+    "Hardtanh": ("hardtanh", "min_val=-1.0, max_val=1.0, inplace=False"), "PReLU": ("prelu", "num_parameters=1, init=0.25, device=None, dtype=None"),
+}
+for _name, (_kind, _sig) in _ACTIVATIONS.items():
+    LAYERS[_name] = LayerSpec(_kind, _sig)
+
+
+def ntuple(value, n: int) -> tuple:
+    if isinstance(value, (tuple, list)):
+        return tuple(value) if len(value) == n else tuple(value[:1]) * n if len(value) == 1 else tuple(value)
+    return (value,) * n
+
+
+def normalise(name: str, spec: LayerSpec, args: dict) -> dict:
+    """Constructor arguments -> attributes the shape functions and rules read."""
+    attrs = {k: v for k, v in args.items() if k not in ("device", "dtype", "inplace")}
+    attrs.update(spec.extra)
+    attrs["kind"] = spec.kind
+    attrs["type"] = name
+    n = spec.dims
+    if spec.kind in ("conv", "conv_transpose"):
+        attrs["dims"] = n
+        for key in ("kernel_size", "stride", "dilation"):
+            attrs[key] = ntuple(attrs[key], n)
+        if not isinstance(attrs["padding"], str):
+            attrs["padding"] = ntuple(attrs["padding"], n)
+        if spec.kind == "conv_transpose":
+            attrs["output_padding"] = ntuple(attrs["output_padding"], n)
+        attrs["bias"] = bool(attrs["bias"])
+    elif spec.kind in ("max_pool", "avg_pool"):
+        attrs["dims"] = n
+        attrs["kernel_size"] = ntuple(attrs["kernel_size"], n)
+        attrs["stride"] = ntuple(attrs["stride"] if attrs["stride"] is not None else attrs["kernel_size"], n)
+        attrs["padding"] = ntuple(attrs["padding"], n)
+        attrs["dilation"] = ntuple(attrs.get("dilation", 1), n)
+    elif spec.kind in ("adaptive_avg_pool", "adaptive_max_pool"):
+        attrs["dims"] = n
+        attrs["output_size"] = ntuple(attrs["output_size"], n)
+    elif spec.kind in ("batch_norm", "instance_norm"):
+        attrs["dims"] = n
+    elif spec.kind in ("layer_norm", "rms_norm"):
+        shape = attrs["normalized_shape"]
+        attrs["normalized_shape"] = tuple(shape) if isinstance(shape, (list, tuple)) else (shape,)
+    elif spec.kind in ("rnn", "gru", "lstm"):
+        attrs["bias"] = bool(attrs["bias"])
+        attrs["gates"] = {"rnn": 1, "gru": 3, "lstm": 4}[spec.kind]
+    elif spec.kind == "multihead_attention":
+        attrs["kdim"] = attrs["kdim"] if attrs["kdim"] is not None else attrs["embed_dim"]
+        attrs["vdim"] = attrs["vdim"] if attrs["vdim"] is not None else attrs["embed_dim"]
+        attrs["bias"] = bool(attrs["bias"])
+    elif spec.kind in ("linear", "bilinear"):
+        attrs["bias"] = bool(attrs["bias"])
+    return attrs

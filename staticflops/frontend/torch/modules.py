@@ -1,0 +1,381 @@
+"""``nn.Module`` semantics: registration of children and parameters, containers, and the
+framework layers as classes whose ``forward`` runs shape inference and records an op."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from staticflops.diagnostics import AnalysisError
+from staticflops.frontend.tracer import TracedOp
+from staticflops.frontend.values import Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown
+from staticflops.frontend.torch.layers import LAYERS, LayerSpec, normalise
+from staticflops.shapes import format_shape
+from staticflops.shapes.layers import infer
+from staticflops.shapes.tensor_ops import ShapeError
+
+
+def is_module(value) -> bool:
+    return isinstance(value, Instance) and value.module is not None
+
+
+def _method(name):
+    def register(fn):
+        fn.method_name = name
+        return fn
+    return register
+
+
+# ---- nn.Module ------------------------------------------------------------------------
+
+def _init(interp, args, kwargs, node):
+    return None
+
+
+def _setattr(interp, args, kwargs, node):
+    self, name, value = args
+    state = self.module
+    if is_module(value):
+        state.children[name] = value
+        state.parameters.pop(name, None)
+    elif isinstance(value, Parameter):
+        state.parameters[name] = value
+    elif value is None and name in state.children:
+        state.children[name] = None
+    self.attrs[name] = value
+
+
+def _call(interp, args, kwargs, node):
+    self = args[0]
+    tracer = interp.framework.tracer
+    tracer.stack.append(self)
+    try:
+        forward = interp.get_attribute(self, "forward", node)
+        return interp.call(forward, list(args[1:]), kwargs, node)
+    finally:
+        tracer.stack.pop()
+
+
+def _getattr_fallback(interp, module, name, node):
+    if name == "training":
+        return False
+    return interp.unknown(f"{module.cls.name} has no attribute `{name}`", node)
+
+
+def named_modules(module, prefix: str = "", seen=None):
+    seen = set() if seen is None else seen
+    if id(module) in seen:
+        return
+    seen.add(id(module))
+    yield prefix, module
+    for name, child in module.module.children.items():
+        if child is not None:
+            yield from named_modules(child, f"{prefix}.{name}" if prefix else name, seen)
+
+
+def named_parameters(module):
+    seen = set()
+    for prefix, sub in named_modules(module):
+        for name, param in sub.module.parameters.items():
+            if id(param) not in seen:
+                seen.add(id(param))
+                yield (f"{prefix}.{name}" if prefix else name), param
+
+
+def _modules(interp, args, kwargs, node):
+    return [m for _, m in named_modules(args[0])]
+
+
+def _named_modules(interp, args, kwargs, node):
+    return [(n, m) for n, m in named_modules(args[0])]
+
+
+def _children(interp, args, kwargs, node):
+    return [c for c in args[0].module.children.values() if c is not None]
+
+
+def _named_children(interp, args, kwargs, node):
+    return [(n, c) for n, c in args[0].module.children.items() if c is not None]
+
+
+def _parameters(interp, args, kwargs, node):
+    return [p for _, p in named_parameters(args[0])]
+
+
+def _named_parameters(interp, args, kwargs, node):
+    return list(named_parameters(args[0]))
+
+
+def _apply(interp, args, kwargs, node):
+    self, fn = args[0], args[1]
+    for module in reversed(_modules(interp, [self], {}, node)):
+        interp.call(fn, [module], {}, node)
+    return self
+
+
+def _add_module(interp, args, kwargs, node):
+    self, name, value = args[0], args[1], args[2] if len(args) > 2 else kwargs.get("module")
+    if isinstance(name, str):
+        _setattr(interp, [self, name, value], {}, node)
+
+
+def _register_parameter(interp, args, kwargs, node):
+    self, name, value = args[0], args[1], args[2] if len(args) > 2 else kwargs.get("param")
+    if isinstance(name, str):
+        _setattr(interp, [self, name, value], {}, node)
+
+
+def _register_buffer(interp, args, kwargs, node):
+    self, name = args[0], args[1]
+    value = args[2] if len(args) > 2 else kwargs.get("tensor")
+    if isinstance(name, str):
+        self.attrs[name] = value
+
+
+def _returns_self(interp, args, kwargs, node):
+    return args[0]
+
+
+def _requires_grad(interp, args, kwargs, node):
+    self = args[0]
+    flag = args[1] if len(args) > 1 else kwargs.get("requires_grad", True)
+    if flag is False:
+        self.module.frozen = True
+    return self
+
+
+def _extra_repr(interp, args, kwargs, node):
+    return ""
+
+
+MODULE_METHODS = {
+    "__init__": _init, "__setattr__": _setattr, "__call__": _call, "modules": _modules,
+    "named_modules": _named_modules, "children": _children, "named_children": _named_children,
+    "parameters": _parameters, "named_parameters": _named_parameters, "apply": _apply,
+    "add_module": _add_module, "register_module": _add_module, "register_parameter": _register_parameter,
+    "register_buffer": _register_buffer, "train": _returns_self, "eval": _returns_self, "to": _returns_self,
+    "cuda": _returns_self, "cpu": _returns_self, "float": _returns_self, "half": _returns_self,
+    "double": _returns_self, "requires_grad_": _requires_grad, "extra_repr": _extra_repr,
+    "zero_grad": _extra_repr, "reset_parameters": _extra_repr, "_reset_parameters": _extra_repr,
+}
+
+
+def make_module_class() -> Class:
+    namespace = {name: Builtin(f"Module.{name}", fn) for name, fn in MODULE_METHODS.items()}
+    return Class("Module", (), namespace)
+
+
+# ---- containers ---------------------------------------------------------------------
+
+def _sequential_init(interp, args, kwargs, node):
+    self, items = args[0], args[1:]
+    if len(items) == 1 and isinstance(items[0], dict):
+        for name, module in items[0].items():
+            _setattr(interp, [self, str(name), module], {}, node)
+        return
+    for index, module in enumerate(items):
+        _setattr(interp, [self, str(index), module], {}, node)
+
+
+def _sequential_forward(interp, args, kwargs, node):
+    self, value = args[0], args[1]
+    for child in list(self.module.children.values()):
+        if child is not None:
+            value = interp.call(child, [value], {}, node)
+    return value
+
+
+def _list_init(interp, args, kwargs, node):
+    self = args[0]
+    items = args[1] if len(args) > 1 else kwargs.get("modules", kwargs.get("parameters"))
+    if items is None:
+        return
+    if isinstance(items, dict):
+        for name, module in items.items():
+            _setattr(interp, [self, str(name), module], {}, node)
+    else:
+        for index, module in enumerate(interp.iterate(items, node)):
+            _setattr(interp, [self, str(index), module], {}, node)
+
+
+def _append(interp, args, kwargs, node):
+    self, module = args
+    _setattr(interp, [self, str(len(self.module.children)), module], {}, node)
+    return self
+
+
+def _extend(interp, args, kwargs, node):
+    self, items = args
+    for module in interp.iterate(items, node):
+        _append(interp, [self, module], {}, node)
+    return self
+
+
+def _insert(interp, args, kwargs, node):
+    self, index, module = args
+    items = list(self.module.children.values())
+    items.insert(index, module)
+    self.module.children.clear()
+    for i, item in enumerate(items):
+        _setattr(interp, [self, str(i), item], {}, node)
+
+
+def _len(interp, args, kwargs, node):
+    return len(args[0].module.children)
+
+
+def _keys(interp, args, kwargs, node):
+    return list(args[0].module.children.keys())
+
+
+def _values(interp, args, kwargs, node):
+    return list(args[0].module.children.values())
+
+
+def _items(interp, args, kwargs, node):
+    return list(args[0].module.children.items())
+
+
+def _dict_update(interp, args, kwargs, node):
+    self, items = args
+    pairs = items.items() if isinstance(items, dict) else interp.iterate(items, node)
+    for name, module in pairs:
+        _setattr(interp, [self, str(name), module], {}, node)
+
+
+def _container_forward(interp, args, kwargs, node):
+    raise AnalysisError(f"{args[0].cls.name} is a container and cannot be called", interp.location(node), "SF115")
+
+
+def make_container_classes(module_class: Class) -> dict:
+    def cls(name, methods):
+        namespace = {k: Builtin(f"{name}.{k}", v) for k, v in methods.items()}
+        return Class(name, (module_class,), namespace)
+
+    listlike = {"append": _append, "extend": _extend, "insert": _insert, "__len__": _len, "forward": _container_forward}
+    return {
+        "Sequential": cls("Sequential", {"__init__": _sequential_init, "forward": _sequential_forward,
+                                         "append": _append, "extend": _extend, "insert": _insert, "__len__": _len}),
+        "ModuleList": cls("ModuleList", {"__init__": _list_init, **listlike}),
+        "ModuleDict": cls("ModuleDict", {"__init__": _list_init, "keys": _keys, "values": _values,
+                                         "items": _items, "update": _dict_update, "__len__": _len,
+                                         "forward": _container_forward}),
+        "ParameterList": cls("ParameterList", {"__init__": _list_init, **listlike}),
+        "ParameterDict": cls("ParameterDict", {"__init__": _list_init, "keys": _keys, "values": _values,
+                                               "items": _items, "__len__": _len}),
+    }
+
+
+def container_getitem(interp, module: Instance, key, node):
+    children = module.module.children
+    params = module.module.parameters
+    if isinstance(key, str):
+        if key in children:
+            return children[key]
+        if key in params:
+            return params[key]
+        raise AnalysisError(f"{module.cls.name} has no entry {key!r}", interp.location(node), "SF113")
+    items = list(children.values()) or list(params.values())
+    if isinstance(key, slice):
+        sub = Instance(module.cls, location=module.location, module=ModuleState())
+        for index, child in enumerate(items[key]):
+            _setattr(interp, [sub, str(index), child], {}, node)
+        return sub
+    if isinstance(key, int):
+        try:
+            return items[key]
+        except IndexError:
+            raise AnalysisError(f"index {key} is out of range for a {module.cls.name} of {len(items)} modules",
+                                interp.location(node), "SF113") from None
+    return interp.unknown(f"indexing a {module.cls.name} with {key!r}", node)
+
+
+# ---- framework layers -----------------------------------------------------------------
+
+_RETURN_SHAPES = {
+    "rnn": lambda out: (out[0], out[1]),
+    "gru": lambda out: (out[0], out[1]),
+    "lstm": lambda out: (out[0], (out[1], out[2])),
+    "multihead_attention": lambda out: (out[0], out[1]),
+}
+
+
+class LayerFactory:
+    """Builds one Class per ``torch.nn`` layer name, binding arguments with its signature."""
+
+    def __init__(self, interp, module_class: Class):
+        self.interp = interp
+        self.module_class = module_class
+        self._signatures: dict = {}
+        self.classes = {name: self._make(name, spec) for name, spec in LAYERS.items()}
+
+    def signature(self, text: str) -> Function:
+        if text not in self._signatures:
+            tree = cst.parse_module(f"def _({text}): pass\n")
+            fn_node = tree.body[0]
+            from staticflops.frontend.scope import Scope
+            defaults = self.interp._defaults(fn_node.params, Scope())
+            self._signatures[text] = Function("_", fn_node, Scope(), None, defaults)
+        return self._signatures[text]
+
+    def _make(self, name: str, spec: LayerSpec) -> Class:
+        factory = self
+
+        def init(interp, args, kwargs, node):
+            self = args[0]
+            signature = factory.signature(spec.signature)
+            signature.name = name
+            bound = {}
+            from staticflops.frontend.scope import Scope
+            scope = Scope()
+            interp.bind_arguments(signature, list(args[1:]), kwargs, scope, node)
+            bound = dict(scope.vars)
+            unknown = [k for k, v in bound.items() if isinstance(v, Unknown)]
+            if unknown:
+                reason = bound[unknown[0]].reason
+                interp.unknown(f"{name} argument `{unknown[0]}` is unknown ({reason})", node)
+            self.module.kind = spec.kind if not unknown else None
+            self.module.attrs = normalise(name, spec, bound) if not unknown else {"kind": spec.kind, "type": name}
+            self.attrs.update({k: v for k, v in bound.items() if not k.startswith("_")})
+            self.attrs["weight"] = Tensor(None)
+            self.attrs["bias"] = Tensor(None) if bound.get("bias", True) is not False else None
+            return None
+
+        def forward(interp, args, kwargs, node):
+            return factory.run_layer(args[0], list(args[1:]), kwargs, node)
+
+        namespace = {"__init__": Builtin(f"{name}.__init__", init), "forward": Builtin(f"{name}.forward", forward)}
+        return Class(name, (self.module_class,), namespace, module_kind=spec.kind)
+
+    def run_layer(self, layer: Instance, inputs: list, kwargs: dict, node):
+        interp = self.interp
+        state = layer.module
+        if state.kind is None:
+            return interp.unknown(f"{layer.cls.name} could not be built, so its output is unknown", node)
+        tensors = [v for v in inputs if isinstance(v, (Tensor, Unknown))]
+        for value in tensors:
+            if isinstance(value, Unknown):
+                return value
+        if state.kind == "multihead_attention":
+            while len(tensors) < 3:
+                tensors.append(tensors[0])
+        shapes = [t.shape for t in tensors]
+        if any(s is None for s in shapes):
+            return interp.unknown(f"input shape of {layer.cls.name} is unknown", node)
+        options = {k: v for k, v in kwargs.items() if isinstance(v, (bool, int, float, str, type(None)))}
+        attrs = {**state.attrs, **options}
+        try:
+            outputs, facts = infer(state.kind, attrs, shapes)
+        except ShapeError as error:
+            raise AnalysisError(str(error), interp.location(node), "SF301") from None
+        dtype = tensors[0].dtype if state.kind != "embedding" else "float32"
+        results = [None if s is None else Tensor(s, dtype) for s in outputs]
+        interp.framework.tracer.record(TracedOp(
+            kind=state.kind, label=layer.cls.name, attrs=attrs, facts=facts, inputs=shapes,
+            outputs=list(outputs), module=layer, is_layer_call=True, location=interp.location(node),
+        ))
+        package = _RETURN_SHAPES.get(state.kind)
+        return package(results) if package else results[0]
+
+
+def describe_shapes(shapes) -> str:
+    return ", ".join(format_shape(s) for s in shapes)

@@ -1,0 +1,32 @@
+"""Records the ops that ``forward`` executes, charged to the module that was running."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from staticflops.diagnostics import Location
+
+
+@dataclass(eq=False)
+class TracedOp:
+    kind: str
+    label: str
+    attrs: dict
+    facts: dict
+    inputs: list
+    outputs: list
+    module: object  # the Instance charged with this op
+    is_layer_call: bool
+    location: Location
+
+
+@dataclass
+class Tracer:
+    ops: list = field(default_factory=list)
+    stack: list = field(default_factory=list)  # module Instances whose forward is running
+
+    def current_module(self):
+        return self.stack[-1] if self.stack else None
+
+    def record(self, op: TracedOp) -> None:
+        self.ops.append(op)

@@ -1,0 +1,170 @@
+"""The values our abstract interpreter computes with.
+
+Known Python data (numbers, strings, tuples, lists, dicts, None) is represented by the
+Python objects themselves; dimensions may also be symbolic :class:`Expr`.  Everything the
+analysed program defines or that stands for a framework object gets a class here.  A
+value we cannot know is an :class:`Unknown`, which remembers why and where.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from staticflops.diagnostics import Location
+
+
+class CannotKnow(Exception):
+    """Raised inside a builtin when an argument's value cannot be known; becomes an Unknown."""
+
+
+@dataclass(eq=False)
+class Unknown:
+    reason: str
+    location: Location | None = None
+
+    def __repr__(self) -> str:
+        return f"<unknown: {self.reason}>"
+
+
+@dataclass(eq=False)
+class Tensor:
+    """A symbolic tensor: its shape (None when not known) and dtype."""
+
+    shape: tuple | None
+    dtype: str = "float32"
+    requires_grad: bool = False
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+
+@dataclass(eq=False)
+class Parameter(Tensor):
+    trainable: bool = True
+
+
+@dataclass(eq=False)
+class Builtin:
+    """A callable implemented in Python: ``fn(interp, args, kwargs, node)``."""
+
+    name: str
+    fn: Callable
+    bind_self: bool = True  # becomes a bound method when found on a class
+
+    def __repr__(self) -> str:
+        return f"<builtin {self.name}>"
+
+
+@dataclass(eq=False)
+class Function:
+    """A ``def`` or ``lambda`` of the analysed source, with its closure."""
+
+    name: str
+    node: Any  # libcst FunctionDef or Lambda
+    scope: Any  # the defining Scope (closure)
+    source: Any  # SourceFile
+    defaults: dict = field(default_factory=dict)  # parameter name -> evaluated default
+    decorators: tuple = ()
+    qualname: str = ""
+
+    @property
+    def is_staticmethod(self) -> bool:
+        return "staticmethod" in self.decorators
+
+    @property
+    def is_classmethod(self) -> bool:
+        return "classmethod" in self.decorators
+
+    @property
+    def is_property(self) -> bool:
+        return "property" in self.decorators
+
+
+@dataclass(eq=False)
+class Class:
+    """A class: defined in the analysed source or provided by a framework model."""
+
+    name: str
+    bases: tuple
+    namespace: dict
+    location: Location | None = None
+    module_kind: str | None = None  # for framework layers: the IR kind, e.g. "conv"
+
+    def mro(self) -> list["Class"]:
+        order: list[Class] = [self]
+        for base in self.bases:
+            for cls in base.mro():
+                if cls not in order:
+                    order.append(cls)
+        return order
+
+    def lookup(self, name: str):
+        return self.lookup_owner(name)[0]
+
+    def lookup_owner(self, name: str) -> tuple:
+        """The member and the class in the MRO that defines it (what ``super()`` starts after)."""
+        for cls in self.mro():
+            if name in cls.namespace:
+                return cls.namespace[name], cls
+        raise KeyError(name)
+
+    def is_subclass_of(self, other: "Class") -> bool:
+        return other in self.mro()
+
+    def __repr__(self) -> str:
+        return f"<class {self.name}>"
+
+
+@dataclass(eq=False)
+class ModuleState:
+    """What makes an Instance an ``nn.Module``: its registered children and parameters."""
+
+    children: dict = field(default_factory=dict)  # name -> Instance, in registration order
+    parameters: dict = field(default_factory=dict)  # name -> Parameter
+    kind: str | None = None  # IR kind for framework layers ("conv"); None for containers/user modules
+    attrs: dict = field(default_factory=dict)  # normalised constructor arguments of a framework layer
+    frozen: bool = False
+
+
+@dataclass(eq=False)
+class Instance:
+    cls: Class
+    attrs: dict = field(default_factory=dict)
+    location: Location | None = None
+    module: ModuleState | None = None
+
+    def __repr__(self) -> str:
+        return f"<{self.cls.name} instance>"
+
+
+@dataclass(eq=False)
+class BoundMethod:
+    receiver: Any
+    function: Any  # Function or Builtin
+    owner: Class | None = None  # class where lookup started (for super())
+
+
+@dataclass(eq=False)
+class Namespace:
+    """A module-like object: ``torch``, ``torch.nn``, ``math`` or an imported file."""
+
+    name: str
+    members: dict
+
+    def __repr__(self) -> str:
+        return f"<namespace {self.name}>"
+
+
+@dataclass(eq=False)
+class Partial:
+    function: Any
+    args: tuple
+    kwargs: dict
+
+
+@dataclass(eq=False)
+class SuperProxy:
+    receiver: Any
+    start_after: Class

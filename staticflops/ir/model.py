@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from staticflops.diagnostics import Diagnostic, Location
+
+
+class _IR(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+
+class ParamDecl(_IR):
+    """A parameter a module declares itself (``nn.Parameter``), not through a layer rule."""
+
+    name: str
+    shape: Optional[tuple]
+    trainable: bool = True
+
+
+class LayerNode(_IR):
+    name: str  # dotted path from the root; "" for the root
+    type: str  # the class name users wrote: Conv2d, Bottleneck
+    kind: Optional[str] = None  # rule key for framework layers ("conv"); None for containers
+    attrs: dict[str, Any] = Field(default_factory=dict)
+    location: Location
+    children: list["LayerNode"] = Field(default_factory=list)
+    params: list[ParamDecl] = Field(default_factory=list)
+    frozen: bool = False
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+class OpCall(_IR):
+    """One operation executed by ``forward``: a layer call or a functional op."""
+
+    kind: str
+    label: str  # as written: "Conv2d", "F.relu", "@"
+    attrs: dict[str, Any] = Field(default_factory=dict)
+    facts: dict[str, Any] = Field(default_factory=dict)  # derived by shape inference
+    inputs: list[Optional[tuple]] = Field(default_factory=list)
+    outputs: list[Optional[tuple]] = Field(default_factory=list)
+    module: str  # the layer this op is charged to
+    is_layer_call: bool  # True: the call of a framework layer (module == that layer)
+    location: Location
+
+
+class ModelIR(_IR):
+    name: str
+    framework: str
+    file: str
+    root: LayerNode
+    ops: list[OpCall]
+    inputs: list[Any]  # InputSpec
+    outputs: list[Optional[tuple]]
+    unknowns: list[tuple[Location, str]]
+    diagnostics: list[Diagnostic] = Field(default_factory=list)

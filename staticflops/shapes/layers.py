@@ -1,0 +1,322 @@
+"""Output shapes of each op kind, given its normalised attributes and input shapes.
+
+Each function returns ``(outputs, facts)``: the output shapes and derived quantities that
+rule formulas use (sequence length, batch size, einsum index sizes).  Costs are *not* here:
+they live in ``rules/*.yaml``.
+"""
+
+from __future__ import annotations
+
+from staticflops.shapes.expr import Dim, Expr, format_dim
+from staticflops.shapes.shape import Shape, format_shape, numel
+from staticflops.shapes.tensor_ops import ShapeError, broadcast, matmul, normalize_dim, same
+
+SHAPE_FUNCTIONS: dict = {}
+
+
+def shape_function(*kinds: str):
+    def register(fn):
+        for kind in kinds:
+            SHAPE_FUNCTIONS[kind] = fn
+        return fn
+    return register
+
+
+def infer(kind: str, attrs: dict, inputs: list) -> tuple[list, dict]:
+    fn = SHAPE_FUNCTIONS.get(kind)
+    if fn is None:
+        raise KeyError(kind)
+    return fn(attrs, inputs)
+
+
+def _expect_rank(x: Shape, ranks, what: str) -> None:
+    if len(x) not in ranks:
+        wanted = " or ".join(str(r) for r in ranks)
+        raise ShapeError(f"{what} expects a {wanted}-D input, got shape {format_shape(x)}")
+
+
+def _expect(actual: Dim, wanted: Dim, message: str) -> None:
+    if not same(actual, wanted):
+        raise ShapeError(message.format(wanted=format_dim(wanted), actual=format_dim(actual)))
+
+
+@shape_function("identity", "dropout", "relu", "relu6", "gelu", "silu", "tanh", "sigmoid", "leaky_relu",
+                "elu", "selu", "celu", "softplus", "mish", "hardswish", "hardsigmoid", "hardtanh",
+                "prelu", "softmax", "log_softmax", "abs", "exp", "log", "sqrt", "rsqrt", "neg",
+                "sin", "cos", "clamp", "erf")
+def _same_shape(attrs, inputs):
+    return [inputs[0]], {}
+
+
+@shape_function("add", "sub", "mul", "div", "pow", "maximum", "minimum", "compare", "where")
+def _elementwise(attrs, inputs):
+    return [broadcast(*inputs)], {}
+
+
+@shape_function("linear")
+def _linear(attrs, inputs):
+    x = inputs[0]
+    if not x:
+        raise ShapeError("Linear expects an input of rank at least 1, got a scalar")
+    _expect(x[-1], attrs["in_features"], "Linear expects {wanted} input features, got {actual}")
+    return [x[:-1] + (attrs["out_features"],)], {}
+
+
+@shape_function("bilinear")
+def _bilinear(attrs, inputs):
+    x1, x2 = inputs[0], inputs[1]
+    _expect(x1[-1], attrs["in1_features"], "Bilinear expects {wanted} features in its first input, got {actual}")
+    _expect(x2[-1], attrs["in2_features"], "Bilinear expects {wanted} features in its second input, got {actual}")
+    return [x1[:-1] + (attrs["out_features"],)], {}
+
+
+def _conv_input(attrs, x: Shape, what: str) -> tuple:
+    dims = attrs["dims"]
+    _expect_rank(x, (dims + 1, dims + 2), what)
+    batched = len(x) == dims + 2
+    channels = x[1] if batched else x[0]
+    _expect(channels, attrs["in_channels"], what + " expects {wanted} input channels, got {actual}")
+    return batched, tuple(x[-dims:])
+
+
+def conv_output_size(size, kernel, stride, padding, dilation) -> Dim:
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+@shape_function("conv")
+def _conv(attrs, inputs):
+    x = inputs[0]
+    batched, spatial = _conv_input(attrs, x, attrs.get("type", "Conv"))
+    padding = attrs["padding"]
+    out = []
+    for i, size in enumerate(spatial):
+        k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
+        if padding == "same":
+            out.append(size)
+        else:
+            p = 0 if padding == "valid" else padding[i]
+            length = conv_output_size(size, k, s, p, d)
+            if isinstance(length, int) and length <= 0:
+                raise ShapeError(f"input size {format_dim(size)} is too small for kernel {k} (dilation {d})")
+            out.append(length)
+    lead = (x[0],) if batched else ()
+    return [lead + (attrs["out_channels"],) + tuple(out)], {}
+
+
+@shape_function("conv_transpose")
+def _conv_transpose(attrs, inputs):
+    x = inputs[0]
+    batched, spatial = _conv_input(attrs, x, attrs.get("type", "ConvTranspose"))
+    out = []
+    for i, size in enumerate(spatial):
+        k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
+        p, op = attrs["padding"][i], attrs["output_padding"][i]
+        out.append((size - 1) * s - 2 * p + d * (k - 1) + op + 1)
+    lead = (x[0],) if batched else ()
+    return [lead + (attrs["out_channels"],) + tuple(out)], {}
+
+
+@shape_function("batch_norm", "instance_norm")
+def _channel_norm(attrs, inputs):
+    x = inputs[0]
+    if len(x) < 2:
+        raise ShapeError(f"{attrs.get('type', 'BatchNorm')} expects an input of rank at least 2, got {format_shape(x)}")
+    unbatched = attrs["kind"] == "instance_norm" and len(x) == attrs.get("dims", 0) + 1
+    channel = x[0] if unbatched else x[1]
+    _expect(channel, attrs["num_features"], attrs.get("type", "BatchNorm") + " expects {wanted} channels, got {actual}")
+    return [x], {}
+
+
+@shape_function("group_norm")
+def _group_norm(attrs, inputs):
+    x = inputs[0]
+    _expect(x[1], attrs["num_channels"], "GroupNorm expects {wanted} channels, got {actual}")
+    return [x], {}
+
+
+@shape_function("layer_norm")
+def _layer_norm(attrs, inputs):
+    x = inputs[0]
+    normalized = tuple(attrs["normalized_shape"])
+    tail = x[len(x) - len(normalized):]
+    if len(x) < len(normalized) or not all(same(a, b) for a, b in zip(tail, normalized)):
+        raise ShapeError(f"LayerNorm over {format_shape(normalized)} does not fit input {format_shape(x)}")
+    return [x], {}
+
+
+def _pool_window(attrs, x: Shape):
+    dims = attrs["dims"]
+    _expect_rank(x, (dims + 1, dims + 2), attrs.get("type", "pooling"))
+    return x[:-dims], x[-dims:]
+
+
+def pool_output_size(size, kernel, stride, padding, dilation, ceil_mode) -> Dim:
+    span = size + 2 * padding - dilation * (kernel - 1) - 1
+    if not ceil_mode:
+        return span // stride + 1
+    length = -((-span) // stride) + 1
+    # The last window must start inside the input or its left padding (PyTorch's rule).
+    if isinstance(length, int) and isinstance(size, int) and (length - 1) * stride >= size + padding:
+        length -= 1
+    return length
+
+
+@shape_function("max_pool", "avg_pool", "lp_pool")
+def _pool(attrs, inputs):
+    lead, spatial = _pool_window(attrs, inputs[0])
+    out = tuple(
+        pool_output_size(size, attrs["kernel_size"][i], attrs["stride"][i], attrs["padding"][i],
+                         attrs.get("dilation", (1,) * len(spatial))[i], attrs.get("ceil_mode", False))
+        for i, size in enumerate(spatial)
+    )
+    return [lead + out], {}
+
+
+@shape_function("adaptive_avg_pool", "adaptive_max_pool")
+def _adaptive_pool(attrs, inputs):
+    lead, spatial = _pool_window(attrs, inputs[0])
+    out = tuple(size if wanted is None else wanted for size, wanted in zip(spatial, attrs["output_size"]))
+    return [lead + out], {}
+
+
+@shape_function("flatten")
+def _flatten(attrs, inputs):
+    from staticflops.shapes.tensor_ops import flatten
+    return [flatten(inputs[0], attrs.get("start_dim", 1), attrs.get("end_dim", -1))], {}
+
+
+@shape_function("unflatten")
+def _unflatten(attrs, inputs):
+    x = inputs[0]
+    dim = normalize_dim(attrs["dim"], len(x))
+    sizes = list(attrs["unflattened_size"])
+    if -1 in sizes:
+        known = numel(tuple(s for s in sizes if s != -1))
+        sizes[sizes.index(-1)] = x[dim] // known
+    _expect(numel(tuple(sizes)), x[dim], "Unflatten into sizes totalling {actual} does not fit dimension of size {wanted}")
+    return [x[:dim] + tuple(sizes) + x[dim + 1:]], {}
+
+
+@shape_function("embedding")
+def _embedding(attrs, inputs):
+    return [tuple(inputs[0]) + (attrs["embedding_dim"],)], {}
+
+
+@shape_function("rnn", "gru", "lstm")
+def _recurrent(attrs, inputs):
+    x = inputs[0]
+    name = attrs.get("type", "RNN")
+    _expect_rank(x, (2, 3), name)
+    _expect(x[-1], attrs["input_size"], name + " expects input_size {wanted}, got {actual}")
+    batched = len(x) == 3
+    if batched:
+        batch, steps = (x[0], x[1]) if attrs["batch_first"] else (x[1], x[0])
+    else:
+        batch, steps = 1, x[0]
+    directions = 2 if attrs["bidirectional"] else 1
+    hidden_out = attrs["proj_size"] or attrs["hidden_size"]
+    output = x[:-1] + (directions * hidden_out,)
+    state = (directions * attrs["num_layers"],) + ((batch,) if batched else ()) + (hidden_out,)
+    outputs = [output, state]
+    if attrs["kind"] == "lstm":
+        outputs.append(state[:-1] + (attrs["hidden_size"],))
+    return outputs, {"seq_len": steps, "batch": batch}
+
+
+@shape_function("multihead_attention")
+def _multihead_attention(attrs, inputs):
+    query, key = inputs[0], inputs[1]
+    _expect_rank(query, (2, 3), "MultiheadAttention")
+    _expect(query[-1], attrs["embed_dim"], "MultiheadAttention expects embed_dim {wanted}, got {actual}")
+    _expect(key[-1], attrs["kdim"], "MultiheadAttention expects key dimension {wanted}, got {actual}")
+    if len(query) == 3:
+        batch_first = attrs["batch_first"]
+        batch = query[0] if batch_first else query[1]
+        target = query[1] if batch_first else query[0]
+        source = key[1] if batch_first else key[0]
+    else:
+        batch, target, source = 1, query[0], key[0]
+    weights = ((batch,) if len(query) == 3 else ()) + (target, source)
+    if not attrs.get("average_attn_weights", True):
+        weights = weights[:-2] + (attrs["num_heads"],) + weights[-2:]
+    outputs = [query, weights if attrs.get("need_weights", True) else None]
+    return outputs, {"batch": batch, "target_len": target, "source_len": source}
+
+
+@shape_function("scaled_dot_product_attention")
+def _sdpa(attrs, inputs):
+    q, k, v = inputs[0], inputs[1], inputs[2]
+    _expect(q[-1], k[-1], "scaled_dot_product_attention: query has {actual} features per head, key {wanted}")
+    _expect(k[-2], v[-2], "scaled_dot_product_attention: key length {wanted} differs from value length {actual}")
+    batch = broadcast(q[:-2], k[:-2], v[:-2])
+    return [batch + (q[-2], v[-1])], {"batch_heads": numel(batch), "target_len": q[-2], "source_len": k[-2]}
+
+
+@shape_function("matmul")
+def _matmul(attrs, inputs):
+    a, b = inputs[0], inputs[1]
+    inner = a[-1]
+    return [matmul(a, b)], {"inner": inner}
+
+
+@shape_function("einsum")
+def _einsum(attrs, inputs):
+    equation = attrs["equation"].replace(" ", "")
+    lhs, _, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(inputs):
+        raise ShapeError(f"einsum '{equation}' names {len(terms)} operands, got {len(inputs)}")
+    sizes: dict = {}
+    for term, shape in zip(terms, inputs):
+        if "." in term:
+            raise ShapeError("einsum with '...' is not supported yet")
+        if len(term) != len(shape):
+            raise ShapeError(f"einsum term '{term}' does not fit operand of shape {format_shape(shape)}")
+        for letter, size in zip(term, shape):
+            if letter in sizes and not same(sizes[letter], size) and not same(size, 1):
+                raise ShapeError(f"einsum index '{letter}' is {format_dim(sizes[letter])} in one operand, {format_dim(size)} in another")
+            sizes.setdefault(letter, size)
+    if not _:
+        rhs = "".join(sorted(c for c in set(lhs.replace(",", "")) if lhs.replace(",", "").count(c) == 1))
+    product: Dim = 1
+    for size in sizes.values():
+        product = product * size
+    return [tuple(sizes[c] for c in rhs)], {"index_product": product}
+
+
+@shape_function("interpolate")
+def _interpolate(attrs, inputs):
+    x = inputs[0]
+    spatial = len(x) - 2
+    size, scale = attrs.get("size"), attrs.get("scale_factor")
+    if size is not None:
+        out = tuple(size) if isinstance(size, (tuple, list)) else (size,) * spatial
+    elif scale is not None:
+        scales = tuple(scale) if isinstance(scale, (tuple, list)) else (scale,) * spatial
+        out = tuple(_scaled(d, s) for d, s in zip(x[2:], scales))
+    else:
+        raise ShapeError("interpolation needs either size or scale_factor")
+    return [x[:2] + out], {}
+
+
+def _scaled(size, scale):
+    product = size * scale
+    if isinstance(product, float):
+        return int(product)
+    if isinstance(product, Expr):
+        return product
+    return int(product)
+
+
+@shape_function("pixel_shuffle")
+def _pixel_shuffle(attrs, inputs):
+    x = inputs[0]
+    r = attrs["upscale_factor"]
+    channels = x[-3] // (r * r)
+    return [x[:-3] + (channels, x[-2] * r, x[-1] * r)], {}
+
+
+@shape_function("reduce")
+def _reduce(attrs, inputs):
+    from staticflops.shapes.tensor_ops import reduce
+    return [reduce(inputs[0], attrs.get("dim"), attrs.get("keepdim", False))], {}

@@ -1,0 +1,56 @@
+"""Shapes as tuples of dimensions, and the ``--input`` spelling of them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from staticflops.diagnostics import UsageError
+from staticflops.shapes.expr import Dim, format_dim, symbol
+
+Shape = tuple  # tuple[Dim, ...]
+
+_DTYPES = {"float32", "float16", "bfloat16", "float64", "int64", "int32", "long", "int", "float", "bool"}
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    shape: Shape
+    dtype: str
+
+    def __str__(self) -> str:
+        return format_shape(self.shape) + ("" if self.dtype == "float32" else f":{self.dtype}")
+
+
+def parse_input_spec(text: str) -> InputSpec:
+    """``1x3x224x224``, ``B,3,224,224`` or ``Bx1024:int64`` -> InputSpec."""
+    body, _, dtype = text.strip().partition(":")
+    dtype = {"long": "int64", "int": "int64", "float": "float32"}.get(dtype, dtype or "float32")
+    if dtype not in _DTYPES:
+        raise UsageError(f"--input {text!r}: unknown dtype {dtype!r} (use e.g. :int64 or :float32)")
+    parts = re.split(r"[x,×]", body.replace(" ", "")) if body else []
+    if not parts or any(p == "" for p in parts):
+        raise UsageError(f"--input {text!r}: expected dimensions such as 1x3x224x224 or B,3,224,224")
+    dims: list[Dim] = []
+    for part in parts:
+        if part.isdigit():
+            dims.append(int(part))
+        elif _IDENT.fullmatch(part):
+            dims.append(symbol(part))
+        else:
+            raise UsageError(f"--input {text!r}: {part!r} is neither a number nor a symbol name")
+    return InputSpec(tuple(dims), dtype)
+
+
+def numel(shape: Shape) -> Dim:
+    total: Dim = 1
+    for d in shape:
+        total = total * d
+    return total
+
+
+def format_shape(shape: Shape | None) -> str:
+    if shape is None:
+        return "?"
+    return "x".join(format_dim(d) for d in shape) if shape else "scalar"

@@ -8,7 +8,7 @@ from staticflops.diagnostics import AnalysisError, Location
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.torch.framework import TorchFramework
-from staticflops.frontend.torch.modules import is_module, named_modules
+from staticflops.frontend.torch.modules import is_module, layer_parameters, named_modules
 from staticflops.frontend.values import Class, Function, Instance, Parameter, Tensor, Unknown
 from staticflops.ir import LayerNode, ModelIR, OpCall, ParamDecl
 from staticflops.shapes import InputSpec
@@ -36,7 +36,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     paths = {id(m): path for path, m in named_modules(root)}
     return ModelIR(
         name=name, framework="pytorch", file=source.path,
-        root=_layer_tree(root, "", paths),
+        root=_layer_tree(root, "", paths, framework.tracer),
         ops=[_op(op, paths) for op in framework.tracer.ops],
         inputs=list(inputs), outputs=_output_shapes(result),
         unknowns=interp.unknowns,
@@ -107,18 +107,24 @@ def _definition_node(source: SourceFile, name: str):
     return None
 
 
-def _layer_tree(module: Instance, path: str, paths: dict) -> LayerNode:
+def _layer_tree(module: Instance, path: str, paths: dict, tracer) -> LayerNode:
     state = module.module
     children = [
-        _layer_tree(child, f"{path}.{name}" if path else name, paths)
+        _layer_tree(child, f"{path}.{name}" if path else name, paths, tracer)
         for name, child in state.children.items()
         if child is not None and paths.get(id(child)) == (f"{path}.{name}" if path else name)
     ]
     params = [ParamDecl(name=name, shape=p.shape, trainable=p.trainable and not state.frozen)
               for name, p in state.parameters.items()]
+    frozen = state.frozen
+    if state.kind is not None:
+        flags = [p.trainable for p in layer_parameters(module).values()]
+        frozen = frozen or (bool(flags) and not any(flags))
     location = module.location or Location("<unknown>", 1, 1)
+    outputs = _output_shapes(tracer.module_outputs[id(module)]) if id(module) in tracer.module_outputs else []
     return LayerNode(name=path, type=module.cls.name, kind=state.kind, attrs=state.attrs, location=location,
-                     children=children, params=params, frozen=state.frozen)
+                     children=children, params=params, frozen=frozen, output_shapes=outputs,
+                     calls=tracer.module_calls.get(id(module), 0))
 
 
 def _op(traced, paths: dict) -> OpCall:

@@ -24,6 +24,8 @@ class TracedOp:
 class Tracer:
     ops: list = field(default_factory=list)
     stack: list = field(default_factory=list)  # module Instances whose forward is running
+    module_outputs: dict = field(default_factory=dict)  # id(module) -> value its last call returned
+    module_calls: dict = field(default_factory=dict)  # id(module) -> number of calls
 
     def current_module(self):
         return self.stack[-1] if self.stack else None

@@ -43,6 +43,7 @@ class Tensor:
 @dataclass(eq=False)
 class Parameter(Tensor):
     trainable: bool = True
+    owner: object = None  # the framework layer whose rule counts this tensor (weight/bias)
 
 
 @dataclass(eq=False)

@@ -28,6 +28,8 @@ class LayerNode(_IR):
     children: list["LayerNode"] = Field(default_factory=list)
     params: list[ParamDecl] = Field(default_factory=list)
     frozen: bool = False
+    output_shapes: list[Optional[tuple]] = Field(default_factory=list)  # of its last call
+    calls: int = 0
 
     def walk(self):
         yield self

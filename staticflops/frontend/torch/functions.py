@@ -118,7 +118,14 @@ def build_functions(t: TorchOps) -> dict:
     def identity(interp, args, kwargs, node):
         value = args[0]
         return Tensor(shape(interp, value, node), value.dtype) if isinstance(value, Tensor) else value
-    for name in ("contiguous", "clone", "detach", "cpu", "cuda", "requires_grad_", "float", "half", "double",
+    def requires_grad_(interp, args, kwargs, node):
+        flag = args[1] if len(args) > 1 else kwargs.get("requires_grad", True)
+        if isinstance(args[0], Parameter) and flag is False:
+            args[0].trainable = False
+        return args[0]
+    f["requires_grad_"] = requires_grad_
+
+    for name in ("contiguous", "clone", "detach", "cpu", "cuda", "float", "half", "double",
                  "bfloat16", "type_as", "masked_fill", "masked_fill_", "fill_", "zero_", "copy_", "normal_",
                  "uniform_", "__deepcopy__", "flip", "roll", "tril", "triu", "numpy", "pin_memory"):
         f[name] = identity

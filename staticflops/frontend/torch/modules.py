@@ -50,9 +50,12 @@ def _call(interp, args, kwargs, node):
     tracer.stack.append(self)
     try:
         forward = interp.get_attribute(self, "forward", node)
-        return interp.call(forward, list(args[1:]), kwargs, node)
+        result = interp.call(forward, list(args[1:]), kwargs, node)
     finally:
         tracer.stack.pop()
+    tracer.module_outputs[id(self)] = result
+    tracer.module_calls[id(self)] = tracer.module_calls.get(id(self), 0) + 1
+    return result
 
 
 def _getattr_fallback(interp, module, name, node):
@@ -72,10 +75,16 @@ def named_modules(module, prefix: str = "", seen=None):
             yield from named_modules(child, f"{prefix}.{name}" if prefix else name, seen)
 
 
+def layer_parameters(module) -> dict:
+    """weight/bias of a framework layer: counted by its rule, exposed so code can freeze them."""
+    return {n: p for n in ("weight", "bias") if isinstance(p := module.attrs.get(n), Parameter) and p.owner is module}
+
+
 def named_parameters(module):
     seen = set()
     for prefix, sub in named_modules(module):
-        for name, param in sub.module.parameters.items():
+        own = layer_parameters(sub) if sub.module.kind is not None else {}
+        for name, param in {**own, **sub.module.parameters}.items():
             if id(param) not in seen:
                 seen.add(id(param))
                 yield (f"{prefix}.{name}" if prefix else name), param
@@ -336,8 +345,8 @@ class LayerFactory:
             self.module.kind = spec.kind if not unknown else None
             self.module.attrs = normalise(name, spec, bound) if not unknown else {"kind": spec.kind, "type": name}
             self.attrs.update({k: v for k, v in bound.items() if not k.startswith("_")})
-            self.attrs["weight"] = Tensor(None)
-            self.attrs["bias"] = Tensor(None) if bound.get("bias", True) is not False else None
+            self.attrs["weight"] = Parameter(None, owner=self)
+            self.attrs["bias"] = Parameter(None, owner=self) if bound.get("bias", True) is not False else None
             return None
 
         def forward(interp, args, kwargs, node):

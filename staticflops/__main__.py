@@ -1,0 +1,3 @@
+from staticflops.cli.app import main
+
+main()

@@ -1,0 +1,145 @@
+"""Apply a rule set to the IR: per-op FLOPs/MACs, per-layer params, inclusive totals.
+
+Nothing here knows what any layer costs: every number comes from a rule formula.  An op
+without a rule, or whose formula cannot be evaluated, is *unknown* (listed with its
+location), never zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from staticflops.diagnostics import Location
+from staticflops.ir import LayerNode, ModelIR, OpCall
+from staticflops.rulesets import FormulaError, RuleSet
+from staticflops.shapes import numel
+
+
+@dataclass
+class OpCost:
+    op: OpCall
+    flops: object = 0
+    macs: object = 0
+    known: bool = True
+
+
+@dataclass
+class LayerCost:
+    node: LayerNode
+    depth: int
+    flops: object = 0  # inclusive of children and of the functional ops in its forward
+    macs: object = 0
+    params: object = 0
+    trainable_params: object = 0
+    ops: list = field(default_factory=list)  # OpCosts charged directly to this layer
+
+
+@dataclass
+class CostResult:
+    ops: list
+    layers: list  # LayerCost, pre-order
+    flops: object
+    macs: object
+    params: object
+    trainable_params: object
+    unknowns: list  # (Location, str)
+
+    @property
+    def complete(self) -> bool:
+        return not self.unknowns
+
+
+def price(ir: ModelIR, rules: RuleSet) -> CostResult:
+    unknowns: list = list(ir.unknowns)
+    op_costs = [_price_op(op, rules, unknowns) for op in ir.ops]
+    layers = []
+    by_path: dict = {}
+
+    def visit(node: LayerNode, depth: int):
+        cost = LayerCost(node, depth)
+        layers.append(cost)
+        by_path[node.name] = cost
+        cost.params, cost.trainable_params = _own_params(node, rules, unknowns)
+        for child in node.children:
+            child_cost = visit(child, depth + 1)
+            cost.params += child_cost.params
+            cost.trainable_params += child_cost.trainable_params
+        return cost
+
+    root = visit(ir.root, 0)
+    for cost in op_costs:
+        owner = cost.op.module if cost.op.module in by_path else ""
+        by_path[owner].ops.append(cost)
+        if not cost.known:
+            continue
+        for path in _ancestors(owner):
+            if path in by_path:
+                by_path[path].flops += cost.flops
+                by_path[path].macs += cost.macs
+    return CostResult(op_costs, layers, root.flops, root.macs, root.params, root.trainable_params, unknowns)
+
+
+def _ancestors(path: str):
+    yield path
+    while path:
+        path = path.rpartition(".")[0]
+        yield path
+
+
+def _env(op: OpCall) -> dict:
+    env = dict(op.attrs)
+    env.update(op.facts)
+    env["inputs"] = tuple(op.inputs)
+    env["outputs"] = tuple(op.outputs)
+    env["x"] = op.inputs[0] if op.inputs else ()
+    env["y"] = op.outputs[0] if op.outputs else ()
+    return env
+
+
+def _price_op(op: OpCall, rules: RuleSet, unknowns: list) -> OpCost:
+    rule = rules.get(op.kind)
+    if rule is None:
+        unknowns.append((op.location, f"no rule for `{op.kind}` ({op.label}) in rule set `{rules.name}`"))
+        return OpCost(op, known=False)
+    env = _env(op)
+    try:
+        macs = rule.macs.evaluate(env)
+        env["macs"] = macs
+        flops = rule.flops.evaluate(env)
+    except FormulaError as error:
+        unknowns.append((op.location, f"rule `{op.kind}` ({rule.origin}) could not be evaluated: {error}"))
+        return OpCost(op, known=False)
+    return OpCost(op, _integral(flops), _integral(macs))
+
+
+def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
+    total, trainable = 0, 0
+    if node.kind is not None:
+        rule = rules.get(node.kind)
+        if rule is None or rule.params is None:
+            if rule is None:
+                unknowns.append((node.location, f"no rule for `{node.kind}` ({node.type}) in rule set `{rules.name}`"))
+        else:
+            try:
+                count = _integral(rule.params.evaluate(dict(node.attrs)))
+            except FormulaError as error:
+                unknowns.append((node.location, f"parameters of {node.type} could not be evaluated: {error}"))
+                count = 0
+            total += count
+            trainable += 0 if node.frozen else count
+    for param in node.params:
+        if param.shape is None:
+            unknowns.append((node.location, f"shape of parameter `{param.name}` of {node.type} is unknown"))
+            continue
+        count = numel(param.shape)
+        total += count
+        trainable += count if param.trainable and not node.frozen else 0
+    return total, trainable
+
+
+def _integral(value):
+    """Counts are whole numbers; a formula with exact division returns a Fraction when it divides."""
+    denominator = getattr(value, "denominator", 1)
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    return int(value) if denominator == 1 and not hasattr(value, "terms") else value

@@ -1,0 +1,68 @@
+"""Cost result -> :class:`Report` (numbers as ints or formula strings)."""
+
+from __future__ import annotations
+
+from staticflops.cost import CostResult
+from staticflops.ir import ModelIR
+from staticflops.report.schema import Layer, Report, Totals, Unknown
+from staticflops.rulesets import RuleSet
+from staticflops.shapes import Expr, format_dim
+
+
+def count(value) -> int | str:
+    if isinstance(value, Expr):
+        return format_dim(value)
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else str(value)
+    if hasattr(value, "denominator") and value.denominator != 1:
+        return str(value)
+    return int(value)
+
+
+def shape_out(shape):
+    return None if shape is None else [count(d) for d in shape]
+
+
+def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet) -> Report:
+    return Report(
+        file=ir.file, model=ir.name, framework=ir.framework, rules=rules.name,
+        inputs=[str(spec) for spec in ir.inputs],
+        outputs=[shape_out(s) for s in ir.outputs],
+        totals=Totals(forward_flops=count(cost.flops), macs=count(cost.macs), params=count(cost.params),
+                      trainable_params=count(cost.trainable_params), convention=rules.convention,
+                      complete=cost.complete),
+        layers=_rows(cost),
+        unknown=[Unknown(location=str(where), what=what) for where, what in cost.unknowns],
+    )
+
+
+def _rows(cost: CostResult) -> list[Layer]:
+    rows = []
+    for layer in cost.layers:
+        node = layer.node
+        if node.name:
+            rows.append(Layer(
+                name=node.name, type=node.type, kind="module", depth=layer.depth, location=str(node.location),
+                output_shape=shape_out(node.output_shapes[0]) if node.output_shapes else None,
+                forward_flops=count(layer.flops), macs=count(layer.macs), params=count(layer.params),
+                calls=node.calls,
+            ))
+        seen: dict = {}
+        for op_cost in layer.ops:
+            op = op_cost.op
+            if op.is_layer_call or (op_cost.known and _is_zero(op_cost.flops) and _is_zero(op_cost.macs)):
+                continue
+            base = f"{node.name}.{op.kind}" if node.name else op.kind
+            seen[base] = seen.get(base, 0) + 1
+            name = base if seen[base] == 1 else f"{base}#{seen[base]}"
+            rows.append(Layer(
+                name=name, type=op.label, kind="op", depth=layer.depth + 1, location=str(op.location),
+                output_shape=shape_out(op.outputs[0]) if op.outputs else None,
+                forward_flops=count(op_cost.flops) if op_cost.known else "unknown",
+                macs=count(op_cost.macs) if op_cost.known else "unknown", params=0,
+            ))
+    return rows
+
+
+def _is_zero(value) -> bool:
+    return not isinstance(value, Expr) and value == 0

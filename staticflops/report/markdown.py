@@ -1,0 +1,36 @@
+"""Markdown for pull requests and docs: totals first, the layer table in a details block."""
+
+from __future__ import annotations
+
+from staticflops.report.schema import Report
+from staticflops.report.units import human, share
+
+
+def render_markdown(report: Report, max_depth: int | None = None) -> str:
+    totals = report.totals
+    lines = [
+        f"**{report.model}** (`{report.file}`, rules `{report.rules}`): "
+        f"**{human(totals.forward_flops, 'FLOPs')}** forward ({human(totals.macs, 'MACs')}), "
+        f"**{human(totals.params)}** params",
+        "",
+        f"Convention: {totals.convention}. Inputs: {', '.join(f'`{i}`' for i in report.inputs)}.",
+        "",
+        "<details><summary>Layers</summary>",
+        "",
+        "| Layer | Type | Output | FLOPs | MACs | Params | % | Where |",
+        "|---|---|---|---:|---:|---:|---:|---|",
+    ]
+    for row in report.layers:
+        if max_depth is not None and row.depth > max_depth:
+            continue
+        shape = "?" if row.output_shape is None else "x".join(str(d) for d in row.output_shape)
+        flops = row.forward_flops if row.forward_flops == "unknown" else human(row.forward_flops)
+        macs = row.macs if row.macs == "unknown" else human(row.macs)
+        lines.append(f"| `{row.name}` | {row.type} | {shape} | {flops} | {macs} | "
+                     f"{human(row.params) if row.params else ''} | {share(row.forward_flops, totals.forward_flops)} | "
+                     f"`{row.location}` |")
+    lines += ["", "</details>"]
+    if report.unknown:
+        lines += ["", f"**Not resolved ({len(report.unknown)})** — totals are lower bounds:", ""]
+        lines += [f"- `{u.location}`: {u.what}" for u in report.unknown]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,49 @@
+"""The terminal table: module tree by depth, human units, totals, then unknowns."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from staticflops.report.schema import Report
+from staticflops.report.units import human, share
+
+
+def _shape(shape) -> str:
+    return "?" if shape is None else "x".join(str(d) for d in shape) or "scalar"
+
+
+def _where(location: str, main_file: str) -> str:
+    """Line number alone for the analysed file; ``file:line`` for code from elsewhere."""
+    path, line, _col = location.rsplit(":", 2)
+    return line if path == main_file else f"{path.rsplit('/', 1)[-1]}:{line}"
+
+
+def render_table(report: Report, console: Console, max_depth: int | None = None) -> None:
+    totals = report.totals
+    table = Table(box=box.SIMPLE_HEAD, title=f"{report.model} ({report.file}) — rules: {report.rules}",
+                  title_justify="left")
+    for column, justify in (("Layer", "left"), ("Type", "left"), ("Output", "left"), ("FLOPs", "right"),
+                            ("MACs", "right"), ("Params", "right"), ("%FLOPs", "right"), ("Line", "right")):
+        table.add_column(column, justify=justify, no_wrap=True)
+    for row in report.layers:
+        if max_depth is not None and row.depth > max_depth:
+            continue
+        name = "  " * (row.depth - 1) + row.name.rsplit(".", 1)[-1] if row.kind == "module" else "  " * (row.depth - 1) + "↳ " + row.type
+        style = "dim" if row.kind == "op" else None
+        flops = row.forward_flops if row.forward_flops == "unknown" else human(row.forward_flops)
+        macs = row.macs if row.macs == "unknown" else human(row.macs)
+        table.add_row(name, row.type, _shape(row.output_shape), flops, macs,
+                      human(row.params) if row.params else "", share(row.forward_flops, totals.forward_flops),
+                      _where(row.location, report.file), style=style)
+    console.print(table)
+    console.print(f"[bold]Total forward:[/bold] {human(totals.forward_flops, 'FLOPs')}  "
+                  f"({human(totals.macs, 'MACs')})   [bold]Params:[/bold] {human(totals.params)} "
+                  f"(trainable {human(totals.trainable_params)})")
+    console.print(f"Inputs: {', '.join(report.inputs)}   Outputs: {', '.join(_shape(s) for s in report.outputs)}")
+    console.print(f"Convention ({report.rules}): {totals.convention}")
+    if report.unknown:
+        console.print(f"\n[bold yellow]Not resolved ({len(report.unknown)}); totals are lower bounds:[/bold yellow]")
+        for entry in report.unknown:
+            console.print(f"  {entry.location}: {entry.what}", markup=False, highlight=False)

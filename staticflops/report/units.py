@@ -1,0 +1,30 @@
+"""Human-readable counts: ``8.18 GFLOPs``, ``25.56 M``, ``8.18 GFLOPs·B``."""
+
+from __future__ import annotations
+
+import re
+
+_PREFIXES = ((10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "K"))
+
+
+def human(value: int | str, unit: str = "") -> str:
+    """An int gets an SI prefix; a single-term formula gets its coefficient scaled."""
+    if isinstance(value, int):
+        return _scaled(value, unit)
+    match = re.fullmatch(r"(\d+)\*(.+)", value)
+    if match and "+" not in value and " - " not in value:
+        return f"{_scaled(int(match.group(1)), unit)}·{match.group(2)}"
+    return f"{value} {unit}".strip()
+
+
+def _scaled(number: int, unit: str) -> str:
+    for size, prefix in _PREFIXES:
+        if abs(number) >= size:
+            return f"{number / size:.2f} {prefix}{unit}".rstrip()
+    return f"{number} {unit}".rstrip()
+
+
+def share(part: int | str, whole: int | str) -> str:
+    if isinstance(part, int) and isinstance(whole, int) and whole:
+        return f"{100 * part / whole:.1f}%"
+    return ""

@@ -1,0 +1,188 @@
+"""Find, read, validate and merge rule files into a compiled :class:`RuleSet`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from staticflops.diagnostics import AnalysisError, Location
+from staticflops.rulesets.formula import Formula, FormulaError
+from staticflops.rulesets.schema import Rule, RuleFile
+
+MAX_RULE_FILE_BYTES = 1_000_000
+_FIELDS = ("macs", "flops", "params")
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    kind: str
+    macs: Formula
+    flops: Formula
+    params: Formula | None
+    input_grad: Formula | None
+    weight_grad: Formula | None
+    note: str | None
+    origin: Location
+
+
+@dataclass
+class RuleSet:
+    name: str
+    description: str
+    convention: str
+    headline: str
+    rules: dict = field(default_factory=dict)  # kind -> CompiledRule
+    files: list = field(default_factory=list)
+
+    def get(self, kind: str) -> CompiledRule | None:
+        return self.rules.get(kind)
+
+
+def builtin_rules_dir() -> Path:
+    installed = Path(__file__).resolve().parent.parent / "rules_data"
+    if installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parents[2] / "rules"  # a source checkout
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.stem for p in builtin_rules_dir().glob("*.yaml"))
+
+
+def load_ruleset(name_or_path: str) -> RuleSet:
+    return _load(_resolve(name_or_path, None), chain=())
+
+
+def _resolve(name_or_path: str, relative_to: Path | None) -> Path:
+    candidate = Path(name_or_path)
+    if candidate.suffix in (".yaml", ".yml"):
+        if not candidate.is_absolute() and relative_to is not None and (relative_to / candidate).exists():
+            candidate = relative_to / candidate
+        if not candidate.is_file():
+            raise AnalysisError(f"rule file {name_or_path} not found", code="SF200")
+        return candidate
+    builtin = builtin_rules_dir() / f"{name_or_path}.yaml"
+    if not builtin.is_file():
+        raise AnalysisError(
+            f"no rule set named {name_or_path!r}; built-in ones: {', '.join(builtin_names())}", code="SF200")
+    return builtin
+
+
+def _load(path: Path, chain: tuple) -> RuleSet:
+    if path.resolve() in chain:
+        raise AnalysisError(f"rule set {path} extends itself through {' -> '.join(str(p) for p in chain)}", code="SF201")
+    node, data = _read_yaml(path)
+    try:
+        spec = RuleFile.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = _position(path, node, first["loc"])
+        dotted = ".".join(str(p) for p in first["loc"])
+        raise AnalysisError(f"rule file: `{dotted}`: {first['msg']}", where, code="SF202") from None
+    base = _load(_resolve(spec.extends, path.parent), chain + (path.resolve(),)) if spec.extends else None
+    ruleset = RuleSet(spec.name, spec.description or (base.description if base else ""),
+                      spec.convention or (base.convention if base else ""), spec.headline)
+    if base is not None:
+        ruleset.rules.update(base.rules)
+        ruleset.files.extend(base.files)
+    ruleset.files.append(str(path))
+    zero = Rule(macs=0, flops=0, note="costs nothing under this convention")
+    for kind in spec.zero_cost:
+        ruleset.rules[kind] = _compile(kind, zero, None, path, node, ("zero_cost",))
+    for kind, rule in spec.rules.items():
+        inherited = ruleset.rules.get(kind) if base is not None else None
+        ruleset.rules[kind] = _compile(kind, rule, inherited, path, node, ("rules", kind))
+    return ruleset
+
+
+def _compile(kind, rule: Rule, inherited: CompiledRule | None, path, node, loc) -> CompiledRule:
+    """Fields a rule leaves out are taken from the rule it overrides (field-level merge)."""
+    def formula(name, text, fallback):
+        if text is None:
+            return fallback
+        try:
+            return Formula(text)
+        except FormulaError as error:
+            where = _position(path, node, loc + (name,))
+            where = Location(where.path, where.line, where.col + error.offset)
+            raise AnalysisError(f"rule `{kind}`, `{name}`: {error}", where, code="SF203") from None
+
+    backward = rule.backward
+    macs = formula("macs", rule.macs, inherited.macs if inherited else Formula("0"))
+    explicit_macs = rule.macs is not None
+    default_flops = Formula("2 * macs") if (explicit_macs or not inherited) else inherited.flops
+    return CompiledRule(
+        kind=kind,
+        macs=macs,
+        flops=formula("flops", rule.flops, default_flops),
+        params=formula("params", rule.params, inherited.params if inherited else None),
+        input_grad=formula("input_grad", backward.input_grad if backward else None,
+                           inherited.input_grad if inherited else None),
+        weight_grad=formula("weight_grad", backward.weight_grad if backward else None,
+                            inherited.weight_grad if inherited else None),
+        note=rule.note if rule.note is not None else (inherited.note if inherited else None),
+        origin=_position(path, node, loc),
+    )
+
+
+def _read_yaml(path: Path):
+    raw = path.read_bytes()
+    if len(raw) > MAX_RULE_FILE_BYTES:
+        raise AnalysisError(f"rule file {path} is over {MAX_RULE_FILE_BYTES} bytes", code="SF204")
+    try:
+        text = raw.decode("utf-8")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except UnicodeDecodeError:
+        raise AnalysisError(f"rule file {path} is not UTF-8 text", code="SF204") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path), 1, 1)
+        raise AnalysisError(f"rule file is not valid YAML: {getattr(error, 'problem', error)}", where, code="SF204") from None
+    if node is None:
+        raise AnalysisError("rule file is empty", Location(str(path), 1, 1), code="SF204")
+    _bound_expansion(path, node)
+    data = yaml.safe_load(text)
+    return node, data
+
+
+MAX_EXPANDED_NODES = 200_000
+
+
+def _bound_expansion(path: Path, root) -> None:
+    """Aliases may share small pieces; refuse a file whose expansion would be huge."""
+    visited = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        visited += 1
+        if visited > MAX_EXPANDED_NODES:
+            mark = node.start_mark
+            raise AnalysisError(f"rule file expands to over {MAX_EXPANDED_NODES:,} YAML nodes (aliases?)",
+                                Location(str(path), mark.line + 1, mark.column + 1), code="SF204")
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+
+
+def _position(path: Path, root, loc) -> Location:
+    """The YAML position of a pydantic error location (the closest node that exists)."""
+    node = root
+    for part in loc:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.value == str(part):
+                    child = value
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            child = node.value[part]
+        if child is None:
+            break
+        node = child
+    mark = node.start_mark
+    return Location(str(path), mark.line + 1, mark.column + 1)

@@ -1,0 +1,23 @@
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GROUND_TRUTH = ROOT / "tests" / "fixtures" / "torch_ground_truth.json"
+
+
+@pytest.fixture(autouse=True)
+def _run_from_repo_root(monkeypatch):
+    # Sample and fixture paths in the recorded ground truth are relative to the repo root.
+    monkeypatch.chdir(ROOT)
+
+
+def load_ground_truth() -> dict:
+    """Numbers recorded by tools/record_torch.py executing torch 2.13.0 (CPU) FlopCounterMode."""
+    return json.loads(GROUND_TRUTH.read_text())
+
+
+def input_args(entry: dict) -> list[str]:
+    return ["x".join(str(d) for d in spec["shape"]) + (":int64" if spec["dtype"] == "int64" else "")
+            for spec in entry["inputs"]]

@@ -1,0 +1,44 @@
+"""Symbolic dimensions: exact polynomial arithmetic, worked by hand."""
+
+import pytest
+
+from staticflops.shapes import Undecidable, evaluate, parse_input_spec, symbol
+from staticflops.shapes.layers import conv_output_size, pool_output_size
+
+B, T = symbol("B"), symbol("T")
+
+
+def test_constants_collapse_to_int():
+    assert (B * 2) // B == 2
+    assert isinstance(B - B + 5, int)
+
+
+def test_formatting_is_python_syntax():
+    assert str(8178368512 * B) == "8178368512*B"
+    assert str(B * T * T * 3 + T) == "3*B*T**2 + T"
+
+
+def test_floor_division_stays_exact():
+    half = (T + 1) // 2
+    assert evaluate(half * 2, {"T": 7}) == 8  # (7+1)//2*2
+    assert evaluate(half, {"T": 6}) == 3  # (6+1)//2
+
+
+def test_comparisons_use_that_sizes_are_positive():
+    assert B >= 1 and 4 * B > 3 and not (B < 1)
+    with pytest.raises(Undecidable):
+        bool(B > 2)
+
+
+def test_conv_and_pool_output_sizes():
+    # (224 + 2*3 - 1*(7-1) - 1)//2 + 1 = 112
+    assert conv_output_size(224, 7, 2, 3, 1) == 112
+    # ceil_mode: ceil((5 - 2)/2) + 1 = 3, and the last window starts inside the input
+    assert pool_output_size(5, 2, 2, 0, 1, True) == 3
+    assert pool_output_size(5, 2, 2, 0, 1, False) == 2
+
+
+def test_input_spec_spellings():
+    assert str(parse_input_spec("B,3,224,224")) == "Bx3x224x224"
+    spec = parse_input_spec("8x512:int64")
+    assert spec.shape == (8, 512) and spec.dtype == "int64"

@@ -1,0 +1,73 @@
+"""The analysed code is never imported or executed, and the package imports no ML framework."""
+
+import ast
+from pathlib import Path
+
+import staticflops
+
+PACKAGE = Path(staticflops.__file__).resolve().parent
+FRAMEWORKS = {"torch", "tensorflow", "keras", "jax"}
+
+HOSTILE = '''
+import torch
+from torch import nn
+open({marker!r} + ".module", "w").write("ran")
+
+def side_effect(tag):
+    open({marker!r} + "." + tag, "w").write("ran")
+    return 4
+
+WIDTH = side_effect("constant")
+
+class Net(nn.Module):
+    open({marker!r} + ".classbody", "w").write("ran")
+
+    def __init__(self, width=side_effect("default")):
+        super().__init__()
+        open({marker!r} + ".init", "w").write("ran")
+        __import__("os").system("touch " + {marker!r} + ".system")
+        self.fc = nn.Linear(8, width)
+
+    def forward(self, x):
+        open({marker!r} + ".forward", "w").write("ran")
+        return self.fc(x)
+'''
+
+
+def test_analysed_code_is_never_executed(tmp_path):
+    marker = str(tmp_path / "marker")
+    model = tmp_path / "hostile.py"
+    model.write_text(HOSTILE.format(marker=marker))
+    report = staticflops.analyze(model, inputs=["2x8"])
+    # The model still analyses: Linear(8, 4) on 2x8 -> 2*4*8 = 64 MACs = 128 FLOPs.
+    assert report.totals.forward_flops == 128
+    assert report.totals.params == 8 * 4 + 4
+    assert list(tmp_path.iterdir()) == [model], "analysed code ran"
+
+
+def test_package_never_imports_a_framework():
+    offenders = []
+    for source in PACKAGE.rglob("*.py"):
+        tree = ast.parse(source.read_text(), filename=str(source))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            offenders += [f"{source}:{node.lineno}" for n in names if n.split(".")[0] in FRAMEWORKS]
+    assert offenders == []
+
+
+def test_package_has_no_dynamic_code_execution():
+    banned_calls = {"eval", "exec", "compile", "__import__"}
+    banned_modules = {"importlib", "runpy", "pickle", "marshal"}
+    offenders = []
+    for source in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in banned_calls:
+                offenders.append(f"{source}:{node.lineno} {node.func.id}()")
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                offenders += [f"{source}:{node.lineno} import {n}" for n in names if n.split(".")[0] in banned_modules]
+    assert offenders == []

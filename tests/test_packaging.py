@@ -19,4 +19,5 @@ def test_wheel_contains_rule_files(tmp_path):
     wheel = next(tmp_path.glob("staticflops-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "staticflops/rules_data/standard.yaml" in names
+    assert "staticflops/frontend/torch/stubs/transformer.pyi" in names
     assert not any(n.startswith("samples/") or n.startswith("tests/") for n in names)

@@ -69,10 +69,15 @@ class Interpreter:
         self.diagnostics: list = []
         self.source: SourceFile | None = None  # file whose code is running now
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
+        self.anchor: Location | None = None  # user call site while our stub code runs
 
     # ---- reporting -------------------------------------------------------------
     def location(self, node) -> Location:
-        return self.source.location(node) if self.source else Location("<unknown>", 1, 1)
+        if self.source is None:
+            return Location("<unknown>", 1, 1)
+        if self.source.internal:
+            return self.anchor or Location("<unknown>", 1, 1)
+        return self.source.location(node)
 
     def unknown(self, reason: str, node=None, location: Location | None = None) -> Unknown:
         where = location or self.location(node)
@@ -760,6 +765,9 @@ class Interpreter:
     def call_function(self, function: Function, args: list, kwargs: dict, node):
         self.budget.enter(self, node)
         scope = function.scope.child()
+        previous_anchor = self.anchor
+        if function.source is not None and function.source.internal and not (self.source and self.source.internal):
+            self.anchor = self.location(node)
         previous, self.source = self.source, function.source
         try:
             self.bind_arguments(function, args, kwargs, scope, node)
@@ -773,6 +781,7 @@ class Interpreter:
             return None
         finally:
             self.source = previous
+            self.anchor = previous_anchor
             self.budget.leave()
 
     def bind_arguments(self, function: Function, args, kwargs, scope: Scope, node) -> None:

@@ -6,7 +6,8 @@ import math
 from fractions import Fraction
 
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, Class, Function, Instance, Namespace, Partial, SuperProxy, Tensor, Unknown,
+    BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, Parameter, Partial, SuperProxy, Tensor,
+    Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
 
@@ -307,7 +308,7 @@ def build_stdlib(builtins: dict) -> dict:
         "typing": namespace("typing", typing),
         "typing_extensions": namespace("typing_extensions", typing),
         "warnings": namespace("warnings", {"warn": identity}),
-        "copy": namespace("copy", {"deepcopy": Builtin("deepcopy", lambda i, a, k, n: a[0], bind_self=False),
+        "copy": namespace("copy", {"deepcopy": Builtin("deepcopy", lambda i, a, k, n: deepcopy(a[0]), bind_self=False),
                                    "copy": Builtin("copy", lambda i, a, k, n: a[0], bind_self=False)}),
         "__future__": namespace("__future__", {"annotations": None}),
     }
@@ -318,3 +319,33 @@ def _product(items, start=1):
     for item in items:
         total = total * item
     return total
+
+
+def deepcopy(value, memo: dict | None = None):
+    """``copy.deepcopy`` of our values: new module instances, so each copy has its own parameters."""
+    memo = {} if memo is None else memo
+    if id(value) in memo:
+        return memo[id(value)]
+    if isinstance(value, Instance):
+        clone = Instance(value.cls, location=value.location)
+        memo[id(value)] = clone
+        clone.attrs = {k: deepcopy(v, memo) for k, v in value.attrs.items()}
+        if value.module is not None:
+            state = value.module
+            clone.module = ModuleState(
+                children={k: deepcopy(v, memo) for k, v in state.children.items()},
+                parameters={k: deepcopy(v, memo) for k, v in state.parameters.items()},
+                kind=state.kind, attrs=dict(state.attrs), frozen=state.frozen)
+        return clone
+    if isinstance(value, Parameter):
+        clone = Parameter(value.shape, value.dtype, value.requires_grad, value.trainable, None)
+        memo[id(value)] = clone
+        clone.owner = deepcopy(value.owner, memo) if value.owner is not None else None
+        return clone
+    if isinstance(value, list):
+        return [deepcopy(v, memo) for v in value]
+    if isinstance(value, tuple):
+        return tuple(deepcopy(v, memo) for v in value)
+    if isinstance(value, dict):
+        return {k: deepcopy(v, memo) for k, v in value.items()}
+    return value

@@ -20,6 +20,7 @@ class SourceFile:
     path: str  # as the user named it, for messages
     module: cst.Module
     positions: dict = field(repr=False)
+    internal: bool = False  # our own stub source: report the user's call site instead
 
     def location(self, node: cst.CSTNode | None) -> Location:
         position = self.positions.get(node) if node is not None else None
@@ -43,7 +44,7 @@ def load_source(path: str | Path, display: str | None = None) -> SourceFile:
     return parse_source(text, name)
 
 
-def parse_source(text: str, name: str) -> SourceFile:
+def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -52,7 +53,7 @@ def parse_source(text: str, name: str) -> SourceFile:
         raise AnalysisError(f"{name} is nested too deeply to parse", code="SF005") from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
-    return SourceFile(name, module, dict(positions))
+    return SourceFile(name, module, dict(positions), internal)
 
 
 def _syntax_error(text: str, name: str, error: cst.ParserSyntaxError) -> AnalysisError:

@@ -23,7 +23,7 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
     for row in report.layers:
         if max_depth is not None and row.depth > max_depth:
             continue
-        shape = "?" if row.output_shape is None else "x".join(str(d) for d in row.output_shape)
+        shape = ("-" if row.calls == 0 else "?") if row.output_shape is None else "x".join(str(d) for d in row.output_shape)
         flops = row.forward_flops if row.forward_flops == "unknown" else human(row.forward_flops)
         macs = row.macs if row.macs == "unknown" else human(row.macs)
         lines.append(f"| `{row.name}` | {row.type} | {shape} | {flops} | {macs} | "

@@ -10,8 +10,10 @@ from staticflops.report.schema import Report
 from staticflops.report.units import human, share
 
 
-def _shape(shape) -> str:
-    return "?" if shape is None else "x".join(str(d) for d in shape) or "scalar"
+def _shape(shape, calls: int = 1) -> str:
+    if shape is None:
+        return "-" if calls == 0 else "?"  # never called (a container) vs. not known
+    return "x".join(str(d) for d in shape) or "scalar"
 
 
 def _where(location: str, main_file: str) -> str:
@@ -34,7 +36,7 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
         style = "dim" if row.kind == "op" else None
         flops = row.forward_flops if row.forward_flops == "unknown" else human(row.forward_flops)
         macs = row.macs if row.macs == "unknown" else human(row.macs)
-        table.add_row(name, row.type, _shape(row.output_shape), flops, macs,
+        table.add_row(name, row.type, _shape(row.output_shape, row.calls), flops, macs,
                       human(row.params) if row.params else "", share(row.forward_flops, totals.forward_flops),
                       _where(row.location, report.file), style=style)
     console.print(table)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend import pybuiltins
+from staticflops.frontend.scope import Scope
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
     BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, Parameter, Tensor, Unknown,
@@ -71,6 +74,7 @@ class TorchFramework:
             **{name: ("int64" if name in ("long", "int64", "int", "int32") else
                       "bool" if name == "bool" else "float32") for name in DTYPES},
         })
+        nn.members.update(_load_stubs(interp, nn, functional, stdlib["copy"]))
         self.namespaces = {
             "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
             "torch.nn.modules": nn.members["modules"], **stdlib,
@@ -258,3 +262,29 @@ class _InitNamespace(dict):
 
     def __getitem__(self, key):
         return self.anything
+
+
+_STUBS = ("transformer.pyi",)
+_STUB_CACHE: dict = {}
+
+
+def _load_stubs(interp, nn: Namespace, functional: Namespace, copy_module: Namespace) -> dict:
+    """Classes of torch.nn that are compositions of modelled layers, written as stub source
+    and evaluated by our interpreter (parsed once per process)."""
+    from staticflops.frontend.source import parse_source
+
+    classes: dict = {}
+    for name in _STUBS:
+        if name not in _STUB_CACHE:
+            text = (Path(__file__).parent / "stubs" / name).read_text(encoding="utf-8")
+            _STUB_CACHE[name] = parse_source(text, f"<torch.nn:{name}>", internal=True)
+        scope = Scope()
+        scope.vars.update(nn.members)
+        scope.vars.update({"F": functional, "deepcopy": copy_module.members["deepcopy"]})
+        previous, interp.source = interp.source, _STUB_CACHE[name]
+        try:
+            interp.exec_block(_STUB_CACHE[name].module.body, scope)
+        finally:
+            interp.source = previous
+        classes.update({k: v for k, v in scope.vars.items() if isinstance(v, Class) and not k.startswith("_")})
+    return classes

@@ -3,9 +3,18 @@
 The analysed code is never imported, executed or ``eval``-ed.
 """
 
-from staticflops.api import analyze
 from staticflops.diagnostics import AnalysisError, UsageError
-from staticflops.report import Report
 
 __all__ = ["AnalysisError", "Report", "UsageError", "analyze"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # Imported on first use, so `staticflops --help` does not pay for libcst and pydantic.
+    if name == "analyze":
+        from staticflops.api import analyze
+        return analyze
+    if name == "Report":
+        from staticflops.report import Report
+        return Report
+    raise AttributeError(name)

@@ -51,6 +51,8 @@ def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
         raise _syntax_error(text, name, error) from None
     except RecursionError:
         raise AnalysisError(f"{name} is nested too deeply to parse", code="SF005") from None
+    if internal:  # our stub code reports the user's call site, so it needs no positions
+        return SourceFile(name, module, {}, internal)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     return SourceFile(name, module, dict(positions), internal)

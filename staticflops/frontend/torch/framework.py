@@ -74,7 +74,7 @@ class TorchFramework:
             **{name: ("int64" if name in ("long", "int64", "int", "int32") else
                       "bool" if name == "bool" else "float32") for name in DTYPES},
         })
-        nn.members.update(_load_stubs(interp, nn, functional, stdlib["copy"]))
+        self._stub_context = (nn, functional, stdlib["copy"])
         self.namespaces = {
             "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
             "torch.nn.modules": nn.members["modules"], **stdlib,
@@ -96,6 +96,10 @@ class TorchFramework:
     def namespace_missing(self, interp, namespace: Namespace, name: str, node):
         if isinstance(namespace.members, _InitNamespace):
             return namespace.members.anything
+        if namespace.name == "torch.nn" and name in STUB_CLASSES:
+            # Loaded on first use: most models never name a transformer module.
+            namespace.members.update(_load_stubs(interp, *self._stub_context))
+            return namespace.members[name]
         return interp.unknown(f"`{namespace.name}.{name}` is not modelled", node)
 
     # ---- objects ------------------------------------------------------------------------
@@ -265,6 +269,8 @@ class _InitNamespace(dict):
 
 
 _STUBS = ("transformer.pyi",)
+STUB_CLASSES = {"TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder",
+                "Transformer"}
 _STUB_CACHE: dict = {}
 
 

@@ -1,0 +1,129 @@
+"""Python constructs model code is written in, each checked with hand-worked numbers."""
+
+import textwrap
+
+import pytest
+
+import staticflops
+
+MODEL = '''
+import math
+from collections import OrderedDict
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+WIDTHS = [8, 16]
+ACTS = {"relu": nn.ReLU, "gelu": nn.GELU}
+
+
+def make_head(features, classes, hidden=None):
+    if hidden is None:
+        return nn.Linear(features, classes)
+    return nn.Sequential(nn.Linear(features, hidden), nn.ReLU(), nn.Linear(hidden, classes))
+
+
+class Net(nn.Module):
+    expansion = 2
+
+    class Stem(nn.Module):
+        def __init__(self, out):
+            super().__init__()
+            self.conv = nn.Conv2d(3, out, kernel_size=3, padding=1, bias=False)
+
+        def forward(self, x):
+            return self.conv(x)
+
+    def __init__(self, num_classes=10, act="relu", use_extra=False):
+        super(Net, self).__init__()
+        self.stem = Net.Stem(WIDTHS[0])
+        blocks = []
+        for i, (cin, cout) in enumerate(zip(WIDTHS[:-1], WIDTHS[1:])):
+            blocks.append(self._make_block(cin, cout, stride=2 if i == 0 else 1))
+        self.blocks = nn.ModuleList(blocks)
+        self.named = nn.ModuleDict({name: cls() for name, cls in ACTS.items()})
+        self.act = act
+        if use_extra:
+            self.extra = nn.Linear(1, 1)
+        self.pool = nn.Sequential(OrderedDict([("gap", nn.AdaptiveAvgPool2d(1)), ("flat", nn.Flatten())]))
+        self.head = make_head(WIDTHS[-1] * self.expansion // 2, num_classes, hidden=math.ceil(num_classes * 1.5))
+
+    def _make_block(self, cin, cout, stride):
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, stride=stride, padding=1), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        x = self.stem(x)
+        for block in self.blocks:
+            x = self.named[self.act](block(x))
+        b, c, h, w = x.shape
+        x = x.view(b, c, h * w).mean(dim=-1, keepdim=True).unsqueeze(-1)
+        return self.head(self.pool(x))
+'''
+
+
+@pytest.fixture()
+def model_file(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(MODEL)
+    return path
+
+
+def test_constructs_numbers(model_file):
+    report = staticflops.analyze(model_file, inputs=["2x3x16x16"])
+    assert report.unknown == []
+    layers = {row.name: row for row in report.layers}
+    # stem: 2x8x16x16 outputs x 3*3*3 MACs = 110,592
+    assert layers["stem.conv"].macs == 2 * 8 * 16 * 16 * 27
+    # block conv 8->16, stride 2: 2x16x8x8 outputs x 8*3*3 = 147,456 MACs
+    assert layers["blocks.0.0"].macs == 2 * 16 * 8 * 8 * 72
+    assert layers["blocks.0.0"].output_shape == [2, 16, 8, 8]
+    # head: hidden = ceil(10 * 1.5) = 15; Linear(16, 15) + Linear(15, 10) on batch 2
+    assert layers["head.0"].macs == 2 * 16 * 15 and layers["head.2"].macs == 2 * 15 * 10
+    assert report.outputs == [[2, 10]]
+    # params: stem 8*27; conv 16*72 + 16; BN 2*16; head 16*15 + 15 + 15*10 + 10
+    assert report.totals.params == 216 + (1152 + 16) + 32 + (240 + 15) + (150 + 10)
+    assert "extra" not in layers  # `if use_extra` followed with its known value
+
+
+def test_constructs_with_kwargs(model_file):
+    report = staticflops.analyze(model_file, inputs=["1x3x16x16"], kwargs={"num_classes": 4, "act": "gelu",
+                                                                              "use_extra": True})
+    layers = {row.name: row for row in report.layers}
+    assert "extra" in layers and layers["extra"].calls == 0
+    assert layers["named.gelu"].calls == 1 and layers["named.relu"].calls == 0
+    # hidden = ceil(4 * 1.5) = 6: Linear(16, 6) + Linear(6, 4)
+    assert layers["head.0"].params == 16 * 6 + 6 and report.outputs == [[1, 4]]
+
+
+def test_symbolic_spatial_size_gives_exact_formulas(model_file):
+    report = staticflops.analyze(model_file, inputs=["Bx3xHxW"])
+    layers = {row.name: row for row in report.layers}
+    # stem keeps the size: B*8*H*W outputs x 27 MACs
+    assert layers["stem.conv"].macs == "216*B*H*W"
+    # stride-2 conv: ((H + 2 - 2 - 1)//2 + 1) = (H - 1)//2 + 1 rows
+    assert layers["blocks.0.0"].output_shape == ["B", 16, "((H - 1)//2) + 1", "((W - 1)//2) + 1"]
+
+
+def test_unknown_values_are_reported_not_zero(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+        from mystery import MysteryBlock
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(4, 4)
+                self.b = MysteryBlock(4)
+
+            def forward(self, x):
+                return self.b(self.a(x))
+    '''))
+    report = staticflops.analyze(path, inputs=["1x4"])
+    assert not report.totals.complete
+    whats = [u.what for u in report.unknown]
+    assert any("import of `mystery` not followed" in w for w in whats)
+    assert report.unknown[0].location == f"{path}:4:1"
+    # What is known is still counted: Linear(4, 4) = 16 MACs.
+    assert report.totals.macs == 16

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from staticflops.diagnostics import Location
 from staticflops.ir import LayerNode, ModelIR, OpCall
 from staticflops.rulesets import FormulaError, RuleSet
 from staticflops.shapes import numel

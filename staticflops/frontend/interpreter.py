@@ -16,25 +16,14 @@ import libcst as cst
 
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.frontend.budget import Budget
-from staticflops.frontend.scope import MISSING, Scope
+from staticflops.frontend.expressions import Expressions
+from staticflops.frontend.statements import Statements, _Return
+from staticflops.frontend.scope import Scope
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, CannotKnow, Class, Function, Instance, Namespace, Partial, SuperProxy, Tensor, Unknown,
+    describe, show, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, Namespace, Partial, SuperProxy, Tensor, Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
-
-
-class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
-
-
-class _Break(Exception):
-    pass
-
-
-class _Continue(Exception):
-    pass
 
 
 _BINARY = {
@@ -44,13 +33,6 @@ _BINARY = {
     cst.BitAnd: operator.and_, cst.BitXor: operator.xor, cst.LeftShift: operator.lshift,
     cst.RightShift: operator.rshift,
 }
-_AUGMENTED = {
-    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
-    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
-    cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply, cst.BitOrAssign: cst.BitOr,
-    cst.BitAndAssign: cst.BitAnd, cst.BitXorAssign: cst.BitXor, cst.LeftShiftAssign: cst.LeftShift,
-    cst.RightShiftAssign: cst.RightShift,
-}
 _COMPARE = {
     cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
     cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
@@ -59,7 +41,7 @@ _COMPARE = {
 _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, set, frozenset, range, Expr, slice)
 
 
-class Interpreter:
+class Interpreter(Statements, Expressions):
     def __init__(self, framework, budget: Budget | None = None):
         self.framework = framework  # tensors, layers and the namespaces of torch/keras
         self.budget = budget or Budget()
@@ -101,236 +83,6 @@ class Interpreter:
             self.source = previous
         return scope
 
-    # ---- statements ----------------------------------------------------------------
-    def exec_block(self, statements, scope: Scope) -> None:
-        for statement in statements:
-            self.exec_statement(statement, scope)
-
-    def exec_statement(self, node, scope: Scope) -> None:
-        self.budget.step(self, node)
-        handler = getattr(self, "_exec_" + type(node).__name__, None)
-        if handler is None:
-            self.unknown(f"statement `{type(node).__name__}` is not interpreted", node)
-            return
-        handler(node, scope)
-
-    def _body(self, block) -> list:
-        return list(block.body)
-
-    def _exec_SimpleStatementLine(self, node, scope):
-        for small in node.body:
-            self.exec_statement(small, scope)
-
-    _exec_SimpleStatementSuite = _exec_SimpleStatementLine
-
-    def _exec_IndentedBlock(self, node, scope):
-        self.exec_block(node.body, scope)
-
-    def _exec_Expr(self, node, scope):
-        self.eval(node.value, scope)
-
-    def _exec_Pass(self, node, scope):
-        pass
-
-    def _exec_Assert(self, node, scope):
-        pass  # asserts guard inputs; they never change shapes or cost
-
-    def _exec_Global(self, node, scope):
-        scope.globals_declared.update(n.name.value for n in node.names)
-
-    def _exec_Nonlocal(self, node, scope):
-        scope.nonlocals_declared.update(n.name.value for n in node.names)
-
-    def _exec_Del(self, node, scope):
-        target = node.target
-        if isinstance(target, cst.Name):
-            scope.vars.pop(target.value, None)
-
-    def _exec_Break(self, node, scope):
-        raise _Break()
-
-    def _exec_Continue(self, node, scope):
-        raise _Continue()
-
-    def _exec_Return(self, node, scope):
-        raise _Return(None if node.value is None else self.eval(node.value, scope))
-
-    def _exec_Raise(self, node, scope):
-        # Reaching a `raise` means the model's own checks reject the arguments.
-        detail = ""
-        if node.exc is not None:
-            exc = node.exc
-            if isinstance(exc, cst.Call) and exc.args:
-                message = self.eval(exc.args[0].value, scope)
-                if isinstance(message, str):
-                    detail = f": {message}"
-        raise self.fail(f"the model raises an error here{detail}", node, code="SF111")
-
-    def _exec_Assign(self, node, scope):
-        value = self.eval(node.value, scope)
-        for target in node.targets:
-            self.assign(target.target, value, scope)
-
-    def _exec_AnnAssign(self, node, scope):
-        if node.value is not None:
-            self.assign(node.target, self.eval(node.value, scope), scope)
-
-    def _exec_AugAssign(self, node, scope):
-        current = self.eval(node.target, scope)
-        operation = _AUGMENTED[type(node.operator)]
-        value = self.binary(operation, current, self.eval(node.value, scope), node)
-        self.assign(node.target, value, scope)
-
-    def _exec_If(self, node, scope):
-        branch = self.decide(node.test, scope)
-        if branch:
-            self.exec_statement(node.body, scope)
-        elif node.orelse is not None:
-            orelse = node.orelse
-            if isinstance(orelse, cst.If):
-                self._exec_If(orelse, scope)
-            else:
-                self.exec_statement(orelse.body, scope)
-
-    def _exec_For(self, node, scope):
-        iterable = self.eval(node.iter, scope)
-        broke = False
-        for item in self.iterate(iterable, node.iter):
-            self.budget.loop(self, node)
-            self.assign(node.target, item, scope)
-            try:
-                self.exec_statement(node.body, scope)
-            except _Break:
-                broke = True
-                break
-            except _Continue:
-                continue
-        if not broke and node.orelse is not None:
-            self.exec_statement(node.orelse.body, scope)
-
-    def _exec_While(self, node, scope):
-        while self.decide(node.test, scope):
-            self.budget.loop(self, node)
-            try:
-                self.exec_statement(node.body, scope)
-            except _Break:
-                return
-            except _Continue:
-                continue
-        if node.orelse is not None:
-            self.exec_statement(node.orelse.body, scope)
-
-    def _exec_With(self, node, scope):
-        for item in node.items:
-            value = self.eval(item.item, scope)
-            if item.asname is not None:
-                self.assign(item.asname.name, value, scope)
-        self.exec_statement(node.body, scope)
-
-    def _exec_Try(self, node, scope):
-        # The analysed code's error paths are not followed: we take the `try` body
-        # (our own errors are not Python exceptions of theirs), then `else`/`finally`.
-        self.exec_statement(node.body, scope)
-        if node.orelse is not None:
-            self.exec_statement(node.orelse.body, scope)
-        if node.finalbody is not None:
-            self.exec_statement(node.finalbody.body, scope)
-
-    def _exec_FunctionDef(self, node, scope):
-        decorators = []
-        for decorator in node.decorators:
-            expression = decorator.decorator
-            name = _dotted_name(expression.func if isinstance(expression, cst.Call) else expression)
-            decorators.append(name.rsplit(".", 1)[-1] if name else "?")
-        function = Function(
-            name=node.name.value, node=node, scope=scope, source=self.source,
-            defaults=self._defaults(node.params, scope), decorators=tuple(decorators),
-        )
-        scope.assign(node.name.value, function)
-
-    def _defaults(self, params: cst.Parameters, scope: Scope) -> dict:
-        defaults = {}
-        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
-            if param.default is not None:
-                defaults[param.name.value] = self.eval(param.default, scope)
-        return defaults
-
-    def _exec_ClassDef(self, node, scope):
-        bases = []
-        for arg in node.bases:
-            base = self.eval(arg.value, scope)
-            if isinstance(base, Class):
-                bases.append(base)
-            elif not isinstance(base, Unknown):
-                bases.append(self.framework.object_class)
-        body_scope = scope.child(is_class=True)
-        cls = Class(node.name.value, tuple(bases), body_scope.vars, self.location(node))
-        body_scope.vars["__qualname__"] = node.name.value
-        self.exec_statement(node.body, body_scope)
-        scope.assign(node.name.value, cls)
-
-    def _exec_Import(self, node, scope):
-        for alias in node.names:
-            dotted = _dotted_name(alias.name)
-            if alias.asname is not None:
-                scope.assign(alias.asname.name.value, self.framework.import_module(self, dotted, node))
-            else:
-                top = dotted.split(".")[0]
-                scope.assign(top, self.framework.import_module(self, top, node))
-
-    def _exec_ImportFrom(self, node, scope):
-        dotted = ("." * len(node.relative)) + (_dotted_name(node.module) if node.module else "")
-        module = self.framework.import_module(self, dotted, node)
-        if isinstance(node.names, cst.ImportStar):
-            if isinstance(module, Namespace):
-                for name, value in module.members.items():
-                    if not name.startswith("_"):
-                        scope.assign(name, value)
-            return
-        for alias in node.names:
-            name = alias.name.value
-            value = self.get_attribute(module, name, node) if not isinstance(module, Unknown) else module
-            target = alias.asname.name.value if alias.asname is not None else name
-            scope.assign(target, value)
-
-    # ---- assignment ----------------------------------------------------------------
-    def assign(self, target, value, scope: Scope) -> None:
-        if isinstance(target, cst.Name):
-            scope.assign(target.value, value)
-        elif isinstance(target, cst.Attribute):
-            receiver = self.eval(target.value, scope)
-            self.set_attribute(receiver, target.attr.value, value, target)
-        elif isinstance(target, cst.Subscript):
-            container = self.eval(target.value, scope)
-            key = self._subscript_key(target, scope)
-            self.set_item(container, key, value, target)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            self._unpack(target.elements, value, scope, target)
-        elif isinstance(target, cst.StarredElement):
-            self.assign(target.value, value, scope)
-        else:
-            self.unknown(f"assignment to `{type(target).__name__}` is not interpreted", target)
-
-    def _unpack(self, elements, value, scope, node) -> None:
-        if isinstance(value, Unknown):
-            for element in elements:
-                self.assign(element.value, value, scope)
-            return
-        items = list(self.iterate(value, node))
-        starred = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
-        if starred:
-            s = starred[0]
-            after = len(elements) - s - 1
-            if len(items) < len(elements) - 1:
-                raise self.fail(f"cannot unpack {len(items)} values into {len(elements)} targets", node)
-            groups = items[:s] + [list(items[s:len(items) - after])] + items[len(items) - after:]
-        else:
-            if len(items) != len(elements):
-                raise self.fail(f"cannot unpack {len(items)} values into {len(elements)} targets", node, "SF301")
-            groups = items
-        for element, item in zip(elements, groups):
-            self.assign(element.value, item, scope)
-
     def set_attribute(self, receiver, name: str, value, node) -> None:
         if isinstance(receiver, Instance):
             try:
@@ -348,7 +100,7 @@ class Interpreter:
         elif isinstance(receiver, Tensor):
             self.framework.tensor_set_attribute(self, receiver, name, value, node)
         elif not isinstance(receiver, Unknown):
-            self.unknown(f"cannot set attribute `{name}` on {_describe(receiver)}", node)
+            self.unknown(f"cannot set attribute `{name}` on {describe(receiver)}", node)
 
     def set_item(self, container, key, value, node) -> None:
         if isinstance(container, (list, dict)):
@@ -361,218 +113,7 @@ class Interpreter:
         elif isinstance(container, Tensor):
             pass  # in-place writes keep the shape
         elif not isinstance(container, Unknown):
-            self.unknown(f"item assignment on {_describe(container)} is not interpreted", node)
-
-    # ---- expressions ---------------------------------------------------------------
-    def eval(self, node, scope: Scope):
-        handler = getattr(self, "_eval_" + type(node).__name__, None)
-        if handler is None:
-            return self.unknown(f"expression `{type(node).__name__}` is not interpreted", node)
-        return handler(node, scope)
-
-    def _eval_Name(self, node, scope):
-        value = scope.lookup(node.value, self.builtins)
-        if value is MISSING:
-            return self.unknown(f"name `{node.value}` is not defined", node)
-        return value
-
-    def _eval_Integer(self, node, scope):
-        return node.evaluated_value
-
-    def _eval_Float(self, node, scope):
-        return node.evaluated_value
-
-    def _eval_SimpleString(self, node, scope):
-        return node.evaluated_value
-
-    def _eval_ConcatenatedString(self, node, scope):
-        left, right = self.eval(node.left, scope), self.eval(node.right, scope)
-        if isinstance(left, str) and isinstance(right, str):
-            return left + right
-        return left if isinstance(left, Unknown) else right
-
-    def _eval_FormattedString(self, node, scope):
-        pieces = []
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
-                pieces.append(part.value)
-            else:
-                value = self.eval(part.expression, scope)
-                if isinstance(value, Unknown):
-                    return value
-                pieces.append(str(value))
-        return "".join(pieces)
-
-    def _eval_Ellipsis(self, node, scope):
-        return Ellipsis
-
-    def _eval_Tuple(self, node, scope):
-        return tuple(self._elements(node.elements, scope))
-
-    def _eval_List(self, node, scope):
-        return self.budget.container(self, self._elements(node.elements, scope), node)
-
-    def _eval_Set(self, node, scope):
-        items = self._elements(node.elements, scope)
-        try:
-            return set(items)
-        except TypeError:
-            return list(items)
-
-    def _elements(self, elements, scope) -> list:
-        items = []
-        for element in elements:
-            value = self.eval(element.value, scope)
-            if isinstance(element, cst.StarredElement):
-                items.extend(self.iterate(value, element))
-            else:
-                items.append(value)
-        return items
-
-    def _eval_Dict(self, node, scope):
-        result = {}
-        for element in node.elements:
-            if isinstance(element, cst.StarredDictElement):
-                value = self.eval(element.value, scope)
-                if isinstance(value, dict):
-                    result.update(value)
-                continue
-            key = self.eval(element.key, scope)
-            try:
-                result[key] = self.eval(element.value, scope)
-            except TypeError:
-                return self.unknown("dictionary key cannot be used", element.key)
-        return result
-
-    def _eval_Attribute(self, node, scope):
-        receiver = self.eval(node.value, scope)
-        return self.get_attribute(receiver, node.attr.value, node)
-
-    def _eval_Subscript(self, node, scope):
-        container = self.eval(node.value, scope)
-        key = self._subscript_key(node, scope)
-        return self.get_item(container, key, node)
-
-    def _subscript_key(self, node, scope):
-        keys = []
-        for element in node.slice:
-            piece = element.slice
-            if isinstance(piece, cst.Slice):
-                parts = [None if p is None else self.eval(p, scope) for p in (piece.lower, piece.upper, piece.step)]
-                keys.append(slice(*parts))
-            else:
-                keys.append(self.eval(piece.value, scope))
-        return keys[0] if len(keys) == 1 else tuple(keys)
-
-    def _eval_BinaryOperation(self, node, scope):
-        left = self.eval(node.left, scope)
-        right = self.eval(node.right, scope)
-        return self.binary(type(node.operator), left, right, node)
-
-    def _eval_UnaryOperation(self, node, scope):
-        value = self.eval(node.expression, scope)
-        op = type(node.operator)
-        if op is cst.Not:
-            truth = self.truth(value, node)
-            return truth if isinstance(truth, Unknown) else not truth
-        if isinstance(value, Unknown):
-            return value
-        if isinstance(value, Tensor):
-            return self.framework.tensor_unary(self, op.__name__.lower(), value, node)
-        try:
-            return {cst.Minus: operator.neg, cst.Plus: operator.pos, cst.BitInvert: operator.invert}[op](value)
-        except TypeError:
-            return self.unknown(f"unary operator on {_describe(value)}", node)
-
-    def _eval_BooleanOperation(self, node, scope):
-        left = self.eval(node.left, scope)
-        truth = self.truth(left, node.left)
-        if isinstance(truth, Unknown):
-            return truth
-        if isinstance(node.operator, cst.And):
-            return self.eval(node.right, scope) if truth else left
-        return left if truth else self.eval(node.right, scope)
-
-    def _eval_Comparison(self, node, scope):
-        left = self.eval(node.left, scope)
-        for target in node.comparisons:
-            right = self.eval(target.comparator, scope)
-            result = self.compare(type(target.operator), left, right, target)
-            if isinstance(result, Unknown) or isinstance(result, Tensor) or not result:
-                return result
-            left = right
-        return True
-
-    def _eval_IfExp(self, node, scope):
-        truth = self.decide(node.test, scope)
-        return self.eval(node.body if truth else node.orelse, scope)
-
-    def _eval_NamedExpr(self, node, scope):
-        value = self.eval(node.value, scope)
-        self.assign(node.target, value, scope)
-        return value
-
-    def _eval_Lambda(self, node, scope):
-        return Function("<lambda>", node, scope, self.source, self._defaults(node.params, scope))
-
-    def _eval_Call(self, node, scope):
-        function = self.eval(node.func, scope)
-        args, kwargs = [], {}
-        for arg in node.args:
-            value = self.eval(arg.value, scope)
-            if arg.star == "*":
-                if isinstance(value, Unknown):
-                    return value
-                args.extend(self.iterate(value, arg))
-            elif arg.star == "**":
-                if isinstance(value, dict):
-                    kwargs.update(value)
-                elif isinstance(value, Unknown):
-                    return value
-            elif arg.keyword is not None:
-                kwargs[arg.keyword.value] = value
-            else:
-                args.append(value)
-        return self.call(function, args, kwargs, node)
-
-    # comprehensions
-    def _comprehension(self, for_in, scope, produce) -> None:
-        inner = scope.child()
-
-        def walk(clause):
-            for item in self.iterate(self.eval(clause.iter, inner), clause.iter):
-                self.budget.loop(self, clause)
-                self.assign(clause.target, item, inner)
-                if all(self.decide(condition.test, inner) for condition in clause.ifs):
-                    if clause.inner_for_in is not None:
-                        walk(clause.inner_for_in)
-                    else:
-                        produce(inner)
-
-        walk(for_in)
-
-    def _eval_ListComp(self, node, scope):
-        items: list = []
-        self._comprehension(node.for_in, scope, lambda s: items.append(self.eval(node.elt, s)))
-        return self.budget.container(self, items, node)
-
-    def _eval_GeneratorExp(self, node, scope):
-        return self._eval_ListComp(node, scope)
-
-    def _eval_SetComp(self, node, scope):
-        items = self._eval_ListComp(node, scope)
-        try:
-            return set(items)
-        except TypeError:
-            return items
-
-    def _eval_DictComp(self, node, scope):
-        result: dict = {}
-        self._comprehension(
-            node.for_in, scope,
-            lambda s: result.__setitem__(self.eval(node.key, s), self.eval(node.value, s)),
-        )
-        return result
+            self.unknown(f"item assignment on {describe(container)} is not interpreted", node)
 
     # ---- operations on values ----------------------------------------------------------
     def binary(self, op_class, left, right, node):
@@ -593,7 +134,7 @@ class Interpreter:
         except ZeroDivisionError:
             raise self.fail("division by zero", node) from None
         except (TypeError, ValueError, Undecidable, OverflowError):
-            return self.unknown(f"`{op_class.__name__}` of {_describe(left)} and {_describe(right)}", node)
+            return self.unknown(f"`{op_class.__name__}` of {describe(left)} and {describe(right)}", node)
 
     def compare(self, op_class, left, right, node):
         if op_class in (cst.Is, cst.IsNot):
@@ -616,7 +157,7 @@ class Interpreter:
         except Undecidable as error:
             return self.unknown(str(error), node)
         except TypeError:
-            return self.unknown(f"comparison of {_describe(left)} and {_describe(right)}", node)
+            return self.unknown(f"comparison of {describe(left)} and {describe(right)}", node)
 
     def truth(self, value, node):
         if isinstance(value, Unknown):
@@ -649,7 +190,7 @@ class Interpreter:
             return iter(self.framework.tensor_iter(self, value, node))
         if isinstance(value, Unknown):
             raise self.fail(f"cannot iterate over an unknown value ({value.reason})", node, "SF112")
-        raise self.fail(f"cannot iterate over {_describe(value)}", node, "SF112")
+        raise self.fail(f"cannot iterate over {describe(value)}", node, "SF112")
 
     def get_item(self, container, key, node):
         if isinstance(container, Unknown):
@@ -667,9 +208,9 @@ class Interpreter:
         try:
             return container[key]
         except (IndexError, KeyError) as error:
-            raise self.fail(f"index {_show(key)} is out of range for {_describe(container)}", node, "SF113") from error
+            raise self.fail(f"index {show(key)} is out of range for {describe(container)}", node, "SF113") from error
         except (TypeError, Undecidable):
-            return self.unknown(f"indexing {_describe(container)} with {_show(key)}", node)
+            return self.unknown(f"indexing {describe(container)} with {show(key)}", node)
 
     def get_attribute(self, receiver, name: str, node):
         if isinstance(receiver, Unknown):
@@ -748,7 +289,7 @@ class Interpreter:
             return self.call(self._bind(function, method, function.cls, node), args, kwargs, node)
         if isinstance(function, Tensor):
             return self.unknown("a tensor is called like a function", node)
-        return self.unknown(f"calling {_describe(function)} is not interpreted", node)
+        return self.unknown(f"calling {describe(function)} is not interpreted", node)
 
     def call_builtin(self, builtin: Builtin, args, kwargs, node):
         try:
@@ -821,31 +362,3 @@ class Interpreter:
 
     def _call_error(self, function: Function, message: str, node) -> AnalysisError:
         return self.fail(f"{function.name}() {message}", node, code="SF114")
-
-
-def _dotted_name(node) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = _dotted_name(node.value)
-        return f"{head}.{node.attr.value}" if head else ""
-    return ""
-
-
-def _describe(value) -> str:
-    if isinstance(value, Tensor):
-        return "a tensor"
-    if isinstance(value, Instance):
-        return f"a {value.cls.name}"
-    if isinstance(value, Class):
-        return f"class {value.name}"
-    if isinstance(value, (Function, Builtin)):
-        return f"function {value.name}"
-    if isinstance(value, Unknown):
-        return "an unknown value"
-    return f"{type(value).__name__} {_show(value)}"
-
-
-def _show(value) -> str:
-    text = repr(value) if not isinstance(value, Expr) else str(value)
-    return text if len(text) <= 40 else text[:37] + "..."

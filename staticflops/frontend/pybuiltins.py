@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, Parameter, Partial, SuperProxy, Tensor,

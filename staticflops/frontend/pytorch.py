@@ -9,7 +9,7 @@ from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.torch.framework import TorchFramework
 from staticflops.frontend.torch.modules import is_module, layer_parameters, named_modules
-from staticflops.frontend.values import Class, Function, Instance, Parameter, Tensor, Unknown
+from staticflops.frontend.values import Class, Function, Instance, Tensor, Unknown
 from staticflops.ir import LayerNode, ModelIR, OpCall, ParamDecl
 from staticflops.shapes import InputSpec
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import libcst as cst
+
 from staticflops.diagnostics import Location
+from staticflops.shapes import Expr
 
 
 class CannotKnow(Exception):
@@ -169,3 +172,30 @@ class Partial:
 class SuperProxy:
     receiver: Any
     start_after: Class
+
+def dotted_name(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = dotted_name(node.value)
+        return f"{head}.{node.attr.value}" if head else ""
+    return ""
+
+
+def describe(value) -> str:
+    if isinstance(value, Tensor):
+        return "a tensor"
+    if isinstance(value, Instance):
+        return f"a {value.cls.name}"
+    if isinstance(value, Class):
+        return f"class {value.name}"
+    if isinstance(value, (Function, Builtin)):
+        return f"function {value.name}"
+    if isinstance(value, Unknown):
+        return "an unknown value"
+    return f"{type(value).__name__} {show(value)}"
+
+
+def show(value) -> str:
+    text = repr(value) if not isinstance(value, Expr) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,223 @@
+"""Expressions of the analysed program: literals, names, operators, calls, comprehensions."""
+
+from __future__ import annotations
+
+import operator
+
+import libcst as cst
+
+from staticflops.frontend.scope import MISSING, Scope
+from staticflops.frontend.values import Function, Tensor, Unknown, describe
+
+
+class Expressions:
+    """Mixed into :class:`Interpreter`: one ``_eval_<Node>`` method per expression kind."""
+
+    def eval(self, node, scope: Scope):
+        handler = getattr(self, "_eval_" + type(node).__name__, None)
+        if handler is None:
+            return self.unknown(f"expression `{type(node).__name__}` is not interpreted", node)
+        return handler(node, scope)
+
+    def _eval_Name(self, node, scope):
+        value = scope.lookup(node.value, self.builtins)
+        if value is MISSING:
+            return self.unknown(f"name `{node.value}` is not defined", node)
+        return value
+
+    def _eval_Integer(self, node, scope):
+        return node.evaluated_value
+
+    def _eval_Float(self, node, scope):
+        return node.evaluated_value
+
+    def _eval_SimpleString(self, node, scope):
+        return node.evaluated_value
+
+    def _eval_ConcatenatedString(self, node, scope):
+        left, right = self.eval(node.left, scope), self.eval(node.right, scope)
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+        return left if isinstance(left, Unknown) else right
+
+    def _eval_FormattedString(self, node, scope):
+        pieces = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                pieces.append(part.value)
+            else:
+                value = self.eval(part.expression, scope)
+                if isinstance(value, Unknown):
+                    return value
+                pieces.append(str(value))
+        return "".join(pieces)
+
+    def _eval_Ellipsis(self, node, scope):
+        return Ellipsis
+
+    def _eval_Tuple(self, node, scope):
+        return tuple(self._elements(node.elements, scope))
+
+    def _eval_List(self, node, scope):
+        return self.budget.container(self, self._elements(node.elements, scope), node)
+
+    def _eval_Set(self, node, scope):
+        items = self._elements(node.elements, scope)
+        try:
+            return set(items)
+        except TypeError:
+            return list(items)
+
+    def _elements(self, elements, scope) -> list:
+        items = []
+        for element in elements:
+            value = self.eval(element.value, scope)
+            if isinstance(element, cst.StarredElement):
+                items.extend(self.iterate(value, element))
+            else:
+                items.append(value)
+        return items
+
+    def _eval_Dict(self, node, scope):
+        result = {}
+        for element in node.elements:
+            if isinstance(element, cst.StarredDictElement):
+                value = self.eval(element.value, scope)
+                if isinstance(value, dict):
+                    result.update(value)
+                continue
+            key = self.eval(element.key, scope)
+            try:
+                result[key] = self.eval(element.value, scope)
+            except TypeError:
+                return self.unknown("dictionary key cannot be used", element.key)
+        return result
+
+    def _eval_Attribute(self, node, scope):
+        receiver = self.eval(node.value, scope)
+        return self.get_attribute(receiver, node.attr.value, node)
+
+    def _eval_Subscript(self, node, scope):
+        container = self.eval(node.value, scope)
+        key = self._subscript_key(node, scope)
+        return self.get_item(container, key, node)
+
+    def _subscript_key(self, node, scope):
+        keys = []
+        for element in node.slice:
+            piece = element.slice
+            if isinstance(piece, cst.Slice):
+                parts = [None if p is None else self.eval(p, scope) for p in (piece.lower, piece.upper, piece.step)]
+                keys.append(slice(*parts))
+            else:
+                keys.append(self.eval(piece.value, scope))
+        return keys[0] if len(keys) == 1 else tuple(keys)
+
+    def _eval_BinaryOperation(self, node, scope):
+        left = self.eval(node.left, scope)
+        right = self.eval(node.right, scope)
+        return self.binary(type(node.operator), left, right, node)
+
+    def _eval_UnaryOperation(self, node, scope):
+        value = self.eval(node.expression, scope)
+        op = type(node.operator)
+        if op is cst.Not:
+            truth = self.truth(value, node)
+            return truth if isinstance(truth, Unknown) else not truth
+        if isinstance(value, Unknown):
+            return value
+        if isinstance(value, Tensor):
+            return self.framework.tensor_unary(self, op.__name__.lower(), value, node)
+        try:
+            return {cst.Minus: operator.neg, cst.Plus: operator.pos, cst.BitInvert: operator.invert}[op](value)
+        except TypeError:
+            return self.unknown(f"unary operator on {describe(value)}", node)
+
+    def _eval_BooleanOperation(self, node, scope):
+        left = self.eval(node.left, scope)
+        truth = self.truth(left, node.left)
+        if isinstance(truth, Unknown):
+            return truth
+        if isinstance(node.operator, cst.And):
+            return self.eval(node.right, scope) if truth else left
+        return left if truth else self.eval(node.right, scope)
+
+    def _eval_Comparison(self, node, scope):
+        left = self.eval(node.left, scope)
+        for target in node.comparisons:
+            right = self.eval(target.comparator, scope)
+            result = self.compare(type(target.operator), left, right, target)
+            if isinstance(result, Unknown) or isinstance(result, Tensor) or not result:
+                return result
+            left = right
+        return True
+
+    def _eval_IfExp(self, node, scope):
+        truth = self.decide(node.test, scope)
+        return self.eval(node.body if truth else node.orelse, scope)
+
+    def _eval_NamedExpr(self, node, scope):
+        value = self.eval(node.value, scope)
+        self.assign(node.target, value, scope)
+        return value
+
+    def _eval_Lambda(self, node, scope):
+        return Function("<lambda>", node, scope, self.source, self._defaults(node.params, scope))
+
+    def _eval_Call(self, node, scope):
+        function = self.eval(node.func, scope)
+        args, kwargs = [], {}
+        for arg in node.args:
+            value = self.eval(arg.value, scope)
+            if arg.star == "*":
+                if isinstance(value, Unknown):
+                    return value
+                args.extend(self.iterate(value, arg))
+            elif arg.star == "**":
+                if isinstance(value, dict):
+                    kwargs.update(value)
+                elif isinstance(value, Unknown):
+                    return value
+            elif arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            else:
+                args.append(value)
+        return self.call(function, args, kwargs, node)
+
+    def _comprehension(self, for_in, scope, produce) -> None:
+        inner = scope.child()
+
+        def walk(clause):
+            for item in self.iterate(self.eval(clause.iter, inner), clause.iter):
+                self.budget.loop(self, clause)
+                self.assign(clause.target, item, inner)
+                if all(self.decide(condition.test, inner) for condition in clause.ifs):
+                    if clause.inner_for_in is not None:
+                        walk(clause.inner_for_in)
+                    else:
+                        produce(inner)
+
+        walk(for_in)
+
+    def _eval_ListComp(self, node, scope):
+        items: list = []
+        self._comprehension(node.for_in, scope, lambda s: items.append(self.eval(node.elt, s)))
+        return self.budget.container(self, items, node)
+
+    def _eval_GeneratorExp(self, node, scope):
+        return self._eval_ListComp(node, scope)
+
+    def _eval_SetComp(self, node, scope):
+        items = self._eval_ListComp(node, scope)
+        try:
+            return set(items)
+        except TypeError:
+            return items
+
+    def _eval_DictComp(self, node, scope):
+        result: dict = {}
+        self._comprehension(
+            node.for_in, scope,
+            lambda s: result.__setitem__(self.eval(node.key, s), self.eval(node.value, s)),
+        )
+        return result

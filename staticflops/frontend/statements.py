@@ -1,0 +1,262 @@
+"""Statements of the analysed program: assignment, control flow, definitions, imports."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from staticflops.frontend.scope import Scope
+from staticflops.frontend.values import Class, Function, Namespace, Unknown, dotted_name
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+_AUGMENTED = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+    cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply, cst.BitOrAssign: cst.BitOr,
+    cst.BitAndAssign: cst.BitAnd, cst.BitXorAssign: cst.BitXor, cst.LeftShiftAssign: cst.LeftShift,
+    cst.RightShiftAssign: cst.RightShift,
+}
+
+
+class Statements:
+    """Mixed into :class:`Interpreter`: one ``_exec_<Node>`` method per statement kind."""
+
+    def exec_block(self, statements, scope: Scope) -> None:
+        for statement in statements:
+            self.exec_statement(statement, scope)
+
+    def exec_statement(self, node, scope: Scope) -> None:
+        self.budget.step(self, node)
+        handler = getattr(self, "_exec_" + type(node).__name__, None)
+        if handler is None:
+            self.unknown(f"statement `{type(node).__name__}` is not interpreted", node)
+            return
+        handler(node, scope)
+
+    def _body(self, block) -> list:
+        return list(block.body)
+
+    def _exec_SimpleStatementLine(self, node, scope):
+        for small in node.body:
+            self.exec_statement(small, scope)
+
+    _exec_SimpleStatementSuite = _exec_SimpleStatementLine
+
+    def _exec_IndentedBlock(self, node, scope):
+        self.exec_block(node.body, scope)
+
+    def _exec_Expr(self, node, scope):
+        self.eval(node.value, scope)
+
+    def _exec_Pass(self, node, scope):
+        pass
+
+    def _exec_Assert(self, node, scope):
+        pass  # asserts guard inputs; they never change shapes or cost
+
+    def _exec_Global(self, node, scope):
+        scope.globals_declared.update(n.name.value for n in node.names)
+
+    def _exec_Nonlocal(self, node, scope):
+        scope.nonlocals_declared.update(n.name.value for n in node.names)
+
+    def _exec_Del(self, node, scope):
+        target = node.target
+        if isinstance(target, cst.Name):
+            scope.vars.pop(target.value, None)
+
+    def _exec_Break(self, node, scope):
+        raise _Break()
+
+    def _exec_Continue(self, node, scope):
+        raise _Continue()
+
+    def _exec_Return(self, node, scope):
+        raise _Return(None if node.value is None else self.eval(node.value, scope))
+
+    def _exec_Raise(self, node, scope):
+        # Reaching a `raise` means the model's own checks reject the arguments.
+        detail = ""
+        if node.exc is not None:
+            exc = node.exc
+            if isinstance(exc, cst.Call) and exc.args:
+                message = self.eval(exc.args[0].value, scope)
+                if isinstance(message, str):
+                    detail = f": {message}"
+        raise self.fail(f"the model raises an error here{detail}", node, code="SF111")
+
+    def _exec_Assign(self, node, scope):
+        value = self.eval(node.value, scope)
+        for target in node.targets:
+            self.assign(target.target, value, scope)
+
+    def _exec_AnnAssign(self, node, scope):
+        if node.value is not None:
+            self.assign(node.target, self.eval(node.value, scope), scope)
+
+    def _exec_AugAssign(self, node, scope):
+        current = self.eval(node.target, scope)
+        operation = _AUGMENTED[type(node.operator)]
+        value = self.binary(operation, current, self.eval(node.value, scope), node)
+        self.assign(node.target, value, scope)
+
+    def _exec_If(self, node, scope):
+        branch = self.decide(node.test, scope)
+        if branch:
+            self.exec_statement(node.body, scope)
+        elif node.orelse is not None:
+            orelse = node.orelse
+            if isinstance(orelse, cst.If):
+                self._exec_If(orelse, scope)
+            else:
+                self.exec_statement(orelse.body, scope)
+
+    def _exec_For(self, node, scope):
+        iterable = self.eval(node.iter, scope)
+        broke = False
+        for item in self.iterate(iterable, node.iter):
+            self.budget.loop(self, node)
+            self.assign(node.target, item, scope)
+            try:
+                self.exec_statement(node.body, scope)
+            except _Break:
+                broke = True
+                break
+            except _Continue:
+                continue
+        if not broke and node.orelse is not None:
+            self.exec_statement(node.orelse.body, scope)
+
+    def _exec_While(self, node, scope):
+        while self.decide(node.test, scope):
+            self.budget.loop(self, node)
+            try:
+                self.exec_statement(node.body, scope)
+            except _Break:
+                return
+            except _Continue:
+                continue
+        if node.orelse is not None:
+            self.exec_statement(node.orelse.body, scope)
+
+    def _exec_With(self, node, scope):
+        for item in node.items:
+            value = self.eval(item.item, scope)
+            if item.asname is not None:
+                self.assign(item.asname.name, value, scope)
+        self.exec_statement(node.body, scope)
+
+    def _exec_Try(self, node, scope):
+        # The analysed code's error paths are not followed: we take the `try` body
+        # (our own errors are not Python exceptions of theirs), then `else`/`finally`.
+        self.exec_statement(node.body, scope)
+        if node.orelse is not None:
+            self.exec_statement(node.orelse.body, scope)
+        if node.finalbody is not None:
+            self.exec_statement(node.finalbody.body, scope)
+
+    def _exec_FunctionDef(self, node, scope):
+        decorators = []
+        for decorator in node.decorators:
+            expression = decorator.decorator
+            name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression)
+            decorators.append(name.rsplit(".", 1)[-1] if name else "?")
+        function = Function(
+            name=node.name.value, node=node, scope=scope, source=self.source,
+            defaults=self._defaults(node.params, scope), decorators=tuple(decorators),
+        )
+        scope.assign(node.name.value, function)
+
+    def _defaults(self, params: cst.Parameters, scope: Scope) -> dict:
+        defaults = {}
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.default is not None:
+                defaults[param.name.value] = self.eval(param.default, scope)
+        return defaults
+
+    def _exec_ClassDef(self, node, scope):
+        bases = []
+        for arg in node.bases:
+            base = self.eval(arg.value, scope)
+            if isinstance(base, Class):
+                bases.append(base)
+            elif not isinstance(base, Unknown):
+                bases.append(self.framework.object_class)
+        body_scope = scope.child(is_class=True)
+        cls = Class(node.name.value, tuple(bases), body_scope.vars, self.location(node))
+        body_scope.vars["__qualname__"] = node.name.value
+        self.exec_statement(node.body, body_scope)
+        scope.assign(node.name.value, cls)
+
+    def _exec_Import(self, node, scope):
+        for alias in node.names:
+            dotted = dotted_name(alias.name)
+            if alias.asname is not None:
+                scope.assign(alias.asname.name.value, self.framework.import_module(self, dotted, node))
+            else:
+                top = dotted.split(".")[0]
+                scope.assign(top, self.framework.import_module(self, top, node))
+
+    def _exec_ImportFrom(self, node, scope):
+        dotted = ("." * len(node.relative)) + (dotted_name(node.module) if node.module else "")
+        module = self.framework.import_module(self, dotted, node)
+        if isinstance(node.names, cst.ImportStar):
+            if isinstance(module, Namespace):
+                for name, value in module.members.items():
+                    if not name.startswith("_"):
+                        scope.assign(name, value)
+            return
+        for alias in node.names:
+            name = alias.name.value
+            value = self.get_attribute(module, name, node) if not isinstance(module, Unknown) else module
+            target = alias.asname.name.value if alias.asname is not None else name
+            scope.assign(target, value)
+
+    def assign(self, target, value, scope: Scope) -> None:
+        if isinstance(target, cst.Name):
+            scope.assign(target.value, value)
+        elif isinstance(target, cst.Attribute):
+            receiver = self.eval(target.value, scope)
+            self.set_attribute(receiver, target.attr.value, value, target)
+        elif isinstance(target, cst.Subscript):
+            container = self.eval(target.value, scope)
+            key = self._subscript_key(target, scope)
+            self.set_item(container, key, value, target)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            self._unpack(target.elements, value, scope, target)
+        elif isinstance(target, cst.StarredElement):
+            self.assign(target.value, value, scope)
+        else:
+            self.unknown(f"assignment to `{type(target).__name__}` is not interpreted", target)
+
+    def _unpack(self, elements, value, scope, node) -> None:
+        if isinstance(value, Unknown):
+            for element in elements:
+                self.assign(element.value, value, scope)
+            return
+        items = list(self.iterate(value, node))
+        starred = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+        if starred:
+            s = starred[0]
+            after = len(elements) - s - 1
+            if len(items) < len(elements) - 1:
+                raise self.fail(f"cannot unpack {len(items)} values into {len(elements)} targets", node)
+            groups = items[:s] + [list(items[s:len(items) - after])] + items[len(items) - after:]
+        else:
+            if len(items) != len(elements):
+                raise self.fail(f"cannot unpack {len(items)} values into {len(elements)} targets", node, "SF301")
+            groups = items
+        for element, item in zip(elements, groups):
+            self.assign(element.value, item, scope)

@@ -7,11 +7,15 @@ from pathlib import Path
 from typing import Iterable
 
 from staticflops.cost import price
+from staticflops.cost.training import run_budget, training_facts
 from staticflops.diagnostics import UsageError
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import load_source
 from staticflops.report import Report, build_report
+from staticflops.report.build import count
+from staticflops.report.schema import Training, TrainingBudget
 from staticflops.rulesets import load_ruleset
+from staticflops.rulesets.hardware import load_device
 from staticflops.shapes import InputSpec, parse_input_spec
 
 
@@ -21,19 +25,53 @@ def analyze(
     inputs: Iterable[str | InputSpec] = (),
     kwargs: dict | str | None = None,
     rules: str = "standard",
+    training: bool = False,
+    freeze: Iterable[str] = (),
+    steps: int | None = None,
+    hardware: str | None = None,
+    precision: str = "bf16",
+    mfu: float | None = None,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
     ``inputs``: one shape per ``forward`` argument, as ``"1x3x224x224"``, ``"B,3,224,224"``
     or ``"Bx1024:int64"``.  ``kwargs``: constructor arguments (a dict or a JSON object).
+    ``training``: add backward FLOPs (input- and weight-gradient) and training FLOPs per step;
+    ``freeze``: module-path globs whose weights get no gradient; ``steps``, ``hardware``,
+    ``precision``, ``mfu``: turn training FLOPs into a run total and GPU-hours.
     Raises ``AnalysisError`` (with a location) when the model cannot be analysed and
     ``UsageError`` for malformed arguments.
     """
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
+    freeze = tuple(freeze)
+    training = training or bool(freeze) or steps is not None or hardware is not None
+    if hardware is not None and mfu is None:
+        raise UsageError("--hardware needs --mfu: the fraction of peak throughput you expect (e.g. 0.4)")
+    if mfu is not None and not 0 < mfu <= 1:
+        raise UsageError(f"--mfu must be in (0, 1], got {mfu}")
     ruleset = load_ruleset(rules)
     source = load_source(path)
-    ir = analyse_torch(source, model, _kwargs(kwargs), specs)
-    return build_report(ir, price(ir, ruleset), ruleset)
+    ir = analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze)
+    cost = price(ir, ruleset, training=training)
+    summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
+    return build_report(ir, cost, ruleset, summary)
+
+
+def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) -> Training:
+    facts = training_facts(ir, cost)
+    summary = Training(backward_forward_ratio=facts.ratio, notes=facts.notes, frozen=list(freeze),
+                       tokens_per_step=count(facts.tokens) if facts.tokens is not None else None,
+                       flops_per_token_vs_6n=facts.versus_6n)
+    if steps is not None or hardware is not None:
+        device, peak = load_device(hardware, precision) if hardware else (None, None)
+        budget = run_budget(cost.flops + cost.backward, steps or 1, peak, mfu)
+        hours = budget.get("gpu_hours")
+        summary.budget = TrainingBudget(
+            steps=budget["steps"], total_flops=count(budget["total_flops"]), formula=budget["formula"],
+            hardware=device.name if device else None, precision=precision if device else None,
+            peak_flops_per_second=peak, mfu=mfu,
+            gpu_hours=(float(hours) if not hasattr(hours, "terms") else str(hours)) if hours is not None else None)
+    return summary
 
 
 def _kwargs(kwargs: dict | str | None) -> dict:

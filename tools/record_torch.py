@@ -88,6 +88,8 @@ SAMPLES = {
     "samples/lenet5.py": ("LeNet5", [f32(1, 1, 28, 28)]),
     "samples/resnet50.py": ("ResNet50", [f32(1, 3, 224, 224)]),
     "samples/transformer.py": ("GPT", [i64(1, 64, high=1000)]),
+    "samples/mlp.py": ("MLP", [f32(8, 784)]),
+    "samples/mobilenet_v2.py": ("MobileNetV2", [f32(1, 3, 224, 224)]),
 }
 
 # case file name (in tests/fixtures/torch_cases/) -> inputs; the class is always `Model`
@@ -98,6 +100,7 @@ CASES = {
     "linear_4d_input": [f32(2, 3, 4, 6)],
     "linear_no_bias": [f32(4, 16)],
     "mlp_sequential": [f32(4, 20)],
+    "frozen_inline": [f32(2, 3, 8, 8)],
     "bilinear": [f32(5, 8), f32(5, 6)],
     # convolutions
     "conv1d_basic": [f32(2, 4, 32)],

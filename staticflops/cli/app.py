@@ -36,13 +36,20 @@ def analyze(
     rules: Annotated[str, typer.Option("--rules", "-r", help="Rule set name or path to a YAML rule file.")] = "standard",
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
     depth: Annotated[Optional[int], typer.Option("--depth", help="Show layers down to this depth only (table/markdown).")] = None,
+    training: Annotated[bool, typer.Option("--training", help="Add backward FLOPs (input and weight gradients) and training FLOPs per step.")] = False,
+    freeze: Annotated[Optional[list[str]], typer.Option("--freeze", help="Module-path glob whose weights are frozen (no weight gradients); repeatable. Implies --training.")] = None,
+    steps: Annotated[Optional[int], typer.Option("--steps", min=1, help="Training steps: total training FLOPs = per step x steps. Implies --training.")] = None,
+    hardware: Annotated[Optional[str], typer.Option("--hardware", help="Device from rules/hardware.yaml (h100, h200, a100, l4, cpu) for GPU-hours. Implies --training.")] = None,
+    precision: Annotated[str, typer.Option("--precision", help="Precision whose peak throughput --hardware uses: fp32, tf32, bf16, fp16, fp8.")] = "bf16",
+    mfu: Annotated[Optional[float], typer.Option("--mfu", help="Model FLOPs utilisation, the fraction of peak reached (e.g. 0.4); needed with --hardware.")] = None,
 ) -> None:
     """Analyse one model file and print its cost per layer and in total."""
     from staticflops.api import analyze as run
     from staticflops.diagnostics import AnalysisError, UsageError
 
     try:
-        report = run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules)
+        report = run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, training=training,
+                     freeze=freeze or (), steps=steps, hardware=hardware, precision=precision, mfu=mfu)
     except UsageError as error:
         typer.echo(f"staticflops: error: {error}", err=True)
         raise typer.Exit(2) from None
@@ -50,7 +57,7 @@ def analyze(
         typer.echo(f"{error.location}: error: {error.message}" if error.location else f"staticflops: error: {error.message}", err=True)
         raise typer.Exit(1) from None
     if output_format is Format.json:
-        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(report.to_json() + "\n")
     elif output_format is Format.markdown:
         from staticflops.report.markdown import render_markdown
         sys.stdout.write(render_markdown(report, depth))

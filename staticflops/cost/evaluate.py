@@ -20,6 +20,14 @@ class OpCost:
     flops: object = 0
     macs: object = 0
     known: bool = True
+    input_grad: object = 0  # backward FLOPs, filled only for training (state_grad included)
+    weight_grad: object = 0
+    skipped_input_grad: object = 0  # what an input gradient would have cost had it been needed
+    skipped_weight_grad: object = 0  # likewise for frozen / absent weights
+
+    @property
+    def backward(self):
+        return self.input_grad + self.weight_grad
 
 
 @dataclass
@@ -28,6 +36,7 @@ class LayerCost:
     depth: int
     flops: object = 0  # inclusive of children and of the functional ops in its forward
     macs: object = 0
+    backward: object = 0
     params: object = 0
     trainable_params: object = 0
     ops: list = field(default_factory=list)  # OpCosts charged directly to this layer
@@ -42,15 +51,27 @@ class CostResult:
     params: object
     trainable_params: object
     unknowns: list  # (Location, str)
+    training: bool = False
+    input_grad: object = 0
+    weight_grad: object = 0
+    skipped_input_grad: object = 0
+    skipped_weight_grad: object = 0
+
+    @property
+    def backward(self):
+        return self.input_grad + self.weight_grad
 
     @property
     def complete(self) -> bool:
         return not self.unknowns
 
 
-def price(ir: ModelIR, rules: RuleSet) -> CostResult:
+def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     unknowns: list = list(ir.unknowns)
     op_costs = [_price_op(op, rules, unknowns) for op in ir.ops]
+    if training:
+        for cost in op_costs:
+            _price_backward(cost, rules, unknowns)
     layers = []
     by_path: dict = {}
 
@@ -75,7 +96,15 @@ def price(ir: ModelIR, rules: RuleSet) -> CostResult:
             if path in by_path:
                 by_path[path].flops += cost.flops
                 by_path[path].macs += cost.macs
-    return CostResult(op_costs, layers, root.flops, root.macs, root.params, root.trainable_params, unknowns)
+                by_path[path].backward += cost.backward
+    result = CostResult(op_costs, layers, root.flops, root.macs, root.params, root.trainable_params, unknowns,
+                        training=training)
+    for cost in op_costs:
+        result.input_grad += cost.input_grad
+        result.weight_grad += cost.weight_grad
+        result.skipped_input_grad += cost.skipped_input_grad
+        result.skipped_weight_grad += cost.skipped_weight_grad
+    return result
 
 
 def _ancestors(path: str):
@@ -109,6 +138,53 @@ def _price_op(op: OpCall, rules: RuleSet, unknowns: list) -> OpCost:
         unknowns.append((op.location, f"rule `{op.kind}` ({rule.origin}) could not be evaluated: {error}"))
         return OpCost(op, known=False)
     return OpCost(op, _integral(flops), _integral(macs))
+
+
+def _price_backward(cost: OpCost, rules: RuleSet, unknowns: list) -> None:
+    """Which gradients an op computes follows autograd: w.r.t. inputs only when one requires
+    grad, w.r.t. weights only when they are trainable; the rule says what each costs."""
+    if not cost.known:
+        return
+    op = cost.op
+    rule = rules.get(op.kind)
+    needs_input = any(op.needs_grad)
+    has_weights = op.trainable_inputs > 0
+    env = _env(op)
+    env.update(forward=cost.flops, macs=cost.macs, needs_grad=tuple(op.needs_grad) + (False,) * 4,
+               grad_inputs=sum(op.needs_grad), trainable_inputs=op.trainable_inputs)
+
+    def value(formula, needed: bool, what: str):
+        if formula is None:
+            if _is_zero(cost.flops):
+                return 0
+            unknowns.append((op.location, f"rule `{op.kind}` gives no {what} cost"))
+            return 0
+        try:
+            return _integral(formula.evaluate(env))
+        except FormulaError as error:
+            unknowns.append((op.location, f"{what} of `{op.kind}` could not be evaluated: {error}"))
+            return 0
+
+    input_grad = value(rule.input_grad, needs_input, "input-gradient")
+    if rule.weight_grad is None and not has_weights:
+        weight_grad = 0  # an op without weights needs no weight-gradient rule
+    else:
+        weight_grad = value(rule.weight_grad, has_weights, "weight-gradient")
+    state_grad = value(rule.state_grad, True, "state-gradient") if rule.state_grad is not None else 0
+    if needs_input:
+        cost.input_grad = input_grad
+    else:
+        cost.skipped_input_grad = input_grad
+    if has_weights:
+        cost.weight_grad = weight_grad
+    else:
+        cost.skipped_weight_grad = weight_grad
+    if needs_input or has_weights:
+        cost.input_grad = cost.input_grad + state_grad
+
+
+def _is_zero(value) -> bool:
+    return not hasattr(value, "terms") and value == 0
 
 
 def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fnmatch import fnmatch
+
 import libcst as cst
 
 from staticflops.diagnostics import AnalysisError, Location
@@ -14,7 +16,8 @@ from staticflops.ir import LayerNode, ModelIR, OpCall, ParamDecl
 from staticflops.shapes import InputSpec
 
 
-def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec]) -> ModelIR:
+def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
+                  freeze: tuple = ()) -> ModelIR:
     framework = TorchFramework()
     interp = Interpreter(framework)
     framework.install(interp)
@@ -31,7 +34,8 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     if not inputs:
         raise AnalysisError(f"no --input given: pass one shape per argument of {name}.forward, e.g. --input 1x3x224x224",
                             code="SF102")
-    tensors = [Tensor(spec.shape, spec.dtype) for spec in inputs]
+    _freeze(root, freeze)
+    tensors = [Tensor(spec.shape, spec.dtype) for spec in inputs]  # model inputs do not require grad
     result = interp.call(root, tensors, {}, anchor)
     paths = {id(m): path for path, m in named_modules(root)}
     return ModelIR(
@@ -41,6 +45,19 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         inputs=list(inputs), outputs=_output_shapes(result),
         unknowns=interp.unknowns,
     )
+
+
+def _freeze(root: Instance, patterns: tuple) -> None:
+    """``--freeze GLOB``: a module whose dotted path matches, and everything inside it, gets no
+    weight gradients (as ``requires_grad_(False)`` would do)."""
+    if not patterns:
+        return
+    for path, module in named_modules(root):
+        if any(fnmatch(path, p) or fnmatch(path, p.rstrip(".*")) for p in patterns):
+            for _, inner in named_modules(module):
+                inner.module.frozen = True
+                for param in [*inner.module.parameters.values(), *layer_parameters(inner).values()]:
+                    param.trainable = param.requires_grad = False
 
 
 def _select_model(interp, source, scope, framework, model: str | None):
@@ -131,7 +148,8 @@ def _op(traced, paths: dict) -> OpCall:
     owner = paths.get(id(traced.module), "") if traced.module is not None else ""
     return OpCall(kind=traced.kind, label=traced.label, attrs=traced.attrs, facts=traced.facts,
                   inputs=traced.inputs, outputs=traced.outputs, module=owner,
-                  is_layer_call=traced.is_layer_call, location=traced.location)
+                  is_layer_call=traced.is_layer_call, location=traced.location,
+                  needs_grad=traced.needs_grad, trainable_inputs=traced.trainable_inputs)
 
 
 def _output_shapes(result) -> list:

@@ -18,6 +18,8 @@ class TracedOp:
     module: object  # the Instance charged with this op
     is_layer_call: bool
     location: Location
+    needs_grad: list = field(default_factory=list)  # per activation input: does it require grad?
+    trainable_inputs: int = 0  # trainable weights used: the layer's own, or Parameters passed in
 
 
 @dataclass

@@ -45,6 +45,8 @@ class Tensor:
 
 @dataclass(eq=False)
 class Parameter(Tensor):
+    """An ``nn.Parameter``: requires grad while trainable."""
+
     trainable: bool = True
     owner: object = None  # the framework layer whose rule counts this tensor (weight/bias)
 

@@ -49,6 +49,8 @@ class OpCall(_IR):
     module: str  # the layer this op is charged to
     is_layer_call: bool  # True: the call of a framework layer (module == that layer)
     location: Location
+    needs_grad: list[bool] = Field(default_factory=list)  # per activation input, for backward
+    trainable_inputs: int = 0  # trainable weight tensors the op uses (its weight gradients)
 
 
 class ModelIR(_IR):

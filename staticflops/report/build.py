@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from staticflops.cost import CostResult
 from staticflops.ir import ModelIR
-from staticflops.report.schema import Layer, Report, Totals, Unknown
+from staticflops.report.schema import Layer, Report, Totals, Training, Unknown
 from staticflops.rulesets import RuleSet
 from staticflops.shapes import Expr, format_dim
 
@@ -23,8 +23,8 @@ def shape_out(shape):
     return None if shape is None else [count(d) for d in shape]
 
 
-def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet) -> Report:
-    return Report(
+def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Training | None = None) -> Report:
+    report = Report(
         file=ir.file, model=ir.name, framework=ir.framework, rules=rules.name,
         inputs=[str(spec) for spec in ir.inputs],
         outputs=[shape_out(s) for s in ir.outputs],
@@ -33,7 +33,15 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet) -> Report:
                       complete=cost.complete),
         layers=_rows(cost),
         unknown=[Unknown(location=str(where), what=what) for where, what in cost.unknowns],
+        training=training,
     )
+    if cost.training:
+        totals = report.totals
+        totals.backward_flops = count(cost.backward)
+        totals.input_grad_flops = count(cost.input_grad)
+        totals.weight_grad_flops = count(cost.weight_grad)
+        totals.training_flops = count(cost.flops + cost.backward)
+    return report
 
 
 def _rows(cost: CostResult) -> list[Layer]:
@@ -45,12 +53,13 @@ def _rows(cost: CostResult) -> list[Layer]:
                 name=node.name, type=node.type, kind="module", depth=layer.depth, location=str(node.location),
                 output_shape=shape_out(node.output_shapes[0]) if node.output_shapes else None,
                 forward_flops=count(layer.flops), macs=count(layer.macs), params=count(layer.params),
-                calls=node.calls,
+                calls=node.calls, backward_flops=count(layer.backward) if cost.training else None,
             ))
         seen: dict = {}
         for op_cost in layer.ops:
             op = op_cost.op
-            if op.is_layer_call or (op_cost.known and _is_zero(op_cost.flops) and _is_zero(op_cost.macs)):
+            if op.is_layer_call or (op_cost.known and _is_zero(op_cost.flops) and _is_zero(op_cost.macs)
+                                    and _is_zero(op_cost.backward)):
                 continue
             base = f"{node.name}.{op.kind}" if node.name else op.kind
             seen[base] = seen.get(base, 0) + 1
@@ -60,6 +69,7 @@ def _rows(cost: CostResult) -> list[Layer]:
                 output_shape=shape_out(op.outputs[0]) if op.outputs else None,
                 forward_flops=count(op_cost.flops) if op_cost.known else "unknown",
                 macs=count(op_cost.macs) if op_cost.known else "unknown", params=0,
+                backward_flops=count(op_cost.backward) if cost.training else None,
             ))
     return rows
 

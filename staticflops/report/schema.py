@@ -4,6 +4,7 @@ formula string (``8178368512*B``) when it depends on a symbolic input dimension.
 
 from __future__ import annotations
 
+import json
 from typing import Optional, Union
 
 from pydantic import BaseModel, Field
@@ -20,6 +21,11 @@ class Totals(BaseModel):
     trainable_params: Count
     convention: str  # what the headline number is, in a few words
     complete: bool  # False when something was unknown: the counts are then lower bounds
+    # With --training only (absent otherwise):
+    backward_flops: Optional[Count] = None  # input_grad_flops + weight_grad_flops
+    input_grad_flops: Optional[Count] = None
+    weight_grad_flops: Optional[Count] = None
+    training_flops: Optional[Count] = None  # forward + backward, per step
 
 
 class Layer(BaseModel):
@@ -33,6 +39,29 @@ class Layer(BaseModel):
     macs: Count
     params: Count
     calls: int = 1
+    backward_flops: Optional[Count] = None  # with --training only
+
+
+class TrainingBudget(BaseModel):
+    steps: int
+    total_flops: Count  # training_flops x steps
+    hardware: Optional[str] = None
+    precision: Optional[str] = None
+    peak_flops_per_second: Optional[float] = None
+    mfu: Optional[float] = None
+    gpu_hours: Optional[Union[float, str]] = None
+    formula: str
+
+
+class Training(BaseModel):
+    """With --training: why backward/forward is what it is, and the optional run budget."""
+
+    backward_forward_ratio: Optional[float] = None
+    notes: list[str]
+    frozen: list[str] = Field(default_factory=list)  # --freeze patterns
+    tokens_per_step: Optional[Count] = None
+    flops_per_token_vs_6n: Optional[float] = None  # ours / (6 x non-embedding params)
+    budget: Optional[TrainingBudget] = None
 
 
 class Unknown(BaseModel):
@@ -59,3 +88,20 @@ class Report(BaseModel):
     layers: list[Layer]
     unknown: list[Unknown] = Field(default_factory=list)
     diagnostics: list[DiagnosticOut] = Field(default_factory=list)
+    training: Optional[Training] = None  # with --training only
+
+    def to_json(self) -> str:
+        """The JSON contract: training-only fields are absent (not null) without --training."""
+        data = self.model_dump(mode="json")
+        for key in _TRAINING_TOTALS:
+            if data["totals"][key] is None:
+                del data["totals"][key]
+        for layer in data["layers"]:
+            if layer["backward_flops"] is None:
+                del layer["backward_flops"]
+        if data["training"] is None:
+            del data["training"]
+        return json.dumps(data, indent=2)
+
+
+_TRAINING_TOTALS = ("backward_flops", "input_grad_flops", "weight_grad_flops", "training_flops")

@@ -26,8 +26,11 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
     totals = report.totals
     table = Table(box=box.SIMPLE_HEAD, title=f"{report.model} ({report.file}) — rules: {report.rules}",
                   title_justify="left")
-    for column, justify in (("Layer", "left"), ("Type", "left"), ("Output", "left"), ("FLOPs", "right"),
-                            ("MACs", "right"), ("Params", "right"), ("%FLOPs", "right"), ("Line", "right")):
+    training = totals.training_flops is not None
+    columns = [("Layer", "left"), ("Type", "left"), ("Output", "left"), ("FLOPs", "right"), ("MACs", "right")]
+    columns += [("Bwd FLOPs", "right")] if training else []
+    columns += [("Params", "right"), ("%FLOPs", "right"), ("Line", "right")]
+    for column, justify in columns:
         table.add_column(column, justify=justify, no_wrap=True)
     for row in report.layers:
         if max_depth is not None and row.depth > max_depth:
@@ -36,16 +39,45 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
         style = "dim" if row.kind == "op" else None
         flops = row.forward_flops if row.forward_flops == "unknown" else human(row.forward_flops)
         macs = row.macs if row.macs == "unknown" else human(row.macs)
-        table.add_row(name, row.type, _shape(row.output_shape, row.calls), flops, macs,
-                      human(row.params) if row.params else "", share(row.forward_flops, totals.forward_flops),
-                      _where(row.location, report.file), style=style)
+        cells = [name, row.type, _shape(row.output_shape, row.calls), flops, macs]
+        cells += [human(row.backward_flops)] if training else []
+        cells += [human(row.params) if row.params else "", share(row.forward_flops, totals.forward_flops),
+                  _where(row.location, report.file)]
+        table.add_row(*cells, style=style)
     console.print(table)
     console.print(f"[bold]Total forward:[/bold] {human(totals.forward_flops, 'FLOPs')}  "
                   f"({human(totals.macs, 'MACs')})   [bold]Params:[/bold] {human(totals.params)} "
                   f"(trainable {human(totals.trainable_params)})")
     console.print(f"Inputs: {', '.join(report.inputs)}   Outputs: {', '.join(_shape(s) for s in report.outputs)}")
     console.print(f"Convention ({report.rules}): {totals.convention}")
+    if training:
+        _print_training(report, console)
     if report.unknown:
         console.print(f"\n[bold yellow]Not resolved ({len(report.unknown)}); totals are lower bounds:[/bold yellow]")
         for entry in report.unknown:
             console.print(f"  {entry.location}: {entry.what}", markup=False, highlight=False)
+
+
+def _print_training(report: Report, console: Console) -> None:
+    totals, training = report.totals, report.training
+    console.print(f"[bold]Backward:[/bold] {human(totals.backward_flops, 'FLOPs')} = input gradients "
+                  f"{human(totals.input_grad_flops, 'FLOPs')} + weight gradients {human(totals.weight_grad_flops, 'FLOPs')}")
+    ratio = f"   backward/forward = {training.backward_forward_ratio:.3f}" if training.backward_forward_ratio else ""
+    console.print(f"[bold]Training per step:[/bold] {human(totals.training_flops, 'FLOPs')} (forward + backward){ratio}")
+    if training.frozen:
+        console.print(f"Frozen: {', '.join(training.frozen)}")
+    for note in training.notes:
+        console.print(f"  - {note}", markup=False, highlight=False)
+    if training.flops_per_token_vs_6n is not None:
+        console.print(f"Per token ({human(training.tokens_per_step)} tokens/step): {training.flops_per_token_vs_6n:.3f} x "
+                      "the 6·N approximation (N = non-embedding parameters)")
+    budget = training.budget
+    if budget is not None:
+        line = f"[bold]Run:[/bold] {budget.steps:,} steps = {human(budget.total_flops, 'FLOPs')}"
+        if budget.gpu_hours is not None:
+            hours = budget.gpu_hours
+            hours = (f"{hours:,.1f}" if hours >= 10 else f"{hours:.3g}") if isinstance(hours, float) else hours
+            line += (f" = {hours} GPU-hours on {budget.hardware} ({budget.precision} peak "
+                     f"{budget.peak_flops_per_second / 1e12:,.1f} TFLOP/s, MFU {budget.mfu})")
+        console.print(line)
+        console.print(f"  {budget.formula}", markup=False, highlight=False)

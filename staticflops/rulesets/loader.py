@@ -24,6 +24,7 @@ class CompiledRule:
     params: Formula | None
     input_grad: Formula | None
     weight_grad: Formula | None
+    state_grad: Formula | None
     note: str | None
     origin: Location
 
@@ -123,6 +124,8 @@ def _compile(kind, rule: Rule, inherited: CompiledRule | None, path, node, loc) 
                            inherited.input_grad if inherited else None),
         weight_grad=formula("weight_grad", backward.weight_grad if backward else None,
                             inherited.weight_grad if inherited else None),
+        state_grad=formula("state_grad", backward.state_grad if backward else None,
+                           inherited.state_grad if inherited else None),
         note=rule.note if rule.note is not None else (inherited.note if inherited else None),
         origin=_position(path, node, loc),
     )

@@ -14,10 +14,12 @@ class _Strict(BaseModel):
 
 
 class BackwardRule(_Strict):
-    """Backward cost; formulas may use ``forward`` (this op's forward FLOPs) and ``macs``."""
+    """Backward FLOPs.  Formulas may use ``forward`` (this op's forward FLOPs), ``macs``,
+    ``needs_grad``, ``grad_inputs`` and ``trainable_inputs``."""
 
-    input_grad: Optional[FormulaText] = None
-    weight_grad: Optional[FormulaText] = None
+    input_grad: Optional[FormulaText] = None  # w.r.t. the op's inputs, when some input needs grad
+    weight_grad: Optional[FormulaText] = None  # w.r.t. its weights, when they are trainable
+    state_grad: Optional[FormulaText] = None  # internal (e.g. RNN recurrence), when either is needed
 
 
 class Rule(_Strict):

@@ -39,8 +39,23 @@ class TorchFramework:
         self.module_class = modules.make_module_class()
         self.module_class.bases = (self.object_class,)
         self.ops = TorchOps(self)
-        self.functions = build_functions(self.ops)
+        self.functions = {name: self._with_grad(name, fn) for name, fn in build_functions(self.ops).items()}
         self._import_reported: set = set()
+
+    def _with_grad(self, name: str, fn):
+        """Run a tensor function with its tensor arguments known to ``record`` and let
+        ``requires_grad`` flow from them to its results, as autograd would."""
+        if name in _NO_GRAD_FLOW:
+            return fn
+
+        def wrapped(interp, args, kwargs, node):
+            tensors = _tensors_in([*args, *kwargs.values()])
+            with self.ops.arguments(tensors):
+                result = fn(interp, args, kwargs, node)
+            if any(t.requires_grad for t in tensors):
+                _mark_requires_grad(result)
+            return result
+        return wrapped
 
     def install(self, interp) -> None:
         """Create the namespaces; needs the interpreter to evaluate layer signatures."""
@@ -185,14 +200,17 @@ class TorchFramework:
         return interp.unknown(f"tensor attribute `{name}` is not modelled", node)
 
     def tensor_set_attribute(self, interp, tensor, name, value, node):
-        if isinstance(tensor, Parameter) and name == "requires_grad" and value is False:
-            tensor.trainable = False
+        if name == "requires_grad" and isinstance(value, bool):
+            tensor.requires_grad = value
+            if isinstance(tensor, Parameter):
+                tensor.trainable = value
 
     def tensor_unary(self, interp, op: str, tensor: Tensor, node):
         if tensor.shape is None:
             return interp.unknown("shape of this tensor is unknown", node)
         kind = "neg" if op == "minus" else "identity"
-        return self.ops.record(interp, kind, "-" if op == "minus" else op, {}, [tensor.shape], node)
+        with self.ops.arguments([tensor]):
+            return self.ops.record(interp, kind, "-" if op == "minus" else op, {}, [tensor.shape], node)
 
     def tensor_binary(self, interp, op_name: str, left, right, node):
         if op_name == "MatrixMultiply":
@@ -213,7 +231,8 @@ class TorchFramework:
             raise AnalysisError(f"{kind}: {error}", interp.location(node), "SF301") from None
         dtype = next((v.dtype for v in (left, right) if isinstance(v, Tensor)), "float32")
         label = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(kind, kind)
-        result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
+        with self.ops.arguments(_tensors_in([left, right])):
+            result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
         return Tensor(result.shape, "bool") if kind == "compare" else result
 
     def call_function(self, interp, name: str, args, node, label=None):
@@ -242,13 +261,35 @@ class TorchFramework:
             shape = ops.index(tensor.shape, tuple(converted) if isinstance(key, tuple) else converted[0])
         except ShapeError as error:
             raise AnalysisError(f"indexing: {error}", interp.location(node), "SF301") from None
-        return Tensor(shape, tensor.dtype)
+        return Tensor(shape, tensor.dtype, requires_grad=tensor.requires_grad)
 
     def tensor_iter(self, interp, tensor: Tensor, node):
         if tensor.shape is None or not tensor.shape or not isinstance(tensor.shape[0], int):
             raise AnalysisError("cannot iterate over a tensor whose first dimension is not a known number",
                                 interp.location(node), "SF112")
-        return [Tensor(tensor.shape[1:], tensor.dtype) for _ in range(tensor.shape[0])]
+        return [Tensor(tensor.shape[1:], tensor.dtype, requires_grad=tensor.requires_grad) for _ in range(tensor.shape[0])]
+
+
+# Results that never carry a gradient whatever their inputs.
+_NO_GRAD_FLOW = {"detach", "size", "dim", "ndimension", "numel", "nelement", "argmax", "argmin", "long", "int", "bool"}
+
+
+def _tensors_in(values) -> list:
+    found = []
+    for value in values:
+        if isinstance(value, Tensor):
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            found.extend(_tensors_in(value))
+    return found
+
+
+def _mark_requires_grad(result) -> None:
+    if isinstance(result, Tensor) and result.dtype not in ("int64", "bool"):
+        result.requires_grad = True
+    elif isinstance(result, (list, tuple)):
+        for item in result:
+            _mark_requires_grad(item)
 
 
 class _InitNamespace(dict):

@@ -6,6 +6,8 @@ no convention counts it.  Everything that computes records an op whose cost the 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import CannotKnow, Parameter, Tensor, Unknown
@@ -25,6 +27,16 @@ class TorchOps:
 
     def __init__(self, framework):
         self.framework = framework
+        self.call_tensors: list = []  # tensor arguments of the function being evaluated
+
+    @contextmanager
+    def arguments(self, tensors: list):
+        """Make the tensors of the call being evaluated known to ``record`` (for gradients)."""
+        previous, self.call_tensors = self.call_tensors, tensors
+        try:
+            yield
+        finally:
+            self.call_tensors = previous
 
     # ---- helpers ------------------------------------------------------------------------
     def shape_of(self, interp, value, node):
@@ -47,9 +59,14 @@ class TorchOps:
             except ShapeError as error:
                 raise AnalysisError(f"{label}: {error}", interp.location(node), "SF301") from None
         tracer = self.framework.tracer
+        activations = [t for t in self.call_tensors if not isinstance(t, Parameter)]
+        weights = [t for t in self.call_tensors if isinstance(t, Parameter) and t.trainable]
+        needs_grad = [t.requires_grad for t in activations]
         tracer.record(TracedOp(kind, label, attrs, facts or {}, list(inputs), list(outputs),
-                               tracer.current_module(), False, interp.location(node)))
-        tensors = [None if s is None else Tensor(s, dtype) for s in outputs]
+                               tracer.current_module(), False, interp.location(node),
+                               needs_grad=needs_grad, trainable_inputs=len(weights)))
+        grad = (any(needs_grad) or bool(weights)) and dtype not in ("int64", "bool")
+        tensors = [None if s is None else Tensor(s, dtype, requires_grad=grad) for s in outputs]
         return tensors[0] if len(tensors) == 1 else tuple(tensors)
 
     def reshape_like(self, interp, shape, new, node, label):
@@ -120,8 +137,10 @@ def build_functions(t: TorchOps) -> dict:
         return Tensor(shape(interp, value, node), value.dtype) if isinstance(value, Tensor) else value
     def requires_grad_(interp, args, kwargs, node):
         flag = args[1] if len(args) > 1 else kwargs.get("requires_grad", True)
-        if isinstance(args[0], Parameter) and flag is False:
-            args[0].trainable = False
+        if isinstance(args[0], Parameter):
+            args[0].trainable = args[0].requires_grad = flag is not False
+        elif isinstance(args[0], Tensor):
+            args[0].requires_grad = flag is not False
         return args[0]
     f["requires_grad_"] = requires_grad_
 
@@ -466,6 +485,6 @@ def build_constructors(t: TorchOps) -> dict:
         shape = data.shape if isinstance(data, Tensor) else None
         if isinstance(data, Unknown):
             interp.unknown(f"shape of this parameter is unknown ({data.reason})", node)
-        return Parameter(shape, "float32", trainable=trainable)
+        return Parameter(shape, "float32", requires_grad=trainable, trainable=trainable)
     c["Parameter"] = parameter
     return c

@@ -122,3 +122,17 @@ def normalise(name: str, spec: LayerSpec, args: dict) -> dict:
     elif spec.kind in ("linear", "bilinear"):
         attrs["bias"] = bool(attrs["bias"])
     return attrs
+
+
+_AFFINE_FLAG = {"batch_norm": "affine", "instance_norm": "affine", "group_norm": "affine",
+                "layer_norm": "elementwise_affine", "rms_norm": "elementwise_affine"}
+_WEIGHTED = {"linear", "bilinear", "conv", "conv_transpose", "embedding", "rnn", "gru", "lstm",
+             "multihead_attention", "prelu", *_AFFINE_FLAG}
+
+
+def has_parameters(kind: str, attrs: dict) -> bool:
+    """Whether a layer of this kind holds weights (a fact of the framework, not a cost)."""
+    if kind not in _WEIGHTED:
+        return False
+    flag = _AFFINE_FLAG.get(kind)
+    return bool(attrs.get(flag, True)) if flag else True

@@ -8,7 +8,7 @@ import libcst as cst
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown
-from staticflops.frontend.torch.layers import LAYERS, LayerSpec, normalise
+from staticflops.frontend.torch.layers import LAYERS, LayerSpec, has_parameters, normalise
 from staticflops.shapes import format_shape
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -345,8 +345,10 @@ class LayerFactory:
             self.module.kind = spec.kind if not unknown else None
             self.module.attrs = normalise(name, spec, bound) if not unknown else {"kind": spec.kind, "type": name}
             self.attrs.update({k: v for k, v in bound.items() if not k.startswith("_")})
-            self.attrs["weight"] = Parameter(None, owner=self)
-            self.attrs["bias"] = Parameter(None, owner=self) if bound.get("bias", True) is not False else None
+            if self.module.kind is not None and has_parameters(self.module.kind, self.module.attrs):
+                self.attrs["weight"] = Parameter(None, requires_grad=True, owner=self)
+                has_bias = bound.get("bias", True) is not False
+                self.attrs["bias"] = Parameter(None, requires_grad=True, owner=self) if has_bias else None
             return None
 
         def forward(interp, args, kwargs, node):
@@ -377,10 +379,14 @@ class LayerFactory:
         except ShapeError as error:
             raise AnalysisError(str(error), interp.location(node), "SF301") from None
         dtype = tensors[0].dtype if state.kind != "embedding" else "float32"
-        results = [None if s is None else Tensor(s, dtype) for s in outputs]
+        needs_grad = [t.requires_grad for t in tensors]
+        trainable = not state.frozen and any(p.trainable for p in layer_parameters(layer).values())
+        results = [None if s is None else Tensor(s, dtype, requires_grad=any(needs_grad) or trainable)
+                   for s in outputs]
         interp.framework.tracer.record(TracedOp(
             kind=state.kind, label=layer.cls.name, attrs=attrs, facts=facts, inputs=shapes,
             outputs=list(outputs), module=layer, is_layer_call=True, location=interp.location(node),
+            needs_grad=needs_grad, trainable_inputs=int(trainable),
         ))
         package = _RETURN_SHAPES.get(state.kind)
         return package(results) if package else results[0]

@@ -1,0 +1,90 @@
+"""What a training step and a training run cost, and why backward is not 2x forward."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from staticflops.cost.evaluate import CostResult
+from staticflops.ir import ModelIR
+from staticflops.shapes import Expr, numel
+
+
+@dataclass
+class TrainingFacts:
+    ratio: float | None
+    notes: list = field(default_factory=list)
+    tokens: object = None
+    versus_6n: float | None = None
+    non_embedding_params: object = None
+
+
+def training_facts(ir: ModelIR, cost: CostResult) -> TrainingFacts:
+    forward, backward = cost.flops, cost.backward
+    facts = TrainingFacts(ratio=_ratio(backward, forward))
+    if not _zero(cost.skipped_input_grad):
+        facts.notes.append(
+            f"{_fmt(cost.skipped_input_grad)} FLOPs of input gradients are not computed: layers whose inputs "
+            "are model inputs (or only downstream of frozen layers) need no gradient w.r.t. them")
+    if not _zero(cost.skipped_weight_grad):
+        facts.notes.append(f"{_fmt(cost.skipped_weight_grad)} FLOPs of weight gradients are not computed: "
+                           "those weights are frozen")
+    if any(op.op.kind in ("matmul", "einsum", "scaled_dot_product_attention") and not _zero(op.backward)
+           for op in cost.ops):
+        facts.notes.append("products of two activations (attention scores, matmul) have two input "
+                           "gradients and no weight gradient")
+    facts.notes.append("norms, activations, pooling and elementwise ops cost 0 in both directions under "
+                       "this convention" if _all_matmul_class(cost) else
+                       "ops other than matmul-class ones have backward costs of their own under this rule set")
+    tokens = _tokens(ir)
+    if tokens is not None:
+        embedding = sum(layer.params for layer in cost.layers if layer.node.kind == "embedding")
+        non_embedding = cost.params - embedding
+        facts.tokens = tokens
+        facts.non_embedding_params = non_embedding
+        per_token = _ratio(cost.flops + backward, tokens)
+        if per_token is not None and isinstance(non_embedding, int) and non_embedding:
+            facts.versus_6n = per_token / (6 * non_embedding)
+    return facts
+
+
+def _tokens(ir: ModelIR):
+    """Tokens per step for language models: the size of the first integer (token id) input."""
+    for spec in ir.inputs:
+        if spec.dtype == "int64" and any(node.kind == "embedding" for node in ir.root.walk()):
+            return numel(spec.shape)
+    return None
+
+
+def _all_matmul_class(cost: CostResult) -> bool:
+    matmul_class = {"linear", "bilinear", "conv", "conv_transpose", "matmul", "einsum",
+                    "scaled_dot_product_attention", "multihead_attention", "rnn", "gru", "lstm"}
+    return all(op.op.kind in matmul_class or _zero(op.flops) for op in cost.ops)
+
+
+def _ratio(a, b) -> float | None:
+    try:
+        value = a / b
+    except (ZeroDivisionError, TypeError):
+        return None
+    if isinstance(value, Expr):
+        return None
+    return float(value)
+
+
+def _zero(value) -> bool:
+    return not isinstance(value, Expr) and value == 0
+
+
+def _fmt(value) -> str:
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def run_budget(training_flops, steps: int, peak: float | None, mfu: float | None) -> dict:
+    total = training_flops * steps
+    budget = {"steps": steps, "total_flops": total,
+              "formula": "total FLOPs = training FLOPs per step x steps"}
+    if peak is not None and mfu is not None:
+        budget["formula"] = "GPU-hours = training FLOPs per step x steps / (peak FLOP/s x MFU) / 3600"
+        seconds = total / (peak * mfu)
+        budget["gpu_hours"] = seconds / 3600 if not isinstance(seconds, Expr) else seconds / 3600
+    return budget

@@ -1,0 +1,151 @@
+"""Training cost: backward FLOPs against FlopCounterMode executed on forward + loss.backward()
+(tools/record_torch_training.py, torch 2.13.0 CPU -> tests/fixtures/torch_training_ground_truth.json),
+and by hand."""
+
+import json
+
+import pytest
+
+import staticflops
+from conftest import ROOT, input_args
+
+TRUTH = json.loads((ROOT / "tests" / "fixtures" / "torch_training_ground_truth.json").read_text())
+
+# Where `standard` deliberately differs from FlopCounterMode: its conv weight-gradient formula
+# ignores groups (x groups), and it has no formula for Bilinear or matrix-vector products.
+NOT_FLOPCOUNTERMODE = {
+    "samples/mobilenet_v2.py", "tests/fixtures/torch_cases/bilinear.py",
+    "tests/fixtures/torch_cases/matmul_matrix_vector.py", "tests/fixtures/torch_cases/conv2d_depthwise.py",
+    "tests/fixtures/torch_cases/conv2d_depthwise_separable.py", "tests/fixtures/torch_cases/conv2d_groups.py",
+    "tests/fixtures/torch_cases/conv3d_groups_no_bias.py", "tests/fixtures/torch_cases/conv_transpose2d_groups.py",
+}
+
+
+def analyze(path, rules="standard", **options):
+    entry = TRUTH[path]
+    return staticflops.analyze(path, model=entry["class"], inputs=input_args(entry), rules=rules,
+                               training=True, **options)
+
+
+@pytest.mark.parametrize("path", sorted(TRUTH), ids=lambda p: p.rsplit("/", 1)[-1][:-3])
+def test_torch_rules_equal_flopcountermode_exactly(path):
+    report = analyze(path, rules="torch")
+    assert report.totals.forward_flops == TRUTH[path]["forward_flops"]
+    assert report.totals.backward_flops == TRUTH[path]["backward_flops"]
+
+
+@pytest.mark.parametrize("path", sorted(set(TRUTH) - NOT_FLOPCOUNTERMODE), ids=lambda p: p.rsplit("/", 1)[-1][:-3])
+def test_standard_equals_flopcountermode_where_it_is_right(path):
+    report = analyze(path)
+    assert report.totals.backward_flops == TRUTH[path]["backward_flops"]
+    assert report.totals.training_flops == TRUTH[path]["forward_flops"] + TRUTH[path]["backward_flops"]
+
+
+@pytest.mark.parametrize("path, forward, backward", [
+    # Published in the training issue (FlopCounterMode, torch 2.13 CPU, train mode, loss = sum).
+    ("samples/lenet5.py", 833_040, 1_430_880),
+    ("samples/mlp.py", 9_064_448, 11_706_368),
+    ("samples/resnet50.py", 8_178_368_512, 16_120_709_120),
+])
+def test_published_numbers(path, forward, backward):
+    report = analyze(path)
+    assert (report.totals.forward_flops, report.totals.backward_flops) == (forward, backward)
+    # backward = input gradients + weight gradients
+    assert report.totals.input_grad_flops + report.totals.weight_grad_flops == backward
+
+
+def test_mlp_backward_by_hand():
+    totals = analyze("samples/mlp.py").totals
+    # Every Linear has a weight gradient equal to its forward: 2*8*(784*512 + 512*256 + 256*128 + 128*10).
+    assert totals.weight_grad_flops == 2 * 8 * (784 * 512 + 512 * 256 + 256 * 128 + 128 * 10)
+    # Input gradients for all but the first layer, whose input is the model input.
+    assert totals.input_grad_flops == 2 * 8 * (512 * 256 + 256 * 128 + 128 * 10)
+
+
+def test_mobilenet_v2_grouped_conv_backward():
+    standard = analyze("samples/mobilenet_v2.py")
+    # Every op is a conv or linear with trainable weights and an input that needs a gradient,
+    # except the stem conv (3->32, stride 2, 112x112 output): no input gradient, 32*112*112*27 MACs.
+    stem = 2 * 32 * 112 * 112 * 27
+    assert standard.totals.forward_flops == 601_548_544
+    assert standard.totals.backward_flops == 2 * 601_548_544 - stem
+    # FlopCounterMode's weight gradient ignores groups: `torch` reproduces its 11,678,152,448 (recorded).
+    torch = analyze("samples/mobilenet_v2.py", rules="torch")
+    assert torch.totals.backward_flops == TRUTH["samples/mobilenet_v2.py"]["backward_flops"] == 11_678_152_448
+
+
+def test_one_depthwise_conv():
+    entry = "tests/fixtures/torch_cases/conv2d_depthwise.py"
+    report = analyze(entry)
+    forward = report.totals.forward_flops
+    # The input is a model input: only the weight gradient, which costs as much as the forward.
+    assert report.totals.backward_flops == forward
+    torch = analyze(entry, rules="torch")
+    assert torch.totals.backward_flops == 16 * forward == TRUTH[entry]["backward_flops"]  # groups = 16
+
+
+def test_in_source_requires_grad_false():
+    report = analyze("tests/fixtures/torch_cases/frozen_inline.py")
+    # conv (frozen) on 2x3x8x8: no weight gradient, and its input needs none -> 0.
+    # head Linear(256, 5) on batch 2: weight gradient 2*2*256*5 = 5,120; its input comes only from
+    # frozen layers and the model input -> no input gradient.
+    assert report.totals.backward_flops == 5_120 == TRUTH["tests/fixtures/torch_cases/frozen_inline.py"]["backward_flops"]
+    assert report.totals.trainable_params == 256 * 5 + 5
+
+
+def test_freeze_glob_removes_exactly_the_frozen_weight_gradients():
+    full = analyze("samples/lenet5.py").totals
+    # Freezing the second conv (trainable layers upstream) removes exactly its weight gradient:
+    # 2 * 16*10*10 outputs * 6*5*5 = 480,000; its input gradient is still needed for conv 1.
+    second = analyze("samples/lenet5.py", freeze=["features.3"]).totals
+    assert full.weight_grad_flops - second.weight_grad_flops == 480_000
+    assert full.input_grad_flops == second.input_grad_flops
+    assert second.trainable_params == 61_706 - (16 * 6 * 25 + 16)
+    # Freezing the first conv removes its weight gradient, 2 * 6*28*28 * 25 = 235,200, and with
+    # nothing trainable upstream any more, the second conv's input gradient (480,000) too.
+    first = analyze("samples/lenet5.py", freeze=["features.0"]).totals
+    assert full.weight_grad_flops - first.weight_grad_flops == 235_200
+    assert full.input_grad_flops - first.input_grad_flops == 480_000
+    # Freezing the whole feature extractor: nothing upstream of the classifier is trainable, so
+    # only the classifier's weight gradients (2*(400*120 + 120*84 + 84*10) = 117,840) and the input
+    # gradients of its 2nd and 3rd Linear (2*(120*84 + 84*10) = 21,840) remain.
+    frozen = analyze("samples/lenet5.py", freeze=["features.*"]).totals
+    assert frozen.weight_grad_flops == 117_840
+    assert frozen.input_grad_flops == 21_840
+
+
+def test_symbolic_batch_training_formula():
+    report = staticflops.analyze("samples/resnet50.py", inputs=["Bx3x224x224"], training=True)
+    # forward 8,178,368,512 + backward 16,120,709,120 per image (recorded)
+    assert report.totals.training_flops == "24299077632*B"
+    assert report.totals.backward_flops == "16120709120*B"
+
+
+def test_json_has_training_fields_only_with_training():
+    plain = json.loads(staticflops.analyze("samples/lenet5.py", inputs=["1x1x28x28"]).to_json())
+    assert "backward_flops" not in plain["totals"] and "training" not in plain
+    assert all("backward_flops" not in layer for layer in plain["layers"])
+    trained = json.loads(staticflops.analyze("samples/lenet5.py", inputs=["1x1x28x28"], training=True).to_json())
+    assert {"backward_flops", "input_grad_flops", "weight_grad_flops", "training_flops"} <= set(trained["totals"])
+    assert all("backward_flops" in layer for layer in trained["layers"])
+
+
+def test_run_budget_on_hardware():
+    report = staticflops.analyze("samples/lenet5.py", inputs=["1x1x28x28"], steps=1000, hardware="h100", mfu=0.5)
+    budget = report.training.budget
+    # (833,040 + 1,430,880) FLOPs/step x 1000 steps; H100 SXM bf16 dense peak 989.4 TFLOP/s at 50%.
+    assert budget.total_flops == 2_263_920_000
+    assert budget.gpu_hours == pytest.approx(2_263_920_000 / (989.4e12 * 0.5) / 3600)
+
+
+def test_gpt_flops_per_token_against_6n():
+    entry = TRUTH["samples/transformer.py"]
+    report = analyze("samples/transformer.py")
+    # Non-embedding params: 660,992 - (1000*128 token + 64*128 position embeddings) = 524,800.
+    per_token = (entry["forward_flops"] + entry["backward_flops"]) / 64
+    assert report.training.flops_per_token_vs_6n == pytest.approx(per_token / (6 * 524_800))
+
+
+def test_hardware_without_mfu_is_a_usage_error():
+    with pytest.raises(staticflops.UsageError, match="--mfu"):
+        staticflops.analyze("samples/lenet5.py", inputs=["1x1x28x28"], hardware="h100")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
+import threading
 from pathlib import Path
 from typing import Iterable
 
 from staticflops.cost import price
 from staticflops.cost.training import run_budget, training_facts
-from staticflops.diagnostics import UsageError
+from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import load_source
 from staticflops.report import Report, build_report
@@ -51,7 +53,7 @@ def analyze(
         raise UsageError(f"--mfu must be in (0, 1], got {mfu}")
     ruleset = load_ruleset(rules)
     source = load_source(path)
-    ir = analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze)
+    ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze))
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
     return build_report(ir, cost, ruleset, summary)
@@ -72,6 +74,40 @@ def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) -> Trai
             peak_flops_per_second=peak, mfu=mfu,
             gpu_hours=(float(hours) if not hasattr(hours, "terms") else str(hours)) if hours is not None else None)
     return summary
+
+
+_STACK_BYTES = 512 * 1024 * 1024
+_RECURSION_LIMIT = 20_000
+
+
+def _with_deep_stack(work):
+    """Each interpreted call nests ~20 Python frames, so the interpreter's own depth budget
+    (a clear message at 150 nested calls) needs more than Python's default limit and C stack.
+    The work runs in a thread with a large stack; nothing else changes."""
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["value"] = work()
+        except BaseException as error:  # re-raised in the caller's thread below
+            outcome["error"] = error
+
+    previous_limit, previous_stack = sys.getrecursionlimit(), threading.stack_size()
+    sys.setrecursionlimit(max(previous_limit, _RECURSION_LIMIT))
+    threading.stack_size(_STACK_BYTES)
+    try:
+        worker = threading.Thread(target=run, name="staticflops-analysis")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(previous_stack)
+        sys.setrecursionlimit(previous_limit)
+    if "error" in outcome:
+        error = outcome["error"]
+        if isinstance(error, RecursionError):
+            raise AnalysisError("the model's code nests too deeply to analyse (recursion?)", code="SF120") from None
+        raise error
+    return outcome["value"]
 
 
 def _kwargs(kwargs: dict | str | None) -> dict:

@@ -26,13 +26,16 @@ class Expressions:
         return value
 
     def _eval_Integer(self, node, scope):
-        return node.evaluated_value
+        return self._literal(node)
 
-    def _eval_Float(self, node, scope):
-        return node.evaluated_value
+    _eval_Float = _eval_SimpleString = _eval_Integer
 
-    def _eval_SimpleString(self, node, scope):
-        return node.evaluated_value
+    def _literal(self, node):
+        # libcst parses the literal's text on every access; keep the value per node.
+        value = self.literals.get(node, MISSING)
+        if value is MISSING:
+            value = self.literals[node] = node.evaluated_value
+        return value
 
     def _eval_ConcatenatedString(self, node, scope):
         left, right = self.eval(node.left, scope), self.eval(node.right, scope)

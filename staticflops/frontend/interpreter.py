@@ -52,6 +52,7 @@ class Interpreter(Statements, Expressions):
         self.source: SourceFile | None = None  # file whose code is running now
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
         self.anchor: Location | None = None  # user call site while our stub code runs
+        self.literals: dict = {}  # syntax node -> its constant value
 
     # ---- reporting -------------------------------------------------------------
     def location(self, node) -> Location:

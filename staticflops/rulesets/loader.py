@@ -13,6 +13,7 @@ from staticflops.rulesets.formula import Formula, FormulaError
 from staticflops.rulesets.schema import Rule, RuleFile
 
 MAX_RULE_FILE_BYTES = 1_000_000
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it
 _FIELDS = ("macs", "flops", "params")
 
 
@@ -137,7 +138,7 @@ def _read_yaml(path: Path):
         raise AnalysisError(f"rule file {path} is over {MAX_RULE_FILE_BYTES} bytes", code="SF204")
     try:
         text = raw.decode("utf-8")
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_LOADER)
     except UnicodeDecodeError:
         raise AnalysisError(f"rule file {path} is not UTF-8 text", code="SF204") from None
     except yaml.YAMLError as error:
@@ -147,7 +148,7 @@ def _read_yaml(path: Path):
     if node is None:
         raise AnalysisError("rule file is empty", Location(str(path), 1, 1), code="SF204")
     _bound_expansion(path, node)
-    data = yaml.safe_load(text)
+    data = _LOADER("").construct_document(node)  # from the checked nodes: no second parse
     return node, data
 
 

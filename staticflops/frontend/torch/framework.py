@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError
@@ -30,11 +31,20 @@ _PYTHON_METHODS = {
 _NOT_FOLLOWED = "its source is outside the analysed file"
 
 
+@dataclass
+class CallCache:
+    """Module calls already analysed, for replaying repeated blocks (see replay.py)."""
+
+    calls: dict = field(default_factory=dict)
+    structures: dict = field(default_factory=dict)
+
+
 class TorchFramework:
     name = "pytorch"
 
     def __init__(self):
         self.tracer = Tracer()
+        self.call_cache = CallCache()
         self.object_class = Class("object", (), {"__init__": Builtin("object.__init__", lambda i, a, k, n: None)})
         self.module_class = modules.make_module_class()
         self.module_class.bases = (self.object_class,)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from staticflops.diagnostics import AnalysisError
+from staticflops.frontend.torch import replay
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown
 from staticflops.frontend.torch.layers import LAYERS, LayerSpec, has_parameters, normalise
@@ -47,12 +48,25 @@ def _setattr(interp, args, kwargs, node):
 def _call(interp, args, kwargs, node):
     self = args[0]
     tracer = interp.framework.tracer
-    tracer.stack.append(self)
-    try:
-        forward = interp.get_attribute(self, "forward", node)
-        result = interp.call(forward, list(args[1:]), kwargs, node)
-    finally:
-        tracer.stack.pop()
+    cache = interp.framework.call_cache
+    key = replay.call_key(self, list(args[1:]), kwargs, cache.structures) if self.module.kind is None else None
+    if key is not None and key in cache.calls:
+        subtree = {path: module for path, module in named_modules(self)}
+        result = replay.replay(cache.calls[key], self, tracer, subtree, interp.location(node))
+    else:
+        first_op, unknowns_before = len(tracer.ops), len(interp.unknowns)
+        calls_before = dict(tracer.module_calls) if key is not None else {}
+        tracer.stack.append(self)
+        try:
+            forward = interp.get_attribute(self, "forward", node)
+            result = interp.call(forward, list(args[1:]), kwargs, node)
+        finally:
+            tracer.stack.pop()
+        if key is not None and len(interp.unknowns) == unknowns_before:
+            subtree = {id(module): path for path, module in named_modules(self)}
+            cached = replay.capture(self, tracer, first_op, calls_before, result, subtree)
+            if cached is not None:
+                cache.calls[key] = cached
     tracer.module_outputs[id(self)] = result
     tracer.module_calls[id(self)] = tracer.module_calls.get(id(self), 0) + 1
     return result

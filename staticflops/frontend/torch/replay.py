@@ -1,0 +1,119 @@
+"""Analyse repeated blocks once: a module call whose structure and inputs equal an earlier
+call's replays that call's ops onto the corresponding submodules instead of interpreting
+``forward`` again.  This is what makes a 96-layer model cost about as much as a 2-layer one.
+
+A call is reused only when nothing in it was unknown, its arguments are tensors or plain
+values, it returns tensors, and every op it recorded belongs to its own subtree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from staticflops.frontend.values import Instance, Parameter, Tensor
+
+_PLAIN = (int, float, str, bool, type(None))
+
+
+@dataclass
+class CachedCall:
+    ops: list  # (relative module path, TracedOp)
+    calls: dict  # relative path -> how many times that submodule was called
+    outputs: dict  # relative path -> output template of its last call
+    result: object  # output template
+
+
+def structure(module: Instance, memo: dict) -> object:
+    """A hashable description of a module subtree: classes, layer attributes, plain settings."""
+    key = id(module)
+    if key in memo:
+        return memo[key]
+    state = module.module
+    settings = tuple(sorted((k, v) for k, v in module.attrs.items() if isinstance(v, _PLAIN)))
+    layer = tuple(sorted((k, _hashable(v)) for k, v in state.attrs.items())) if state.kind else ()
+    params = tuple((n, p.shape, p.trainable) for n, p in state.parameters.items())
+    weights = tuple(p.trainable for p in _layer_weights(module))
+    children = tuple((n, structure(c, memo) if c is not None else None) for n, c in state.children.items())
+    memo[key] = (id(module.cls), state.kind, state.frozen, settings, layer, params, weights, children)
+    return memo[key]
+
+
+def call_key(module: Instance, args: list, kwargs: dict, memo: dict):
+    parts = []
+    for name, value in [*((None, a) for a in args), *sorted(kwargs.items())]:
+        if isinstance(value, Tensor) and not isinstance(value, Parameter) and value.shape is not None:
+            parts.append((name, "tensor", value.shape, value.dtype, value.requires_grad))
+        elif isinstance(value, _PLAIN):
+            parts.append((name, value))
+        else:
+            return None
+    try:
+        key = (structure(module, memo), tuple(parts))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def capture(module: Instance, tracer, first_op: int, calls_before: dict, result, subtree: dict):
+    """What a completed call did, relative to ``module``; None when it cannot be replayed."""
+    template = _template(result)
+    if template is None:
+        return None
+    ops = []
+    for op in tracer.ops[first_op:]:
+        path = subtree.get(id(op.module))
+        if path is None:
+            return None
+        ops.append((path, op))
+    calls, outputs = {}, {}
+    for child_id, path in subtree.items():
+        delta = tracer.module_calls.get(child_id, 0) - calls_before.get(child_id, 0)
+        if delta:
+            calls[path] = delta
+            template_out = _template(tracer.module_outputs.get(child_id))
+            if template_out is None:
+                return None
+            outputs[path] = template_out
+    return CachedCall(ops, calls, outputs, template)
+
+
+def replay(cached: CachedCall, module: Instance, tracer, subtree_by_path: dict, location):
+    for path, op in cached.ops:
+        tracer.record(replace(op, module=subtree_by_path[path], location=op.location))
+    for path, delta in cached.calls.items():
+        target = id(subtree_by_path[path])
+        tracer.module_calls[target] = tracer.module_calls.get(target, 0) + delta
+        tracer.module_outputs[target] = _instantiate(cached.outputs[path])
+    return _instantiate(cached.result)
+
+
+def _template(value):
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return ("tensor", value.shape, value.dtype, value.requires_grad)
+    if isinstance(value, tuple):
+        items = [_template(v) for v in value]
+        return None if any(i is None for i in items) else ("tuple", tuple(items))
+    if value is None:
+        return ("none",)
+    return None
+
+
+def _instantiate(template):
+    if template[0] == "tensor":
+        return Tensor(template[1], template[2], requires_grad=template[3])
+    if template[0] == "tuple":
+        return tuple(_instantiate(t) for t in template[1])
+    return None
+
+
+def _layer_weights(module: Instance) -> list:
+    return [p for n in ("weight", "bias") if isinstance(p := module.attrs.get(n), Parameter) and p.owner is module]
+
+
+def _hashable(value):
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value

@@ -24,6 +24,30 @@ SAMPLE = ROOT / "samples" / "resnet50.py"
 # Each child reports its own peak RSS (KiB on Linux) on its last stderr line.
 _PEAK = "import resource, sys; print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
 
+GPT_SAMPLE = ROOT / "samples" / "transformer.py"
+GPT_DEPTH = f"""
+import sys
+from staticflops.cli.app import main
+sys.argv = ['staticflops', 'analyze', {str(GPT_SAMPLE)!r}, '--input', '1x2048:int64', '--format', 'json',
+            '--kwargs', '{{{{"n_layer": {{layers}}, "n_embd": 12288, "n_head": 96, "block_size": 2048, "vocab_size": 50257}}}}']
+try:
+    main()
+except SystemExit:
+    pass
+{_PEAK}
+"""
+
+HELP = f"""
+import sys
+from staticflops.cli.app import main
+sys.argv = ['staticflops', '--help']
+try:
+    main()
+except SystemExit:
+    pass
+{_PEAK}
+"""
+
 STATICFLOPS = f"""
 import sys
 from staticflops.cli.app import main
@@ -90,6 +114,9 @@ def main() -> None:
                       "(pass --torch-python with a venv that has torch==2.13.0)")
 
     ours_time, ours_peak = rows[0][1], rows[0][2]
+    depth = [(layers, *measure(sys.executable, GPT_DEPTH.format(layers=layers), args.repeat))
+             for layers in (2, 12, 48, 96)]
+    help_time, help_peak = measure(sys.executable, HELP, args.repeat)
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
           f"{len(__import__('os').sched_getaffinity(0))} cores; median of {args.repeat} cold runs")
     print(f"{'case':58} {'wall s':>8} {'peak MiB':>9} {'time ratio':>11} {'mem ratio':>10}")
@@ -101,6 +128,14 @@ def main() -> None:
         print(torch_note)
     else:
         print("ratios: staticflops / torch row (smaller is better)")
+    print()
+    print("depth: GPT sample, n_embd 12288, 96 heads, 1x2048 tokens, cold CLI (JSON)")
+    print(f"{'n_layer':>8} {'params':>16} {'wall s':>8} {'peak MiB':>9} {'vs 2 layers':>12}")
+    for layers, seconds, peak in depth:
+        print(f"{layers:>8} {12 * layers * 12288 ** 2:>16,} {seconds:8.3f} {peak:9.1f} {seconds / depth[0][1]:12.2f}")
+    print("  (params column: the 12*L*d^2 of the blocks, for scale)")
+    print()
+    print(f"`staticflops --help` (cold): {help_time:.3f} s, peak {help_peak:.1f} MiB")
 
 
 if __name__ == "__main__":

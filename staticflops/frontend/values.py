@@ -156,9 +156,42 @@ class Namespace:
 
     name: str
     members: dict
+    # For packages of the analysed project: name -> value (or None) for a name not yet in
+    # ``members`` (runs ``__init__.py`` on first need, then looks for a submodule).
+    loader: Any = None
 
     def __repr__(self) -> str:
         return f"<namespace {self.name}>"
+
+
+@dataclass(eq=False)
+class LazyValue:
+    """A name bound by an import, resolved on first use: imports of the analysed project are
+    followed only as far as the model needs, and an unresolvable one is reported only if used."""
+
+    load: Callable
+    resolved: Any = None
+    done: bool = False
+
+    def force(self):
+        if not self.done:
+            self.resolved, self.done = self.load(), True
+            while isinstance(self.resolved, LazyValue):
+                self.resolved = self.resolved.force()
+        return self.resolved
+
+
+class Record(tuple):
+    """An instance of a ``NamedTuple`` / ``collections.namedtuple`` class: a tuple with names."""
+
+    cls: Any = None
+    fields: tuple = ()
+
+    @classmethod
+    def make(cls, record_class, fields, items) -> "Record":
+        record = cls(items)
+        record.cls, record.fields = record_class, tuple(fields)
+        return record
 
 
 @dataclass(eq=False)

@@ -27,7 +27,6 @@ _PYTHON_METHODS = {
           "rstrip", "lstrip", "isdigit", "rsplit", "partition", "title"},
     set: {"add", "update", "union", "intersection", "difference", "copy"},
 }
-_NOT_FOLLOWED = "its source is outside the analysed file"
 
 
 class TorchFramework:
@@ -40,7 +39,6 @@ class TorchFramework:
         self.module_class.bases = (self.object_class,)
         self.ops = TorchOps(self)
         self.functions = build_functions(self.ops)
-        self._import_reported: set = set()
 
     def install(self, interp) -> None:
         """Create the namespaces; needs the interpreter to evaluate layer signatures."""
@@ -54,6 +52,10 @@ class TorchFramework:
         tensor_type.is_tensor_type = True
         noop = Builtin("noop", lambda i, a, k, n: a[0] if a else None, bind_self=False)
         context = Builtin("context", lambda i, a, k, n: None, bind_self=False)
+        second = Builtin("annotate", lambda i, a, k, n: a[1] if len(a) > 1 else None, bind_self=False)
+        # torch.utils.checkpoint.checkpoint(fn, *args) computes fn(*args) (again in backward).
+        run_function = Builtin("checkpoint", lambda i, a, k, n: i.call(a[0], list(a[1:]), {}, n), bind_self=False)
+        checkpoint = Namespace("torch.utils.checkpoint", {"checkpoint": run_function, "checkpoint_sequential": noop})
         init = Namespace("torch.nn.init", _InitNamespace())
         functional = Namespace("torch.nn.functional", dict(functional_names))
         nn = Namespace("torch.nn", {
@@ -66,32 +68,41 @@ class TorchFramework:
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in constructors.items() if k != "Parameter"},
             "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
             "no_grad": context, "inference_mode": context, "enable_grad": context, "autocast": context,
-            "device": noop, "jit": Namespace("torch.jit", {"ignore": noop, "unused": noop, "export": noop,
+            "device": noop, "jit": Namespace("torch.jit", {"ignore": noop, "unused": noop, "export": noop, "annotate": second,
                                                            "is_scripting": Builtin("f", lambda i, a, k, n: False, bind_self=False),
                                                            "is_tracing": Builtin("f", lambda i, a, k, n: False, bind_self=False)}),
             "fx": Namespace("torch.fx", {"wrap": noop}), "_assert": noop,
-            "utils": Namespace("torch.utils", {}),
+            "utils": Namespace("torch.utils", {"checkpoint": checkpoint}),
+            "_C": Namespace("torch._C", _InitNamespace()),  # _log_api_usage_once and friends
+            "onnx": Namespace("torch.onnx", _InitNamespace()),  # exporter registration, never cost
             **{name: ("int64" if name in ("long", "int64", "int", "int32") else
                       "bool" if name == "bool" else "float32") for name in DTYPES},
         })
         self._stub_context = (nn, functional, stdlib["copy"])
         self.namespaces = {
             "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
-            "torch.nn.modules": nn.members["modules"], **stdlib,
+            "torch.nn.modules": nn.members["modules"], "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
+            "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"], **stdlib,
         }
         self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()}
 
     # ---- imports ------------------------------------------------------------------------
+    def known_module(self, dotted: str):
+        """The namespace we model for ``torch``, ``torch.nn``, ``math``, ... or None."""
+        return self.namespaces.get(dotted)
+
     def import_module(self, interp, dotted: str, node):
+        """A module that is neither modelled nor a file of the analysed project."""
         if dotted in self.namespaces:
             return self.namespaces[dotted]
         top = dotted.split(".")[0]
         if top == "torch":
             return interp.unknown(f"`{dotted}` is not modelled", node)
-        if dotted not in self._import_reported:
-            self._import_reported.add(dotted)
-            return interp.unknown(f"import of `{dotted}` not followed: {_NOT_FOLLOWED}", node)
-        return Unknown(f"import of `{dotted}` not followed", interp.location(node))
+        if dotted.startswith("."):
+            why = "no such file in the analysed project"
+        else:
+            why = "not a file of the analysed project (third-party?), not followed"
+        return interp.unknown(f"import of `{dotted}`: {why}", node)  # reported once per import statement
 
     def namespace_missing(self, interp, namespace: Namespace, name: str, node):
         if isinstance(namespace.members, _InitNamespace):

@@ -54,7 +54,8 @@ def _call(interp, args, kwargs, node):
     finally:
         tracer.stack.pop()
     tracer.module_outputs[id(self)] = result
-    tracer.module_calls[id(self)] = tracer.module_calls.get(id(self), 0) + 1
+    if tracer.active:
+        tracer.module_calls[id(self)] = tracer.module_calls.get(id(self), 0) + 1
     return result
 
 
@@ -345,6 +346,10 @@ class LayerFactory:
             self.module.kind = spec.kind if not unknown else None
             self.module.attrs = normalise(name, spec, bound) if not unknown else {"kind": spec.kind, "type": name}
             self.attrs.update({k: v for k, v in bound.items() if not k.startswith("_")})
+            if spec.kind in ("conv", "conv_transpose") and not unknown:
+                # ConvNd stores these as tuples: `conv.kernel_size[0]` is how model code reads them.
+                self.attrs.update({k: self.module.attrs[k] for k in ("kernel_size", "stride", "padding", "dilation",
+                                                                     "output_padding") if k in self.module.attrs})
             self.attrs["weight"] = Parameter(None, owner=self)
             self.attrs["bias"] = Parameter(None, owner=self) if bound.get("bias", True) is not False else None
             return None

@@ -46,7 +46,7 @@ MODELS = [
     ("swin_transformer", "swin_t", ""),
     ("squeezenet", "squeezenet1_0", ""), ("squeezenet", "squeezenet1_1", ""),
     ("densenet", "densenet121", ""),
-    ("googlenet", "googlenet", ", aux_logits=False"), ("inception", "inception_v3", ", aux_logits=False"),
+    ("googlenet", "googlenet", ", aux_logits=False"), ("inception", "inception_v3", ""),
     ("mnasnet", "mnasnet1_0", ""), ("shufflenetv2", "shufflenet_v2_x1_0", ""),
     ("regnet", "regnet_y_400mf", ""),
 ]

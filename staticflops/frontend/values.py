@@ -37,6 +37,7 @@ class Tensor:
     shape: tuple | None
     dtype: str = "float32"
     requires_grad: bool = False
+    values: list | None = field(default=None, kw_only=True)  # contents, when known at build time
 
     @property
     def rank(self) -> int | None:

@@ -11,7 +11,7 @@ from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
     BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, Parameter, Tensor, Unknown,
 )
-from staticflops.frontend.torch import modules
+from staticflops.frontend.torch import constants, modules
 from staticflops.frontend.torch.functions import DTYPES, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
@@ -222,10 +222,13 @@ class TorchFramework:
             out = ops.broadcast(*shapes)
         except ShapeError as error:
             raise AnalysisError(f"{kind}: {error}", interp.location(node), "SF301") from None
-        dtype = next((v.dtype for v in (left, right) if isinstance(v, Tensor)), "float32")
+        dtype = constants.binary_dtype(kind, left, right)
         label = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(kind, kind)
         result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
-        return Tensor(result.shape, "bool") if kind == "compare" else result
+        if kind == "compare":
+            return Tensor(result.shape, "bool")
+        result.values = constants.known(out, constants.binary_values(kind, left, right, dtype))
+        return result
 
     def call_function(self, interp, name: str, args, node, label=None):
         try:

@@ -88,6 +88,8 @@ SAMPLES = {
     "samples/lenet5.py": ("LeNet5", [f32(1, 1, 28, 28)]),
     "samples/resnet50.py": ("ResNet50", [f32(1, 3, 224, 224)]),
     "samples/transformer.py": ("GPT", [i64(1, 64, high=1000)]),
+    # a builder function is called with no arguments like a class
+    "samples/gpt_minimal.py": ("gpt_small", [i64(1, 32, high=96)]),
 }
 
 # case file name (in tests/fixtures/torch_cases/) -> inputs; the class is always `Model`

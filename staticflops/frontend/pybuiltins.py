@@ -69,7 +69,7 @@ def build_builtins(object_class: Class) -> dict:
         @_fn(name, pytype)
         def convert(interp, args, kwargs, node):
             if not args:
-                return pytype()
+                return dict(kwargs) if pytype is dict else pytype()
             value = args[0]
             if isinstance(value, Unknown):
                 return value

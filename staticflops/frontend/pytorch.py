@@ -45,15 +45,20 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     )
 
 
-def _layer_tree(module: Instance, path: str, paths: dict, tracer) -> LayerNode:
+def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | None = None) -> LayerNode:
     state = module.module
+    seen = set() if seen is None else seen
     children = [
-        _layer_tree(child, f"{path}.{name}" if path else name, paths, tracer)
+        _layer_tree(child, f"{path}.{name}" if path else name, paths, tracer, seen)
         for name, child in state.children.items()
         if child is not None and paths.get(id(child)) == (f"{path}.{name}" if path else name)
     ]
-    params = [ParamDecl(name=name, shape=p.shape, trainable=p.trainable and not state.frozen)
-              for name, p in state.parameters.items()]
+    params = []
+    for name, p in state.parameters.items():
+        if id(p) not in seen:  # a Parameter shared by two modules is counted once
+            seen.add(id(p))
+            params.append(ParamDecl(name=name, shape=p.shape, trainable=p.trainable and not state.frozen))
+    replaced = [ParamDecl(name=name, shape=p.shape) for name, p in state.replaced.items()]
     frozen = state.frozen
     if state.kind is not None:
         flags = [p.trainable for p in layer_parameters(module).values()]
@@ -61,7 +66,7 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer) -> LayerNode:
     location = module.location or Location("<unknown>", 1, 1)
     outputs = _output_shapes(tracer.module_outputs[id(module)]) if id(module) in tracer.module_outputs else []
     return LayerNode(name=path, type=module.cls.name, kind=state.kind, attrs=state.attrs, location=location,
-                     children=children, params=params, frozen=frozen, output_shapes=outputs,
+                     children=children, params=params, replaced_params=replaced, frozen=frozen, output_shapes=outputs,
                      calls=tracer.module_calls.get(id(module), 0))
 
 

@@ -131,6 +131,9 @@ class ModuleState:
     kind: str | None = None  # IR kind for framework layers ("conv"); None for containers/user modules
     attrs: dict = field(default_factory=dict)  # normalised constructor arguments of a framework layer
     frozen: bool = False
+    # weight/bias of a framework layer replaced by another tensor (weight tying): its rule
+    # still counts them, but the layer no longer holds them.
+    replaced: dict = field(default_factory=dict)
 
 
 @dataclass(eq=False)

@@ -38,7 +38,14 @@ def _setattr(interp, args, kwargs, node):
         state.children[name] = value
         state.parameters.pop(name, None)
     elif isinstance(value, Parameter):
-        state.parameters[name] = value
+        old = self.attrs.get(name)
+        if state.kind is not None and isinstance(old, Parameter) and old.owner is self and value is not old:
+            # `self.lm_head.weight = self.wte.weight`: PyTorch then holds one tensor, counted once.
+            state.replaced[name] = old
+            if value.owner is None:
+                state.parameters[name] = value
+        else:
+            state.parameters[name] = value
     elif value is None and name in state.children:
         state.children[name] = None
     self.attrs[name] = value

@@ -123,7 +123,7 @@ def test_unknown_values_are_reported_not_zero(tmp_path):
     report = staticflops.analyze(path, inputs=["1x4"])
     assert not report.totals.complete
     whats = [u.what for u in report.unknown]
-    assert any("import of `mystery` not followed" in w for w in whats)
+    assert any("import of `mystery`" in w for w in whats)
     assert report.unknown[0].location == f"{path}:4:1"
     # What is known is still counted: Linear(4, 4) = 16 MACs.
     assert report.totals.macs == 16

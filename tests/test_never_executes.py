@@ -71,3 +71,51 @@ def test_package_has_no_dynamic_code_execution():
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 offenders += [f"{source}:{node.lineno} import {n}" for n in names if n.split(".")[0] in banned_modules]
     assert offenders == []
+
+
+SIBLING_LAYERS = '''
+open({marker!r} + ".layers", "w").write("ran")
+from torch import nn
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        open({marker!r} + ".block", "w").write("ran")
+        self.fc = nn.Linear(width, width)
+
+    def forward(self, x):
+        return self.fc(x)
+'''
+
+SIBLING_MODEL = '''
+from torch import nn
+from .layers import Block
+from proj import unused
+from proj.helpers import *
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block(WIDTH)
+
+    def forward(self, x):
+        return self.block(x)
+'''
+
+
+def test_imported_project_files_are_never_executed(tmp_path):
+    marker = str(tmp_path / "marker")
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text(f"open({marker!r} + '.init', 'w').write('ran')\n")
+    (package / "layers.py").write_text(SIBLING_LAYERS.format(marker=marker))
+    (package / "helpers.py").write_text(f"open({marker!r} + '.helpers', 'w').write('ran')\nWIDTH = 6\n")
+    (package / "unused.py").write_text(f"open({marker!r} + '.unused', 'w').write('ran')\n")
+    model = package / "model.py"
+    model.write_text(SIBLING_MODEL)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    report = staticflops.analyze(model, inputs=["2x6"])
+    # Linear(6, 6) from layers.py with WIDTH from helpers.py: 2*6*6 = 72 MACs, 36 + 6 params.
+    assert report.totals.macs == 72
+    assert report.totals.params == 42
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before, "an imported file ran"

@@ -51,7 +51,7 @@ def test_resnet50_symbolic_batch_is_linear_in_B():
     assert report.outputs == [["B", 1000]]
 
 
-@pytest.mark.parametrize("path", ["samples/lenet5.py", "samples/transformer.py",
+@pytest.mark.parametrize("path", ["samples/lenet5.py", "samples/transformer.py", "samples/gpt_minimal.py",
                                   "samples/seed_conv_gru.py", "samples/resnet50.py"])
 def test_sample_totals_and_shapes_equal_recorded(path):
     entry = TRUTH[path]

@@ -90,6 +90,8 @@ SAMPLES = {
     "samples/transformer.py": ("GPT", [i64(1, 64, high=1000)]),
     "samples/mlp.py": ("MLP", [f32(8, 784)]),
     "samples/mobilenet_v2.py": ("MobileNetV2", [f32(1, 3, 224, 224)]),
+    # a builder function is called with no arguments like a class
+    "samples/gpt_minimal.py": ("gpt_small", [i64(1, 32, high=96)]),
 }
 
 # case file name (in tests/fixtures/torch_cases/) -> inputs; the class is always `Model`

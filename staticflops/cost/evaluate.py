@@ -200,6 +200,11 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
             except FormulaError as error:
                 unknowns.append((node.location, f"parameters of {node.type} could not be evaluated: {error}"))
                 count = 0
+            for param in node.replaced_params:  # tied away: counted in the layer that owns it
+                if param.shape is None:
+                    unknowns.append((node.location, f"shape of tied parameter `{param.name}` of {node.type} is unknown"))
+                    continue
+                count -= numel(param.shape)
             total += count
             trainable += 0 if node.frozen else count
     for param in node.params:

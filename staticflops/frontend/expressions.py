@@ -7,7 +7,7 @@ import operator
 import libcst as cst
 
 from staticflops.frontend.scope import MISSING, Scope
-from staticflops.frontend.values import Function, Tensor, Unknown, describe
+from staticflops.frontend.values import Function, LazyValue, Tensor, Unknown, describe
 
 
 class Expressions:
@@ -23,7 +23,7 @@ class Expressions:
         value = scope.lookup(node.value, self.builtins)
         if value is MISSING:
             return self.unknown(f"name `{node.value}` is not defined", node)
-        return value
+        return value.force() if isinstance(value, LazyValue) else value
 
     def _eval_Integer(self, node, scope):
         return self._literal(node)

@@ -15,13 +15,15 @@ from fractions import Fraction
 import libcst as cst
 
 from staticflops.diagnostics import AnalysisError, Location
+from staticflops.frontend import pyclasses
 from staticflops.frontend.budget import Budget
 from staticflops.frontend.expressions import Expressions
 from staticflops.frontend.statements import Statements, _Return
-from staticflops.frontend.scope import Scope
+from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.values import (
-    describe, show, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, Namespace, Partial, SuperProxy, Tensor, Unknown,
+    describe, show, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, LazyValue, Namespace, Partial, Record, SuperProxy, Tensor,
+    Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
 
@@ -53,6 +55,7 @@ class Interpreter(Statements, Expressions):
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
         self.anchor: Location | None = None  # user call site while our stub code runs
         self.literals: dict = {}  # syntax node -> its constant value
+        self.project = None  # ProjectImports: the analysed project's other files
 
     # ---- reporting -------------------------------------------------------------
     def location(self, node) -> Location:
@@ -70,19 +73,60 @@ class Interpreter(Statements, Expressions):
             self.unknowns.append((where, reason))
         return Unknown(reason, where)
 
+    def quietly(self, evaluate):
+        """Evaluate holding back what could not be resolved: returns (value, held reports),
+        for values that only matter if used later (the base class of a class nobody builds)."""
+        saved = self.unknowns, self._seen_unknowns
+        self.unknowns, self._seen_unknowns = [], set()
+        try:
+            value = evaluate()
+        finally:
+            held = self.unknowns
+            self.unknowns, self._seen_unknowns = saved
+        return value, held
+
+    def report_held(self, held) -> None:
+        for where, reason in held:
+            self.unknown(reason, location=where)
+
     def fail(self, message: str, node, code: str = "SF110") -> AnalysisError:
         return AnalysisError(message, self.location(node), code)
 
     # ---- modules -----------------------------------------------------------------
-    def run_module(self, source: SourceFile) -> Scope:
-        scope = Scope()
-        scope.vars["__name__"] = "__analysed__"
+    def run_module(self, source: SourceFile, scope: Scope | None = None) -> Scope:
+        scope = scope or Scope()
+        scope.vars.setdefault("__name__", "__analysed__")
         previous, self.source = self.source, source
         try:
             self.exec_block(source.module.body, scope)
         finally:
             self.source = previous
         return scope
+
+    def import_module(self, dotted: str, node):
+        """A module by its dotted name: modelled by the framework, a file of the analysed
+        project, or else an unknown (reported once, where it is imported)."""
+        known = self.framework.known_module(dotted)
+        if known is not None:
+            return known
+        if self.project is not None:
+            found = self.project.find(dotted, self.source.origin if self.source else None)
+            if found is not None:
+                return found
+        return self.framework.import_module(self, dotted, node)
+
+    def deferred(self, load):
+        """A lazy value resolved later in the file and at the place where it was written."""
+        source, anchor = self.source, self.anchor
+
+        def run():
+            previous = self.source, self.anchor
+            self.source, self.anchor = source, anchor
+            try:
+                return load()
+            finally:
+                self.source, self.anchor = previous
+        return LazyValue(run)
 
     def set_attribute(self, receiver, name: str, value, node) -> None:
         if isinstance(receiver, Instance):
@@ -187,6 +231,8 @@ class Interpreter(Statements, Expressions):
             return self.budget.bounded_range(self, value, node)
         if isinstance(value, Instance):
             return iter(self.framework.instance_iter(self, value, node))
+        if isinstance(value, Class) and pyclasses.is_enum(value):
+            return iter(list(dict.fromkeys(pyclasses.enum_members(value).values())))
         if isinstance(value, Tensor):
             return iter(self.framework.tensor_iter(self, value, node))
         if isinstance(value, Unknown):
@@ -203,7 +249,15 @@ class Interpreter(Statements, Expressions):
         if isinstance(container, Instance):
             return self.framework.instance_getitem(self, container, key, node)
         if isinstance(container, Class):
-            return container  # typing generics: Optional[X], List[int]
+            if pyclasses.is_enum(container) and isinstance(key, str):
+                members = pyclasses.enum_members(container)
+                if key in members:
+                    return members[key]
+                raise self.fail(f"{container.name} has no member {key!r}", node, "SF113")
+            return container  # typing generics: List[int], Sequence[int]
+        if isinstance(container, Builtin):
+            options = key if isinstance(key, tuple) else (key,)  # Optional[X], Union[A, B], Callable[..., X]
+            return next((o for o in options if isinstance(o, Class)), options[-1])
         if isinstance(container, Namespace):
             return container
         try:
@@ -218,26 +272,40 @@ class Interpreter(Statements, Expressions):
             return receiver
         if isinstance(receiver, Instance):
             if name in receiver.attrs:
-                return receiver.attrs[name]
+                value = receiver.attrs[name]
+                return value.force() if isinstance(value, LazyValue) else value
             try:
                 member, owner = receiver.cls.lookup_owner(name)
             except KeyError:
+                if name == "__class__":
+                    return receiver.cls
+                if name == "__dict__":
+                    return receiver.attrs
                 return self.framework.instance_missing_attribute(self, receiver, name, node)
             return self._bind(receiver, member, owner, node)
+        if isinstance(receiver, Record):
+            return pyclasses.record_attribute(self, receiver, name, node)
         if isinstance(receiver, Class):
             try:
                 member, owner = receiver.lookup_owner(name)
             except KeyError:
                 if name == "__name__":
                     return receiver.name
+                if name == "__mro__":
+                    return tuple(receiver.mro())
                 return self.unknown(f"class {receiver.name} has no attribute `{name}`", node)
             if isinstance(member, Function) and member.is_classmethod:
                 return BoundMethod(receiver, member, owner)
             return member
         if isinstance(receiver, Namespace):
-            if name in receiver.members:
-                return receiver.members[name]
-            return self.framework.namespace_missing(self, receiver, name, node)
+            value = receiver.members[name] if name in receiver.members else MISSING
+            if value is MISSING and receiver.loader is not None:
+                value = receiver.loader(name)
+                if value is MISSING:
+                    return self.unknown(f"module `{receiver.name}` has no attribute `{name}`", node)
+            if value is MISSING:
+                return self.framework.namespace_missing(self, receiver, name, node)
+            return value.force() if isinstance(value, LazyValue) else value
         if isinstance(receiver, SuperProxy):
             mro = receiver.receiver.cls.mro() if isinstance(receiver.receiver, Instance) else receiver.receiver.mro()
             start = mro.index(receiver.start_after) + 1 if receiver.start_after in mro else 1
@@ -247,7 +315,22 @@ class Interpreter(Statements, Expressions):
             return self.unknown(f"super() has no attribute `{name}`", node)
         if isinstance(receiver, Tensor):
             return self.framework.tensor_attribute(self, receiver, name, node)
+        if isinstance(receiver, (Function, Builtin, Partial)):
+            return self._function_attribute(receiver, name, node)
         return self.framework.python_attribute(self, receiver, name, node)
+
+    def _function_attribute(self, function, name: str, node):
+        if isinstance(function, Partial) and name in ("func", "args", "keywords"):
+            return {"func": function.function, "args": function.args, "keywords": function.kwargs}[name]
+        if name in ("__name__", "__qualname__") and not isinstance(function, Partial):
+            return function.name
+        if name == "__module__" and isinstance(function, Function):
+            return function.scope.module.vars.get("__name__")
+        if name == "__doc__":
+            return None
+        if name == "__class__":
+            return Class("function", (), {})
+        return self.unknown(f"attribute `{name}` of {describe(function)} is not modelled", node)
 
     def _bind(self, receiver, member, owner, node):
         if isinstance(member, Function):
@@ -279,6 +362,16 @@ class Interpreter(Statements, Expressions):
         if isinstance(function, Function):
             return self.call_function(function, args, kwargs, node)
         if isinstance(function, Class):
+            for cls in function.mro():
+                self.report_held(cls.namespace.pop("__held_reports__", ()))
+            if pyclasses.is_enum(function) and len(args) == 1 and not kwargs:
+                return pyclasses.enum_lookup(self, function, args[0], node)
+            try:
+                new = function.lookup("__new__")
+            except KeyError:
+                new = None
+            if isinstance(new, Builtin):
+                return self.call_builtin(new, args, kwargs, node)
             return self.framework.instantiate(self, function, args, kwargs, node)
         if isinstance(function, Partial):
             return self.call(function.function, [*function.args, *args], {**function.kwargs, **kwargs}, node)

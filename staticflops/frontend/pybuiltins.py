@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
+from staticflops.frontend import pyclasses
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, Parameter, Partial, SuperProxy, Tensor,
-    Unknown,
+    BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, Parameter, Partial, Record, SuperProxy,
+    Tensor, Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
 
@@ -68,7 +69,7 @@ def build_builtins(object_class: Class) -> dict:
         @_fn(name, pytype)
         def convert(interp, args, kwargs, node):
             if not args:
-                return pytype()
+                return dict(kwargs) if pytype is dict else pytype()
             value = args[0]
             if isinstance(value, Unknown):
                 return value
@@ -239,7 +240,8 @@ def build_builtins(object_class: Class) -> dict:
     b["object"] = object_class
     for name in ("Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
                  "NotImplementedError", "AssertionError", "AttributeError", "ImportError", "Warning",
-                 "UserWarning", "DeprecationWarning"):
+                 "UserWarning", "DeprecationWarning", "FutureWarning", "RuntimeWarning", "StopIteration",
+                 "LookupError", "ArithmeticError", "ZeroDivisionError", "OSError", "ModuleNotFoundError"):
         b[name] = Class(name, (object_class,), {})
     b["True"], b["False"], b["None"], b["NotImplemented"] = True, False, None, None
     b["__name__"] = "__analysed__"
@@ -258,6 +260,11 @@ def is_instance(value, kinds) -> bool:
             if isinstance(value, pytype) and not (pytype is int and isinstance(value, bool)):
                 return True
         if getattr(kind, "is_tensor_type", False) and isinstance(value, Tensor):
+            return True
+        if isinstance(kind, Class) and isinstance(value, Record) and value.cls.is_subclass_of(kind):
+            return True
+        check = getattr(kind, "instance_check", None)
+        if check is not None and check(value):
             return True
     return False
 
@@ -299,18 +306,67 @@ def build_stdlib(builtins: dict) -> dict:
     identity = Builtin("typing", lambda interp, args, kwargs, node: args[-1] if args else None, bind_self=False)
     typing = {name: identity for name in typing_names}
 
+    @_fn("reduce")
+    def reduce(interp, args, kwargs, node):
+        items = _iterable(interp, args[1], node)
+        if len(args) > 2:
+            items = [args[2], *items]
+        if not items:
+            return interp.unknown("reduce() of an empty sequence", node)
+        total = items[0]
+        for item in items[1:]:
+            total = interp.call(args[0], [total, item], {}, node)
+        return total
+
+    object_class = builtins["object"]
+    typing["NamedTuple"] = pyclasses.typing_namedtuple(object_class)
+    sequence = Builtin("Sequence", identity.fn, bind_self=False)
+    sequence.pytype = (list, tuple, str, range)
+    abc = {"Sequence": sequence, "Mapping": Builtin("Mapping", identity.fn, bind_self=False),
+           "Callable": identity, "Iterable": identity, "Iterator": identity}
+    abc["Mapping"].pytype = dict
+    typing["Sequence"] = sequence
+    function_type = Builtin("FunctionType", identity.fn, bind_self=False)
+    function_type.instance_check = lambda value: isinstance(value, Function)
+    quiet = Namespace("quiet", _Anything())  # logging.getLogger(...).info(...) and the like
     return {
         "math": namespace("math", math_members),
-        "functools": namespace("functools", {"partial": partial, "reduce": identity,
-                                             "lru_cache": identity, "wraps": identity}),
-        "collections": namespace("collections", {"OrderedDict": ordered_dict, "namedtuple": identity}),
+        "functools": namespace("functools", {"partial": partial, "reduce": reduce,
+                                             "lru_cache": identity, "wraps": identity, "cache": identity}),
+        "collections": namespace("collections", {"OrderedDict": ordered_dict, "namedtuple": pyclasses.namedtuple_builtin(),
+                                                 "defaultdict": builtins["dict"], "abc": namespace("collections.abc", abc)}),
+        "collections.abc": namespace("collections.abc", abc),
         "typing": namespace("typing", typing),
         "typing_extensions": namespace("typing_extensions", typing),
-        "warnings": namespace("warnings", {"warn": identity}),
+        "warnings": namespace("warnings", {"warn": identity, "filterwarnings": identity, "simplefilter": identity}),
+        "logging": quiet,
         "copy": namespace("copy", {"deepcopy": Builtin("deepcopy", lambda i, a, k, n: deepcopy(a[0]), bind_self=False),
                                    "copy": Builtin("copy", lambda i, a, k, n: a[0], bind_self=False)}),
         "__future__": namespace("__future__", {"annotations": None}),
+        "enum": namespace("enum", pyclasses.enum_members_for(None, object_class)),
+        "dataclasses": namespace("dataclasses", pyclasses.dataclasses_members()),
+        "types": namespace("types", {"FunctionType": function_type, "ModuleType": identity,
+                                     "SimpleNamespace": object_class}),
+        "itertools": namespace("itertools", {"chain": Builtin("chain", lambda i, a, k, n: [x for v in a for x in _iterable(i, v, n)], bind_self=False),
+                                             "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False)}),
     }
+
+
+class _Anything(dict):
+    """Members of a namespace that never matters for cost (logging): every name is a no-op."""
+
+    def __init__(self):
+        super().__init__()
+        self.anything = Builtin("no-op", lambda i, a, k, n: Namespace("quiet", self), bind_self=False)
+
+    def get(self, key, default=None):
+        return self.anything
+
+    def __contains__(self, key):
+        return True
+
+    def __getitem__(self, key):
+        return self.anything
 
 
 def _product(items, start=1):

@@ -21,6 +21,7 @@ class SourceFile:
     module: cst.Module
     positions: dict = field(repr=False)
     internal: bool = False  # our own stub source: report the user's call site instead
+    origin: Path | None = None  # the file on disk, for following its imports
 
     def location(self, node: cst.CSTNode | None) -> Location:
         position = self.positions.get(node) if node is not None else None
@@ -41,7 +42,9 @@ def load_source(path: str | Path, display: str | None = None) -> SourceFile:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise AnalysisError(f"{name} is not UTF-8 text ({error.reason} at byte {error.start})", code="SF003") from None
-    return parse_source(text, name)
+    source = parse_source(text, name)
+    source.origin = Path(path).resolve()
+    return source
 
 
 def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:

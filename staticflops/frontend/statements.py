@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from staticflops.frontend import pyclasses
+from staticflops.frontend.imports import all_members
 from staticflops.frontend.scope import Scope
 from staticflops.frontend.values import Class, Function, Namespace, Unknown, dotted_name
 
@@ -103,6 +105,8 @@ class Statements:
             self.assign(target.target, value, scope)
 
     def _exec_AnnAssign(self, node, scope):
+        if scope.is_class and isinstance(node.target, cst.Name) and "__annotations__" in scope.vars:
+            scope.vars["__annotations__"][node.target.value] = node.annotation
         if node.value is not None:
             self.assign(node.target, self.eval(node.value, scope), scope)
 
@@ -187,42 +191,67 @@ class Statements:
         return defaults
 
     def _exec_ClassDef(self, node, scope):
-        bases = []
+        bases, held = [], []
         for arg in node.bases:
-            base = self.eval(arg.value, scope)
+            # Reported only if the class is used: a file may define classes on top of
+            # third-party ones (PIL's ImageDraw) next to the layers a model needs.
+            base, reports = self.quietly(lambda arg=arg: self.eval(arg.value, scope))
+            held += reports
             if isinstance(base, Class):
                 bases.append(base)
             elif not isinstance(base, Unknown):
                 bases.append(self.framework.object_class)
+            else:
+                held.append((self.location(arg), f"base class of {node.name.value} is unknown ({base.reason})"))
         body_scope = scope.child(is_class=True)
         cls = Class(node.name.value, tuple(bases), body_scope.vars, self.location(node))
-        body_scope.vars["__qualname__"] = node.name.value
-        self.exec_statement(node.body, body_scope)
+        body_scope.vars.update({"__qualname__": node.name.value, "__module__": scope.module.vars.get("__name__"),
+                                "__annotations__": {}})
+        if held:
+            body_scope.vars["__held_reports__"] = held
+        statements = node.body.body
+        if pyclasses.is_enum(cls):
+            pyclasses.exec_enum_body(self, cls, statements, body_scope)
+        else:
+            self.exec_block(statements, body_scope)
+        if any("__namedtuple__" in base.namespace for base in bases):
+            names = list(body_scope.vars["__annotations__"])
+            defaults = {n: body_scope.vars[n] for n in names if n in body_scope.vars}
+            plain = tuple(b for b in bases if "__namedtuple__" not in b.namespace) or (self.framework.object_class,)
+            cls = pyclasses.make_record_class(cls.name, names, defaults, plain, body_scope.vars)
+            cls.location = self.location(node)
+        for decorator in reversed(node.decorators):
+            expression = decorator.decorator
+            name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression)
+            if name.rsplit(".", 1)[-1] == "dataclass":  # other class decorators only register or document
+                cls = self.call(self.eval(expression, scope), [cls], {}, decorator)
         scope.assign(node.name.value, cls)
 
     def _exec_Import(self, node, scope):
         for alias in node.names:
             dotted = dotted_name(alias.name)
             if alias.asname is not None:
-                scope.assign(alias.asname.name.value, self.framework.import_module(self, dotted, node))
+                name, wanted = alias.asname.name.value, dotted
             else:
-                top = dotted.split(".")[0]
-                scope.assign(top, self.framework.import_module(self, top, node))
+                name = wanted = dotted.split(".")[0]
+            scope.assign(name, self.deferred(lambda wanted=wanted: self.import_module(wanted, node)))
 
     def _exec_ImportFrom(self, node, scope):
         dotted = ("." * len(node.relative)) + (dotted_name(node.module) if node.module else "")
-        module = self.framework.import_module(self, dotted, node)
         if isinstance(node.names, cst.ImportStar):
+            module = self.import_module(dotted, node)
             if isinstance(module, Namespace):
-                for name, value in module.members.items():
-                    if not name.startswith("_"):
-                        scope.assign(name, value)
+                for name, value in all_members(module).items():
+                    scope.assign(name, value)
             return
         for alias in node.names:
             name = alias.name.value
-            value = self.get_attribute(module, name, node) if not isinstance(module, Unknown) else module
             target = alias.asname.name.value if alias.asname is not None else name
-            scope.assign(target, value)
+            scope.assign(target, self.deferred(lambda name=name: self._imported_name(dotted, name, node)))
+
+    def _imported_name(self, dotted, name, node):
+        module = self.import_module(dotted, node)
+        return self.get_attribute(module, name, node) if not isinstance(module, Unknown) else module
 
     def assign(self, target, value, scope: Scope) -> None:
         if isinstance(target, cst.Name):

@@ -28,9 +28,13 @@ class Tracer:
     stack: list = field(default_factory=list)  # module Instances whose forward is running
     module_outputs: dict = field(default_factory=dict)  # id(module) -> value its last call returned
     module_calls: dict = field(default_factory=dict)  # id(module) -> number of calls
+    # Only the traced forward call counts: tensor maths while the model is being built
+    # (RegNet's width schedule, a dummy forward in __init__ to size a layer) is not its cost.
+    active: bool = False
 
     def current_module(self):
         return self.stack[-1] if self.stack else None
 
     def record(self, op: TracedOp) -> None:
-        self.ops.append(op)
+        if self.active:
+            self.ops.append(op)

@@ -37,6 +37,7 @@ class Tensor:
     shape: tuple | None
     dtype: str = "float32"
     requires_grad: bool = False
+    values: list | None = field(default=None, kw_only=True)  # contents, when known at build time
 
     @property
     def rank(self) -> int | None:
@@ -132,6 +133,9 @@ class ModuleState:
     kind: str | None = None  # IR kind for framework layers ("conv"); None for containers/user modules
     attrs: dict = field(default_factory=dict)  # normalised constructor arguments of a framework layer
     frozen: bool = False
+    # weight/bias of a framework layer replaced by another tensor (weight tying): its rule
+    # still counts them, but the layer no longer holds them.
+    replaced: dict = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -158,9 +162,42 @@ class Namespace:
 
     name: str
     members: dict
+    # For packages of the analysed project: name -> value (or None) for a name not yet in
+    # ``members`` (runs ``__init__.py`` on first need, then looks for a submodule).
+    loader: Any = None
 
     def __repr__(self) -> str:
         return f"<namespace {self.name}>"
+
+
+@dataclass(eq=False)
+class LazyValue:
+    """A name bound by an import, resolved on first use: imports of the analysed project are
+    followed only as far as the model needs, and an unresolvable one is reported only if used."""
+
+    load: Callable
+    resolved: Any = None
+    done: bool = False
+
+    def force(self):
+        if not self.done:
+            self.resolved, self.done = self.load(), True
+            while isinstance(self.resolved, LazyValue):
+                self.resolved = self.resolved.force()
+        return self.resolved
+
+
+class Record(tuple):
+    """An instance of a ``NamedTuple`` / ``collections.namedtuple`` class: a tuple with names."""
+
+    cls: Any = None
+    fields: tuple = ()
+
+    @classmethod
+    def make(cls, record_class, fields, items) -> "Record":
+        record = cls(items)
+        record.cls, record.fields = record_class, tuple(fields)
+        return record
 
 
 @dataclass(eq=False)

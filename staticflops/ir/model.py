@@ -27,6 +27,9 @@ class LayerNode(_IR):
     location: Location
     children: list["LayerNode"] = Field(default_factory=list)
     params: list[ParamDecl] = Field(default_factory=list)
+    # Tensors the layer's rule counts but that it no longer holds: its weight was replaced by
+    # another layer's (weight tying), which is counted there, as PyTorch counts it once.
+    replaced_params: list[ParamDecl] = Field(default_factory=list)
     frozen: bool = False
     output_shapes: list[Optional[tuple]] = Field(default_factory=list)  # of its last call
     calls: int = 0

@@ -43,7 +43,7 @@ def _expect(actual: Dim, wanted: Dim, message: str) -> None:
 @shape_function("identity", "dropout", "relu", "relu6", "gelu", "silu", "tanh", "sigmoid", "leaky_relu",
                 "elu", "selu", "celu", "softplus", "mish", "hardswish", "hardsigmoid", "hardtanh",
                 "prelu", "softmax", "log_softmax", "abs", "exp", "log", "sqrt", "rsqrt", "neg",
-                "sin", "cos", "clamp", "erf")
+                "sin", "cos", "clamp", "erf", "round", "floor", "ceil", "sign")
 def _same_shape(attrs, inputs):
     return [inputs[0]], {}
 

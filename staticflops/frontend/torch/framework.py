@@ -12,7 +12,7 @@ from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
     BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, Parameter, Tensor, Unknown,
 )
-from staticflops.frontend.torch import modules
+from staticflops.frontend.torch import constants, modules
 from staticflops.frontend.torch.functions import DTYPES, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
@@ -28,7 +28,6 @@ _PYTHON_METHODS = {
           "rstrip", "lstrip", "isdigit", "rsplit", "partition", "title"},
     set: {"add", "update", "union", "intersection", "difference", "copy"},
 }
-_NOT_FOLLOWED = "its source is outside the analysed file"
 
 
 @dataclass
@@ -50,7 +49,6 @@ class TorchFramework:
         self.module_class.bases = (self.object_class,)
         self.ops = TorchOps(self)
         self.functions = {name: self._with_grad(name, fn) for name, fn in build_functions(self.ops).items()}
-        self._import_reported: set = set()
 
     def _with_grad(self, name: str, fn):
         """Run a tensor function with its tensor arguments known to ``record`` and let
@@ -79,6 +77,10 @@ class TorchFramework:
         tensor_type.is_tensor_type = True
         noop = Builtin("noop", lambda i, a, k, n: a[0] if a else None, bind_self=False)
         context = Builtin("context", lambda i, a, k, n: None, bind_self=False)
+        second = Builtin("annotate", lambda i, a, k, n: a[1] if len(a) > 1 else None, bind_self=False)
+        # torch.utils.checkpoint.checkpoint(fn, *args) computes fn(*args) (again in backward).
+        run_function = Builtin("checkpoint", lambda i, a, k, n: i.call(a[0], list(a[1:]), {}, n), bind_self=False)
+        checkpoint = Namespace("torch.utils.checkpoint", {"checkpoint": run_function, "checkpoint_sequential": noop})
         init = Namespace("torch.nn.init", _InitNamespace())
         functional = Namespace("torch.nn.functional", dict(functional_names))
         nn = Namespace("torch.nn", {
@@ -91,32 +93,41 @@ class TorchFramework:
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in constructors.items() if k != "Parameter"},
             "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
             "no_grad": context, "inference_mode": context, "enable_grad": context, "autocast": context,
-            "device": noop, "jit": Namespace("torch.jit", {"ignore": noop, "unused": noop, "export": noop,
+            "device": noop, "jit": Namespace("torch.jit", {"ignore": noop, "unused": noop, "export": noop, "annotate": second,
                                                            "is_scripting": Builtin("f", lambda i, a, k, n: False, bind_self=False),
                                                            "is_tracing": Builtin("f", lambda i, a, k, n: False, bind_self=False)}),
             "fx": Namespace("torch.fx", {"wrap": noop}), "_assert": noop,
-            "utils": Namespace("torch.utils", {}),
+            "utils": Namespace("torch.utils", {"checkpoint": checkpoint}),
+            "_C": Namespace("torch._C", _InitNamespace()),  # _log_api_usage_once and friends
+            "onnx": Namespace("torch.onnx", _InitNamespace()),  # exporter registration, never cost
             **{name: ("int64" if name in ("long", "int64", "int", "int32") else
                       "bool" if name == "bool" else "float32") for name in DTYPES},
         })
         self._stub_context = (nn, functional, stdlib["copy"])
         self.namespaces = {
             "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
-            "torch.nn.modules": nn.members["modules"], **stdlib,
+            "torch.nn.modules": nn.members["modules"], "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
+            "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"], **stdlib,
         }
         self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()}
 
     # ---- imports ------------------------------------------------------------------------
+    def known_module(self, dotted: str):
+        """The namespace we model for ``torch``, ``torch.nn``, ``math``, ... or None."""
+        return self.namespaces.get(dotted)
+
     def import_module(self, interp, dotted: str, node):
+        """A module that is neither modelled nor a file of the analysed project."""
         if dotted in self.namespaces:
             return self.namespaces[dotted]
         top = dotted.split(".")[0]
         if top == "torch":
             return interp.unknown(f"`{dotted}` is not modelled", node)
-        if dotted not in self._import_reported:
-            self._import_reported.add(dotted)
-            return interp.unknown(f"import of `{dotted}` not followed: {_NOT_FOLLOWED}", node)
-        return Unknown(f"import of `{dotted}` not followed", interp.location(node))
+        if dotted.startswith("."):
+            why = "no such file in the analysed project"
+        else:
+            why = "not a file of the analysed project (third-party?), not followed"
+        return interp.unknown(f"import of `{dotted}`: {why}", node)  # reported once per import statement
 
     def namespace_missing(self, interp, namespace: Namespace, name: str, node):
         if isinstance(namespace.members, _InitNamespace):
@@ -239,11 +250,14 @@ class TorchFramework:
             out = ops.broadcast(*shapes)
         except ShapeError as error:
             raise AnalysisError(f"{kind}: {error}", interp.location(node), "SF301") from None
-        dtype = next((v.dtype for v in (left, right) if isinstance(v, Tensor)), "float32")
+        dtype = constants.binary_dtype(kind, left, right)
         label = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(kind, kind)
         with self.ops.arguments(_tensors_in([left, right])):
             result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
-        return Tensor(result.shape, "bool") if kind == "compare" else result
+        if kind == "compare":
+            return Tensor(result.shape, "bool", requires_grad=False)
+        result.values = constants.known(out, constants.binary_values(kind, left, right, dtype))
+        return result
 
     def call_function(self, interp, name: str, args, node, label=None):
         try:

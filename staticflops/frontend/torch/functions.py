@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import CannotKnow, Parameter, Tensor, Unknown
+from staticflops.frontend.torch import constants
 from staticflops.frontend.torch.layers import ntuple
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.layers import infer
@@ -18,7 +19,8 @@ from staticflops.shapes.tensor_ops import ShapeError
 
 ACTIVATIONS = ("relu", "relu6", "gelu", "silu", "tanh", "sigmoid", "leaky_relu", "elu", "selu", "celu",
                "softplus", "mish", "hardswish", "hardsigmoid", "hardtanh", "prelu")
-UNARY_MATH = ("abs", "exp", "log", "sqrt", "rsqrt", "neg", "sin", "cos", "erf", "clamp")
+UNARY_MATH = ("abs", "exp", "log", "sqrt", "rsqrt", "neg", "sin", "cos", "erf", "clamp", "round", "floor", "ceil",
+              "sign")
 REDUCTIONS = ("sum", "mean", "amax", "amin", "prod", "std", "var", "norm", "logsumexp")
 
 
@@ -144,16 +146,71 @@ def build_functions(t: TorchOps) -> dict:
         return args[0]
     f["requires_grad_"] = requires_grad_
 
-    for name in ("contiguous", "clone", "detach", "cpu", "cuda", "float", "half", "double",
+    for name in ("contiguous", "clone", "detach", "cpu", "cuda", "half", "double",
                  "bfloat16", "type_as", "masked_fill", "masked_fill_", "fill_", "zero_", "copy_", "normal_",
                  "uniform_", "__deepcopy__", "flip", "roll", "tril", "triu", "numpy", "pin_memory"):
         f[name] = identity
 
     def cast(dtype):
         def fn(interp, args, kwargs, node):
-            return Tensor(shape(interp, args[0], node), dtype)
+            values = args[0].values if isinstance(args[0], Tensor) else None
+            return Tensor(shape(interp, args[0], node), dtype,
+                          values=constants.fit(values, dtype) if values is not None else None)
         return fn
     f["long"], f["int"], f["bool"] = cast("int64"), cast("int64"), cast("bool")
+    f["float"] = cast("float32")
+
+    def tolist(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        if args[0].values is None:
+            raise CannotKnow("a tensor whose values are not known while the model is built")
+        return constants.nested(args[0].values, x)
+    f["tolist"] = tolist
+
+    def item(interp, args, kwargs, node):
+        if args[0].values is None or len(args[0].values) != 1:
+            raise CannotKnow("a tensor whose value is not known while the model is built")
+        return args[0].values[0]
+    f["item"] = item
+
+    def diff(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        if len(x) != 1:
+            raise CannotKnow("torch.diff of a tensor with more than one dimension")
+        values = args[0].values
+        return Tensor((x[0] - 1,), args[0].dtype,
+                      values=[b - a for a, b in zip(values, values[1:])] if values is not None else None)
+    f["diff"] = diff
+
+    def pad(interp, args, kwargs, node):
+        x = list(shape(interp, args[0], node))
+        amounts = args[1] if len(args) > 1 else kwargs["pad"]
+        if len(amounts) % 2 or len(amounts) // 2 > len(x):
+            raise CannotKnow(f"F.pad with {len(amounts)} padding sizes for a {len(x)}-dimensional tensor")
+        for i in range(len(amounts) // 2):
+            x[-1 - i] = x[-1 - i] + amounts[2 * i] + amounts[2 * i + 1]
+        return Tensor(tuple(x), args[0].dtype)
+    f["pad"] = pad
+
+    def new_tensor(interp, args, kwargs, node):
+        sizes = _sizes(args[1:]) or list(kwargs.get("size", ()))
+        return Tensor(tuple(sizes), kwargs.get("dtype", args[0].dtype) if isinstance(kwargs.get("dtype"), str) else args[0].dtype)
+    f["new_zeros"] = f["new_ones"] = f["new_empty"] = new_tensor
+
+    def new_full(interp, args, kwargs, node):
+        return new_tensor(interp, args[:2], kwargs, node)
+    f["new_full"] = new_full
+
+    def meshgrid(interp, args, kwargs, node):
+        tensors = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+        sizes = [shape(interp, v, node) for v in tensors]
+        if any(len(s) != 1 for s in sizes):
+            raise CannotKnow("meshgrid of tensors that are not one-dimensional")
+        grid = [s[0] for s in sizes]
+        if kwargs.get("indexing", "ij") == "xy" and len(grid) >= 2:
+            grid[0], grid[1] = grid[1], grid[0]
+        return tuple(Tensor(tuple(grid), v.dtype) for v in tensors)
+    f["meshgrid"] = meshgrid
 
     def to(interp, args, kwargs, node):
         dtype = kwargs.get("dtype")
@@ -301,7 +358,12 @@ def build_functions(t: TorchOps) -> dict:
             if kind in ("softmax", "log_softmax"):
                 attrs["dim"] = _dim_arg(args, kwargs, 1)
             dtype = x.dtype if isinstance(x, Tensor) else "float32"
-            return t.record(interp, kind, kind, attrs, [shape(interp, x, node)], node, dtype=dtype)
+            if kind in ("log", "exp", "sqrt", "rsqrt", "sigmoid", "tanh"):
+                dtype = "float32"
+            result = t.record(interp, kind, kind, attrs, [shape(interp, x, node)], node, dtype=dtype)
+            if isinstance(result, Tensor):
+                result.values = constants.unary_values(kind, x)
+            return result
         return fn
     for name in ACTIVATIONS + UNARY_MATH + ("softmax", "log_softmax"):
         f[name] = elementwise(name)
@@ -466,7 +528,11 @@ def build_constructors(t: TorchOps) -> dict:
                 return v
         length = end - start if step == 1 else -((start - end) // step)
         has_float = any(isinstance(v, float) for v in (start, end, step))
-        return Tensor((length,), dtype_of(kwargs, "float32" if has_float else "int64"))
+        dtype = dtype_of(kwargs, "float32" if has_float else "int64")
+        values = None
+        if all(isinstance(v, int) for v in (start, end, step)) and isinstance(length, int) and length <= constants.MAX_VALUES:
+            values = constants.fit(list(range(start, end, step)), dtype)
+        return Tensor((length,), dtype, values=values)
     c["arange"] = arange
 
     def tensor(interp, args, kwargs, node):
@@ -476,7 +542,9 @@ def build_constructors(t: TorchOps) -> dict:
             dims.append(len(data))
             data = data[0] if data else None
         default = "int64" if isinstance(data, int) and not isinstance(data, bool) else "float32"
-        return Tensor(tuple(dims), dtype_of(kwargs, default))
+        dtype = dtype_of(kwargs, default)
+        items = _flatten_numbers(args[0] if args else kwargs.get("data"))
+        return Tensor(tuple(dims), dtype, values=constants.fit(items, dtype) if items is not None else None)
     c["tensor"] = c["as_tensor"] = tensor
 
     def parameter(interp, args, kwargs, node):
@@ -488,3 +556,18 @@ def build_constructors(t: TorchOps) -> dict:
         return Parameter(shape, "float32", requires_grad=trainable, trainable=trainable)
     c["Parameter"] = parameter
     return c
+
+
+def _flatten_numbers(data):
+    """Row-major numbers of a nested list literal, or None if any element is not a number."""
+    if isinstance(data, (list, tuple)):
+        items = []
+        for element in data:
+            inner = _flatten_numbers(element)
+            if inner is None:
+                return None
+            items.extend(inner)
+        return items
+    if isinstance(data, (int, float)) and not isinstance(data, bool):
+        return [data]
+    return None

@@ -136,3 +136,25 @@ def has_parameters(kind: str, attrs: dict) -> bool:
         return False
     flag = _AFFINE_FLAG.get(kind)
     return bool(attrs.get(flag, True)) if flag else True
+
+
+def parameter_shapes(kind: str, attrs: dict) -> tuple:
+    """Shapes of a layer's ``weight`` and ``bias`` as PyTorch allocates them (None: not modelled).
+    Model code reads them (``F.linear(x, self.qkv.weight)``) and ties them between layers."""
+    if kind == "linear":
+        return (attrs["out_features"], attrs["in_features"]), (attrs["out_features"],)
+    if kind == "conv":
+        return ((attrs["out_channels"], attrs["in_channels"] // attrs["groups"], *attrs["kernel_size"]),
+                (attrs["out_channels"],))
+    if kind == "conv_transpose":
+        return ((attrs["in_channels"], attrs["out_channels"] // attrs["groups"], *attrs["kernel_size"]),
+                (attrs["out_channels"],))
+    if kind == "embedding":
+        return (attrs["num_embeddings"], attrs["embedding_dim"]), None
+    if kind in ("layer_norm", "rms_norm"):
+        return tuple(attrs["normalized_shape"]), tuple(attrs["normalized_shape"])
+    if kind in ("batch_norm", "instance_norm"):
+        return (attrs["num_features"],), (attrs["num_features"],)
+    if kind == "group_norm":
+        return (attrs["num_channels"],), (attrs["num_channels"],)
+    return None, None

@@ -9,7 +9,7 @@ from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.torch import replay
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown
-from staticflops.frontend.torch.layers import LAYERS, LayerSpec, has_parameters, normalise
+from staticflops.frontend.torch.layers import LAYERS, LayerSpec, has_parameters, normalise, parameter_shapes
 from staticflops.shapes import format_shape
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -39,7 +39,14 @@ def _setattr(interp, args, kwargs, node):
         state.children[name] = value
         state.parameters.pop(name, None)
     elif isinstance(value, Parameter):
-        state.parameters[name] = value
+        old = self.attrs.get(name)
+        if state.kind is not None and isinstance(old, Parameter) and old.owner is self and value is not old:
+            # `self.lm_head.weight = self.wte.weight`: PyTorch then holds one tensor, counted once.
+            state.replaced[name] = old
+            if value.owner is None:
+                state.parameters[name] = value
+        else:
+            state.parameters[name] = value
     elif value is None and name in state.children:
         state.children[name] = None
     self.attrs[name] = value
@@ -68,7 +75,8 @@ def _call(interp, args, kwargs, node):
             if cached is not None:
                 cache.calls[key] = cached
     tracer.module_outputs[id(self)] = result
-    tracer.module_calls[id(self)] = tracer.module_calls.get(id(self), 0) + 1
+    if tracer.active:
+        tracer.module_calls[id(self)] = tracer.module_calls.get(id(self), 0) + 1
     return result
 
 
@@ -359,10 +367,15 @@ class LayerFactory:
             self.module.kind = spec.kind if not unknown else None
             self.module.attrs = normalise(name, spec, bound) if not unknown else {"kind": spec.kind, "type": name}
             self.attrs.update({k: v for k, v in bound.items() if not k.startswith("_")})
+            if spec.kind in ("conv", "conv_transpose") and not unknown:
+                # ConvNd stores these as tuples: `conv.kernel_size[0]` is how model code reads them.
+                self.attrs.update({k: self.module.attrs[k] for k in ("kernel_size", "stride", "padding", "dilation",
+                                                                     "output_padding") if k in self.module.attrs})
             if self.module.kind is not None and has_parameters(self.module.kind, self.module.attrs):
-                self.attrs["weight"] = Parameter(None, requires_grad=True, owner=self)
+                weight_shape, bias_shape = parameter_shapes(spec.kind, self.module.attrs)
+                self.attrs["weight"] = Parameter(weight_shape, requires_grad=True, owner=self)
                 has_bias = bound.get("bias", True) is not False
-                self.attrs["bias"] = Parameter(None, requires_grad=True, owner=self) if has_bias else None
+                self.attrs["bias"] = Parameter(bias_shape, requires_grad=True, owner=self) if has_bias else None
             return None
 
         def forward(interp, args, kwargs, node):

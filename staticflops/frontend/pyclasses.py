@@ -1,0 +1,236 @@
+"""Class-making features of Python's standard library, over our own values:
+``@dataclass``, ``Enum``, ``NamedTuple`` / ``collections.namedtuple``.
+
+Model code uses them for configs (``@dataclass class GPTConfig``), block settings
+(``class MBConvConfig``) and weight catalogues (``class ResNet50_Weights(WeightsEnum)``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from staticflops.frontend.scope import MISSING
+from staticflops.frontend.values import Builtin, Class, Instance, LazyValue, Record
+
+
+class FieldSpec:
+    """What ``dataclasses.field(...)`` returns: a default or a factory for it."""
+
+    def __init__(self, default=MISSING, factory=None):
+        self.default, self.factory = default, factory
+
+
+def _field(interp, args, kwargs, node):
+    return FieldSpec(kwargs.get("default", MISSING), kwargs.get("default_factory"))
+
+
+# ---- dataclasses -------------------------------------------------------------------------
+
+def dataclass_fields(cls: Class) -> list:
+    """(name, default) of every field, base classes first, as ``dataclasses`` orders them."""
+    fields: dict = {}
+    for klass in reversed(cls.mro()):
+        if "__dataclass_fields__" not in klass.namespace:
+            continue
+        for name in klass.namespace.get("__annotations__", {}):
+            fields[name] = klass.namespace.get(name, MISSING) if klass is cls or name not in fields else fields[name]
+    return list(fields.items())
+
+
+def make_dataclass(interp, cls: Class, node) -> Class:
+    fields = [name for name, _ in dataclass_fields(cls)]
+    cls.namespace["__dataclass_fields__"] = fields
+    if "__init__" in cls.namespace:
+        return cls
+
+    def init(interp, args, kwargs, call_node):
+        self, given, kwargs = args[0], list(args[1:]), dict(kwargs)
+        for index, (name, default) in enumerate(dataclass_fields(cls)):
+            if index < len(given):
+                value = given[index]
+            elif name in kwargs:
+                value = kwargs.pop(name)
+            elif isinstance(default, FieldSpec):
+                value = interp.call(default.factory, [], {}, call_node) if default.factory is not None else default.default
+            elif default is not MISSING:
+                value = default
+            else:
+                raise interp.fail(f"{cls.name}() missing required argument '{name}'", call_node, "SF114")
+            if value is MISSING:
+                raise interp.fail(f"{cls.name}() missing required argument '{name}'", call_node, "SF114")
+            self.attrs[name] = value
+        if kwargs:
+            raise interp.fail(f"{cls.name}() got an unexpected keyword argument '{next(iter(kwargs))}'", call_node, "SF114")
+        try:
+            post_init, owner = cls.lookup_owner("__post_init__")
+        except KeyError:
+            return None
+        interp.call(interp._bind(self, post_init, owner, call_node), [], {}, call_node)
+        return None
+
+    cls.namespace["__init__"] = Builtin(f"{cls.name}.__init__", init)
+    return cls
+
+
+def _dataclass(interp, args, kwargs, node):
+    if args and isinstance(args[0], Class):
+        return make_dataclass(interp, args[0], node)
+    return Builtin("dataclass", lambda i, a, k, n: make_dataclass(i, a[0], n), bind_self=False)  # @dataclass(...)
+
+
+def _replace(interp, args, kwargs, node):
+    original = args[0]
+    if not isinstance(original, Instance):
+        return interp.unknown("dataclasses.replace() of a value that is not a dataclass", node)
+    return Instance(original.cls, attrs={**original.attrs, **kwargs}, location=original.location)
+
+
+def _asdict(interp, args, kwargs, node):
+    value = args[0]
+    if isinstance(value, Record):
+        return dict(zip(value.fields, value))
+    return dict(value.attrs) if isinstance(value, Instance) else interp.unknown("asdict() of this value", node)
+
+
+def dataclasses_members() -> dict:
+    return {"dataclass": Builtin("dataclass", _dataclass, bind_self=False),
+            "field": Builtin("field", _field, bind_self=False),
+            "replace": Builtin("replace", _replace, bind_self=False),
+            "asdict": Builtin("asdict", _asdict, bind_self=False)}
+
+
+# ---- Enum ----------------------------------------------------------------------------------
+
+def is_enum(cls: Class) -> bool:
+    return any("__enum__" in klass.namespace for klass in cls.mro())
+
+
+def exec_enum_body(interp, cls: Class, body, scope) -> None:
+    """Members become instances of the class; their values are evaluated only when read
+    (weight catalogues hold URLs, transforms and metadata that never matter for cost)."""
+    members: dict = {}
+    counter = [0]
+    for statement in body:
+        assign = _simple_assignment(statement)
+        if assign is None:
+            interp.exec_statement(statement, scope)
+            continue
+        name, value_node = assign
+        if isinstance(value_node, cst.Name) and value_node.value in members:
+            member = members[value_node.value]  # an alias: DEFAULT = IMAGENET1K_V2
+        else:
+            member = Instance(cls, attrs={"name": name, "_name_": name})
+            if _is_auto(value_node):
+                counter[0] += 1
+                value = counter[0]
+            else:
+                value = interp.deferred(lambda node=value_node: interp.eval(node, scope))
+            member.attrs["value"] = member.attrs["_value_"] = value
+            members[name] = member
+        scope.vars[name] = member
+    cls.namespace["__members__"] = members
+
+
+def _simple_assignment(statement):
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            name = small.targets[0].target.value
+            if not (name.startswith("__") and name.endswith("__")):
+                return name, small.value
+    return None
+
+
+def _is_auto(node) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) and (
+        (node.func.value if isinstance(node.func, cst.Name) else node.func.attr.value) == "auto")
+
+
+def enum_members(cls: Class) -> dict:
+    for klass in cls.mro():
+        if "__members__" in klass.namespace:
+            return klass.namespace["__members__"]
+    return {}
+
+
+def enum_lookup(interp, cls: Class, value, node):
+    """``Color(1)``: the member with that value."""
+    for member in enum_members(cls).values():
+        known = member.attrs["value"]
+        known = known.force() if isinstance(known, LazyValue) else known
+        if known == value or member is value:
+            return member
+    return interp.unknown(f"{cls.name} has no member with value {value!r}", node)
+
+
+def enum_members_for(interp, object_class: Class) -> dict:
+    enum = Class("Enum", (object_class,), {"__enum__": True})
+    int_enum = Class("IntEnum", (enum,), {})
+    str_enum = Class("StrEnum", (enum,), {})
+    auto = Builtin("auto", lambda i, a, k, n: None, bind_self=False)
+    identity = Builtin("unique", lambda i, a, k, n: a[0] if a else None, bind_self=False)
+    return {"Enum": enum, "IntEnum": int_enum, "StrEnum": str_enum, "Flag": enum, "IntFlag": int_enum,
+            "auto": auto, "unique": identity}
+
+
+# ---- NamedTuple --------------------------------------------------------------------------
+
+def make_record_class(name: str, fields: list, defaults: dict, bases: tuple, namespace: dict | None = None) -> Class:
+    namespace = namespace if namespace is not None else {}
+    cls = Class(name, bases, namespace)
+    namespace["_fields"] = tuple(fields)
+
+    def new(interp, args, kwargs, node):
+        given, kwargs = list(args), dict(kwargs)
+        items = []
+        for index, field in enumerate(fields):
+            if index < len(given):
+                items.append(given[index])
+            elif field in kwargs:
+                items.append(kwargs.pop(field))
+            elif field in defaults:
+                items.append(defaults[field])
+            else:
+                raise interp.fail(f"{name}() missing required argument '{field}'", node, "SF114")
+        return Record.make(cls, fields, items)
+
+    namespace["__new__"] = Builtin(f"{name}.__new__", new, bind_self=False)
+    return cls
+
+
+def _namedtuple(interp, args, kwargs, node):
+    name = args[0]
+    fields = args[1] if len(args) > 1 else kwargs.get("field_names")
+    if isinstance(fields, str):
+        fields = fields.replace(",", " ").split()
+    if not isinstance(name, str) or not isinstance(fields, (list, tuple)):
+        return interp.unknown("namedtuple() with arguments that are not known strings", node)
+    defaults = list(kwargs.get("defaults") or [])
+    default_map = dict(zip(fields[len(fields) - len(defaults):], defaults)) if defaults else {}
+    return make_record_class(name, list(fields), default_map, (interp.builtins["object"],))
+
+
+def record_attribute(interp, record: Record, name: str, node):
+    if name in record.fields:
+        return record[record.fields.index(name)]
+    if name == "_asdict":
+        return Builtin("_asdict", lambda i, a, k, n: dict(zip(record.fields, record)), bind_self=False)
+    if name == "_replace":
+        def replace(i, a, k, n):
+            items = [k.get(f, v) for f, v in zip(record.fields, record)]
+            return Record.make(record.cls, record.fields, items)
+        return Builtin("_replace", replace, bind_self=False)
+    try:
+        member, owner = record.cls.lookup_owner(name)
+    except KeyError:
+        return interp.unknown(f"{record.cls.name} has no attribute `{name}`", node)
+    return interp._bind(record, member, owner, node)
+
+
+def namedtuple_builtin() -> Builtin:
+    return Builtin("namedtuple", _namedtuple, bind_self=False)
+
+
+def typing_namedtuple(object_class: Class) -> Class:
+    return Class("NamedTuple", (object_class,), {"__namedtuple__": True})
+

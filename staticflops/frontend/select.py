@@ -1,0 +1,177 @@
+"""Which model to build: ``--model`` as a name, as a call expression, or chosen for the user.
+
+``--model`` may name a class or a builder function, or be a call expression such as
+``resnet50(weights=None)`` or ``GPT(GPTConfig(n_layer=12))``.  The expression is parsed with
+libcst and evaluated by our interpreter in the file's namespace — never by Python.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from staticflops.diagnostics import AnalysisError
+from staticflops.frontend.source import SourceFile, parse_source
+from staticflops.frontend.values import Class, Function, Instance, LazyValue, Unknown
+
+MODEL_ARGUMENT = "--model"
+
+
+def build_model(interp, source: SourceFile, scope, framework, model: str | None, kwargs: dict):
+    """Evaluate the model choice: returns (the built value, its name, the anchor node)."""
+    if model is not None and not model.isidentifier():
+        return _evaluate_expression(interp, scope, model, kwargs)
+    target, name = select_target(source, scope, framework, model)
+    anchor = definition_node(source, name)
+    interp.source = source
+    kwargs = convert_kwargs(interp, target, kwargs, anchor)
+    if isinstance(target, Class):
+        return framework.instantiate(interp, target, [], kwargs, anchor), name, anchor
+    return interp.call(target, [], kwargs, anchor), name, anchor
+
+
+def _evaluate_expression(interp, scope, text: str, kwargs: dict):
+    try:
+        expression = parse_source(text + "\n", MODEL_ARGUMENT)
+    except AnalysisError as error:
+        raise AnalysisError(f"--model is not a name or a call expression: {error.message}", code="SF103") from None
+    body = expression.module.body
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or not isinstance(body[0].body[0], cst.Expr):
+        raise AnalysisError("--model must be a single expression, e.g. 'resnet50(weights=None)'", code="SF103")
+    node = body[0].body[0].value
+    interp.source = expression
+    value = interp.eval(node, scope)
+    if isinstance(value, (Class, Function)):
+        value = interp.call(value, [], convert_kwargs(interp, value, kwargs, node), node)
+    elif kwargs:
+        raise AnalysisError("--kwargs cannot be combined with a --model call expression; "
+                            "write the arguments into the expression", code="SF103")
+    return value, text, node
+
+
+def select_target(source: SourceFile, scope, framework, model: str | None):
+    if model is not None:
+        value = scope.vars.get(model)
+        if isinstance(value, LazyValue):
+            value = value.force()
+        if value is None:
+            raise AnalysisError(f"no class or function named `{model}` at the top level of {source.path}"
+                                + _listing(source, scope, framework), code="SF103")
+        if not isinstance(value, (Class, Function)):
+            raise AnalysisError(f"`{model}` is not a class or a function", code="SF103")
+        return value, model
+    classes, builders = candidates(source, scope, framework)
+    buildable = [n for n in classes if _needs_no_arguments(classes[n])]
+    if len(buildable) == 1:
+        return classes[buildable[0]], buildable[0]
+    if not classes and len(builders) == 1:
+        return builders[next(iter(builders))], next(iter(builders))
+    if len(classes) == 1 and not builders:
+        return classes[next(iter(classes))], next(iter(classes))
+    if not classes and not builders:
+        raise AnalysisError(f"{source.path} defines no nn.Module class or builder function; name one with --model",
+                            code="SF104")
+    raise AnalysisError(f"{source.path} defines several models; choose one with --model" + _listing(source, scope, framework),
+                        code="SF105")
+
+
+def candidates(source: SourceFile, scope, framework) -> tuple[dict, dict]:
+    """Top-level model classes and builder functions of this file that nothing else in it uses."""
+    used = _names_used_outside_own_definition(source.module)
+    classes, builders = {}, {}
+    for name, value in scope.vars.items():
+        if isinstance(value, LazyValue) or _used_elsewhere(name, used):
+            continue
+        if (isinstance(value, Class) and value.is_subclass_of(framework.module_class) and value.location
+                and value.location.path == source.path):
+            classes[name] = value
+        elif isinstance(value, Function) and value.source is source and not name.startswith("_") and name != "main":
+            builders[name] = value
+    return classes, builders
+
+
+def _listing(source, scope, framework) -> str:
+    classes, builders = candidates(source, scope, framework)
+    lines = []
+    if classes:
+        lines.append("  model classes: " + ", ".join(classes))
+    if builders:
+        lines.append("  builder functions: " + ", ".join(builders))
+    return (":\n" + "\n".join(lines)) if lines else ""
+
+
+def convert_kwargs(interp, target, kwargs: dict, node) -> dict:
+    """JSON objects passed for parameters annotated with a dataclass build that dataclass
+    (defaults filled in); without such an annotation they become objects with attributes."""
+    function = target
+    if isinstance(target, Class):
+        try:
+            function = target.lookup("__init__")
+        except KeyError:
+            return kwargs
+    if not isinstance(function, Function):
+        return kwargs
+    converted = dict(kwargs)
+    params = function.node.params
+    annotated = {p.name.value: p.annotation for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    for name, value in kwargs.items():
+        if not isinstance(value, dict):
+            continue
+        annotation = annotated.get(name)
+        cls = None
+        if annotation is not None:
+            previous, interp.source = interp.source, function.source
+            try:
+                cls = interp.eval(annotation.annotation, function.scope)
+            finally:
+                interp.source = previous
+        if isinstance(cls, Class) and "__dataclass_fields__" in cls.namespace:
+            converted[name] = interp.call(cls, [], value, node)
+        elif annotation is None or isinstance(cls, Unknown):
+            converted[name] = Instance(interp.builtins["object"], attrs=dict(value))
+    return converted
+
+
+def definition_node(source: SourceFile, name: str):
+    for statement in source.module.body:
+        if isinstance(statement, (cst.ClassDef, cst.FunctionDef)) and statement.name.value == name:
+            return statement.name
+    return None
+
+
+def _names_used_outside_own_definition(module: cst.Module) -> dict:
+    """Map: name -> set of top-level definitions (other than itself) that mention it."""
+    used: dict = {}
+
+    class Collector(cst.CSTVisitor):
+        def __init__(self, owner):
+            self.owner = owner
+
+        def visit_Name(self, node):
+            used.setdefault(node.value, set()).add(self.owner)
+
+        def visit_Decorator(self, node):
+            return False  # `@register_model()` does not make a builder a helper
+
+    for statement in module.body:
+        owner = statement.name.value if isinstance(statement, (cst.ClassDef, cst.FunctionDef)) else "<module>"
+        if isinstance(statement, cst.If):  # `if __name__ == "__main__":` demos use the model
+            continue
+        statement.visit(Collector(owner))
+    return used
+
+
+def _used_elsewhere(name: str, used: dict) -> bool:
+    return bool(used.get(name, set()) - {name})
+
+
+def _needs_no_arguments(cls: Class) -> bool:
+    try:
+        init = cls.lookup("__init__")
+    except KeyError:
+        return True
+    if not isinstance(init, Function):
+        return True
+    params = init.node.params
+    required = [p for p in [*params.posonly_params, *params.params][1:] if p.name.value not in init.defaults]
+    required += [p for p in params.kwonly_params if p.name.value not in init.defaults]
+    return not required

@@ -1,0 +1,96 @@
+"""Contents of small tensors whose values are known while the model is built.
+
+Some model code computes its architecture with tensor maths: RegNet's width schedule is
+``torch.round(torch.log(torch.arange(depth) * w_a + w_0) ...).int().tolist()``.  Tensors made
+from known numbers (``arange``, ``tensor([...])``) carry their values (flat, row-major) through
+elementwise maths, with float32 rounding after every step as PyTorch's default dtype does,
+so ``.tolist()`` / ``.item()`` give the numbers the real code would see.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import struct
+
+from staticflops.frontend.values import Tensor
+
+MAX_VALUES = 1 << 16  # larger tensors keep only their shape
+
+_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
+           "pow": operator.pow, "maximum": max, "minimum": min}
+_UNARY = {"log": math.log, "exp": math.exp, "sqrt": math.sqrt, "abs": abs, "neg": operator.neg,
+          "round": lambda v: float(round(v)), "floor": lambda v: float(math.floor(v)),
+          "ceil": lambda v: float(math.ceil(v))}
+
+
+def float32(value: float) -> float:
+    return struct.unpack("f", struct.pack("f", value))[0]
+
+
+def fit(values: list, dtype: str) -> list:
+    if dtype == "int64":
+        return [int(v) for v in values]
+    if dtype == "bool":
+        return [bool(v) for v in values]
+    return [float32(float(v)) for v in values]
+
+
+def flat(value):
+    """The known values of a tensor or Python number, or None."""
+    if isinstance(value, Tensor):
+        return value.values
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return [value]
+    return None
+
+
+def binary_dtype(kind: str, left, right) -> str:
+    dtypes = [v.dtype if isinstance(v, Tensor) else ("float32" if isinstance(v, float) else "int64")
+              for v in (left, right)]
+    if kind == "div" or "float32" in dtypes:
+        return "float32"
+    return "int64"
+
+
+def binary_values(kind: str, left, right, dtype: str):
+    a, b = flat(left), flat(right)
+    if a is None or b is None or kind not in _BINARY:
+        return None
+    if len(a) != len(b):
+        if len(a) == 1:
+            a = a * len(b)
+        elif len(b) == 1:
+            b = b * len(a)
+        else:
+            return None  # broadcasting between shapes: not needed for what model code computes
+    try:
+        return fit([_BINARY[kind](x, y) for x, y in zip(a, b)], dtype)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def unary_values(name: str, tensor) -> list | None:
+    values = flat(tensor)
+    if values is None or name not in _UNARY:
+        return None
+    try:
+        result = [_UNARY[name](v) for v in values]
+    except (ValueError, OverflowError):
+        return None
+    dtype = tensor.dtype if isinstance(tensor, Tensor) else "float32"
+    return fit(result, "float32" if name in ("log", "exp", "sqrt") else dtype)
+
+
+def nested(values: list, shape: tuple):
+    """Row-major values as the nested lists ``tolist()`` returns."""
+    if not shape:
+        return values[0]
+    step = len(values) // shape[0] if shape[0] else 0
+    return [nested(values[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def known(shape: tuple, values: list | None) -> list | None:
+    if values is None or not all(isinstance(d, int) for d in shape):
+        return None
+    return values if len(values) <= MAX_VALUES else None

@@ -143,4 +143,12 @@ def parameter_shapes(kind: str, attrs: dict) -> tuple:
         return (attrs["num_features"],), (attrs["num_features"],)
     if kind == "group_norm":
         return (attrs["num_channels"],), (attrs["num_channels"],)
+    if kind == "prelu":
+        return (attrs["num_parameters"],), None
+    if kind == "bilinear":
+        return (attrs["out_features"], attrs["in1_features"], attrs["in2_features"]), (attrs["out_features"],)
     return None, None
+
+
+# Layers holding weights whose shapes we do not spell out (their rules count them).
+UNSHAPED_PARAMETERS = {"rnn", "gru", "lstm", "multihead_attention"}

@@ -8,7 +8,7 @@ import libcst as cst
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown
-from staticflops.frontend.torch.layers import LAYERS, LayerSpec, normalise, parameter_shapes
+from staticflops.frontend.torch.layers import LAYERS, UNSHAPED_PARAMETERS, LayerSpec, normalise, parameter_shapes
 from staticflops.shapes import format_shape
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -358,8 +358,10 @@ class LayerFactory:
                 self.attrs.update({k: self.module.attrs[k] for k in ("kernel_size", "stride", "padding", "dilation",
                                                                      "output_padding") if k in self.module.attrs})
             weight_shape, bias_shape = parameter_shapes(spec.kind, self.module.attrs) if not unknown else (None, None)
-            self.attrs["weight"] = Parameter(weight_shape, owner=self)
-            self.attrs["bias"] = Parameter(bias_shape, owner=self) if bound.get("bias", True) is not False else None
+            holds = weight_shape is not None or unknown or spec.kind in UNSHAPED_PARAMETERS
+            self.attrs["weight"] = Parameter(weight_shape, owner=self) if holds else None
+            has_bias = holds and bound.get("bias", True) is not False and (bias_shape is not None or weight_shape is None)
+            self.attrs["bias"] = Parameter(bias_shape, owner=self) if has_bias else None
             return None
 
         def forward(interp, args, kwargs, node):

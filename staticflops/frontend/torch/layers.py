@@ -157,4 +157,9 @@ def parameter_shapes(kind: str, attrs: dict) -> tuple:
         return (attrs["num_features"],), (attrs["num_features"],)
     if kind == "group_norm":
         return (attrs["num_channels"],), (attrs["num_channels"],)
+    if kind == "prelu":
+        return (attrs["num_parameters"],), None
+    if kind == "bilinear":
+        return (attrs["out_features"], attrs["in1_features"], attrs["in2_features"]), (attrs["out_features"],)
     return None, None
+

@@ -371,11 +371,11 @@ class LayerFactory:
                 # ConvNd stores these as tuples: `conv.kernel_size[0]` is how model code reads them.
                 self.attrs.update({k: self.module.attrs[k] for k in ("kernel_size", "stride", "padding", "dilation",
                                                                      "output_padding") if k in self.module.attrs})
-            if self.module.kind is not None and has_parameters(self.module.kind, self.module.attrs):
-                weight_shape, bias_shape = parameter_shapes(spec.kind, self.module.attrs)
-                self.attrs["weight"] = Parameter(weight_shape, requires_grad=True, owner=self)
-                has_bias = bound.get("bias", True) is not False
-                self.attrs["bias"] = Parameter(bias_shape, requires_grad=True, owner=self) if has_bias else None
+            weight_shape, bias_shape = parameter_shapes(spec.kind, self.module.attrs) if not unknown else (None, None)
+            holds = unknown or has_parameters(spec.kind, self.module.attrs)
+            self.attrs["weight"] = Parameter(weight_shape, requires_grad=True, owner=self) if holds else None
+            has_bias = holds and bound.get("bias", True) is not False and (bias_shape is not None or weight_shape is None)
+            self.attrs["bias"] = Parameter(bias_shape, requires_grad=True, owner=self) if has_bias else None
             return None
 
         def forward(interp, args, kwargs, node):

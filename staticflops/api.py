@@ -12,7 +12,7 @@ from staticflops.cost import price
 from staticflops.cost.training import run_budget, training_facts
 from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.frontend.pytorch import analyse_torch
-from staticflops.frontend.source import load_source
+from staticflops.frontend.source import FileReader, load_source
 from staticflops.report import Report, build_report
 from staticflops.report.build import count
 from staticflops.report.schema import Training, TrainingBudget
@@ -33,6 +33,7 @@ def analyze(
     hardware: str | None = None,
     precision: str = "bf16",
     mfu: float | None = None,
+    reader: FileReader | None = None,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -41,6 +42,8 @@ def analyze(
     ``training``: add backward FLOPs (input- and weight-gradient) and training FLOPs per step;
     ``freeze``: module-path globs whose weights get no gradient; ``steps``, ``hardware``,
     ``precision``, ``mfu``: turn training FLOPs into a run total and GPU-hours.
+    ``reader``: reads the analysed files' bytes by path (default: the filesystem), e.g. from
+    a git revision; every location still names ``path`` as given.
     Raises ``AnalysisError`` (with a location) when the model cannot be analysed and
     ``UsageError`` for malformed arguments.
     """
@@ -52,8 +55,8 @@ def analyze(
     if mfu is not None and not 0 < mfu <= 1:
         raise UsageError(f"--mfu must be in (0, 1], got {mfu}")
     ruleset = load_ruleset(rules)
-    source = load_source(path)
-    ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze))
+    source = load_source(path, reader=reader)
+    ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze, reader=reader))
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
     return build_report(ir, cost, ruleset, summary)
@@ -108,6 +111,19 @@ def _with_deep_stack(work):
             raise AnalysisError("the model's code nests too deeply to analyse (recursion?)", code="SF120") from None
         raise error
     return outcome["value"]
+
+
+def analyze_text(text: str, path: str | Path, **options) -> Report:
+    """Analyse source ``text`` as if it were the file ``path`` (which need not exist);
+    ``options`` are those of :func:`analyze`."""
+    wanted = str(path)
+
+    def reader(name: str) -> bytes:
+        if name != wanted:
+            raise FileNotFoundError(2, "only the given text can be read", name)
+        return text.encode("utf-8")
+
+    return analyze(path, reader=reader, **options)
 
 
 def _kwargs(kwargs: dict | str | None) -> dict:

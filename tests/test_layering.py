@@ -17,12 +17,13 @@ ALLOWED = {
     "cost": {"diagnostics", "shapes", "ir", "rulesets"},
     "report": {"diagnostics", "shapes", "ir", "rulesets", "cost"},
     "api": {"diagnostics", "shapes", "ir", "frontend", "rulesets", "cost", "report"},
-    "cli": {"diagnostics", "api", "report"},
+    "project": {"diagnostics", "rulesets", "report", "api"},
+    "cli": {"diagnostics", "api", "report", "project"},
     "__init__": {"diagnostics", "api", "report"},
     "__main__": {"cli"},
 }
-THIRD_PARTY = {"libcst": {"frontend"}, "yaml": {"rulesets"}, "typer": {"cli"}, "rich": {"report", "cli"},
-               "pydantic": {"ir", "rulesets", "report"}}
+THIRD_PARTY = {"libcst": {"frontend"}, "yaml": {"rulesets", "project"}, "typer": {"cli"}, "rich": {"report", "cli"},
+               "pydantic": {"ir", "rulesets", "report", "project"}, "tomli": {"project"}}
 
 
 def _stage(path: Path) -> str:

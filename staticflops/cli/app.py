@@ -70,5 +70,73 @@ def analyze(
         render_table(report, console, depth)
 
 
+@app.command()
+def check(
+    paths: Annotated[Optional[list[str]], typer.Argument(help="Check only the models that read these files (what pre-commit passes). Default: every configured model.")] = None,
+    config: Annotated[Optional[str], typer.Option("--config", "-c", help="pyproject.toml or staticflops.yaml (default: the nearest one at or above the working directory).")] = None,
+    output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
+    exact: Annotated[bool, typer.Option("--exact", help="Raw integers instead of 8.18 GFLOPs.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")] = False,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
+) -> None:
+    """Check every configured model against its budget: exit 1 on any overrun."""
+    from staticflops.project import run_check
+    from staticflops.report.review_markdown import render_check_markdown
+    from staticflops.report.review_text import render_check
+
+    result = _project_call(lambda: run_check(paths or [], config, not no_cache, jobs))
+    if not result.models:
+        typer.echo("staticflops check: no configured model reads the given files")
+        return
+    _emit(result, output_format, render_check, render_check_markdown, exact)
+    if not result.passed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def diff(
+    paths: Annotated[Optional[list[str]], typer.Argument(help="Compare only the models that read these files. Default: every configured model.")] = None,
+    base: Annotated[str, typer.Option("--base", "-b", help="Git revision to compare the working tree with (origin/main, HEAD~1, a commit).")] = "HEAD",
+    config: Annotated[Optional[str], typer.Option("--config", "-c", help="pyproject.toml or staticflops.yaml (default: the nearest one).")] = None,
+    output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown (a pull-request comment).")] = Format.table,
+    exact: Annotated[bool, typer.Option("--exact", help="Raw integers instead of 8.18 GFLOPs.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")] = False,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
+) -> None:
+    """Each configured model at a git revision vs. the working tree: totals and changed layers."""
+    from staticflops.project import run_diff
+    from staticflops.report.review_markdown import render_diff_markdown
+    from staticflops.report.review_text import render_diff
+
+    result = _project_call(lambda: run_diff(base, paths or [], config, not no_cache, jobs))
+    _emit(result, output_format, render_diff, render_diff_markdown, exact)
+
+
+def _project_call(work):
+    from staticflops.diagnostics import AnalysisError, UsageError
+
+    try:
+        return work()
+    except UsageError as error:
+        typer.echo(f"staticflops: error: {error}", err=True)
+        raise typer.Exit(2) from None
+    except AnalysisError as error:
+        typer.echo(f"{error.location}: error: {error.message}" if error.location else f"staticflops: error: {error.message}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _emit(result, output_format: Format, render_table, render_markdown, exact: bool) -> None:
+    if output_format is Format.json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+    elif output_format is Format.markdown:
+        sys.stdout.write(render_markdown(result, exact))
+    else:
+        from rich.console import Console
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=140)
+        render_table(result, console, exact)
+
+
 def main() -> None:
     app()

@@ -22,15 +22,36 @@ from staticflops.frontend.source import load_source
 from staticflops.frontend.values import Namespace
 
 
+class ProjectFiles:
+    """The analysed project's files: the filesystem, or a reader (e.g. a git revision) whose
+    keys are the paths as given; existence is asked of the same source as contents."""
+
+    def __init__(self, reader=None):
+        self.reader = reader
+        self._seen: dict = {}
+
+    def is_file(self, path: Path) -> bool:
+        if self.reader is None:
+            return path.is_file()
+        if path not in self._seen:
+            try:
+                self.reader(str(path))
+                self._seen[path] = True
+            except OSError:
+                self._seen[path] = False
+        return self._seen[path]
+
+
 class ProjectImports:
-    def __init__(self, interp, main_file: Path | None):
+    def __init__(self, interp, main_file: Path | None, files: ProjectFiles | None = None):
         self.interp = interp
+        self.files = files or ProjectFiles()
         self.roots: list[Path] = []
         if main_file is not None:
             folder = main_file.parent
             self.roots.append(folder)
             top = folder
-            while (top / "__init__.py").is_file() and top.parent != top:
+            while self.files.is_file(top / "__init__.py") and top.parent != top:
                 top = top.parent
             if top != folder:
                 self.roots.append(top)
@@ -52,7 +73,7 @@ class ProjectImports:
         else:
             bases = self.roots
         for base in bases:
-            path = _module_file(base, parts)
+            path = _module_file(base, parts, self.files)
             if path is not None:
                 return self.load(path, dotted.lstrip(".") or base.name)
         return None
@@ -77,7 +98,7 @@ class ProjectImports:
 
     def run(self, path: Path, namespace: Namespace) -> None:
         interp = self.interp
-        source = load_source(path, _display(path))
+        source = load_source(path, _display(path), reader=self.files.reader)
         self.files_read += 1
         scope = Scope()
         scope.vars = namespace.members
@@ -133,11 +154,11 @@ def all_members(namespace: Namespace) -> dict:
     return {n: v for n, v in members.items() if not n.startswith("_")}
 
 
-def _module_file(base: Path, parts: list[str]) -> Path | None:
+def _module_file(base: Path, parts: list[str], files: ProjectFiles) -> Path | None:
     target = base.joinpath(*parts) if parts else base
-    if parts and target.parent.is_dir() and (target.parent / f"{parts[-1]}.py").is_file():
+    if parts and files.is_file(target.parent / f"{parts[-1]}.py"):
         return target.parent / f"{parts[-1]}.py"
-    if (target / "__init__.py").is_file():
+    if files.is_file(target / "__init__.py"):
         return target / "__init__.py"
     return None
 

@@ -9,7 +9,7 @@ from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.torch.framework import TorchFramework
 from staticflops.frontend.torch.modules import is_module, layer_parameters, named_modules
-from staticflops.frontend.imports import ProjectImports
+from staticflops.frontend.imports import ProjectFiles, ProjectImports
 from staticflops.frontend.scope import Scope
 from staticflops.frontend.select import build_model
 from staticflops.frontend.values import Instance, Tensor, Unknown, describe
@@ -18,11 +18,11 @@ from staticflops.shapes import InputSpec
 
 
 def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
-                  freeze: tuple = ()) -> ModelIR:
+                  freeze: tuple = (), reader=None) -> ModelIR:
     framework = TorchFramework()
     interp = Interpreter(framework)
     framework.install(interp)
-    interp.project = ProjectImports(interp, source.origin)
+    interp.project = ProjectImports(interp, source.origin, ProjectFiles(reader))
     scope = Scope()
     if source.origin is not None:
         interp.project.register(source.origin, "__analysed__", scope)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import ast
 
@@ -30,10 +31,19 @@ class SourceFile:
         return Location(self.path, position.start.line, position.start.column + 1)
 
 
-def load_source(path: str | Path, display: str | None = None) -> SourceFile:
+# Reads a file's bytes by the path the user named: the filesystem by default; a git
+# revision (``git show REV:path``) or a recording reader for caches.  Raises OSError.
+FileReader = Callable[[str], bytes]
+
+
+def read_from_disk(path: str) -> bytes:
+    return Path(path).read_bytes()
+
+
+def load_source(path: str | Path, display: str | None = None, reader: FileReader | None = None) -> SourceFile:
     name = display or str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = (reader or read_from_disk)(str(path))
     except OSError as error:
         raise AnalysisError(f"cannot read {name}: {error.strerror or error}", code="SF001") from None
     if len(raw) > MAX_FILE_BYTES:
@@ -43,7 +53,8 @@ def load_source(path: str | Path, display: str | None = None) -> SourceFile:
     except UnicodeDecodeError as error:
         raise AnalysisError(f"{name} is not UTF-8 text ({error.reason} at byte {error.start})", code="SF003") from None
     source = parse_source(text, name)
-    source.origin = Path(path).resolve()
+    # Imports are followed in the same file space: the filesystem, or the reader's keys.
+    source.origin = Path(path) if reader is not None else Path(path).resolve()
     return source
 
 

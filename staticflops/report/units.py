@@ -28,3 +28,28 @@ def share(part: int | str, whole: int | str) -> str:
     if isinstance(part, int) and isinstance(whole, int) and whole:
         return f"{100 * part / whole:.1f}%"
     return ""
+
+
+def count_text(value: int | str | None, unit: str = "", exact: bool = False) -> str:
+    """``human`` or, with ``exact``, the raw integer; ``-`` for a missing value."""
+    if value is None:
+        return "-"
+    if exact:
+        return f"{value} {unit}".strip()
+    return human(value, unit)
+
+
+def signed(delta: int | str | None, reference: int | str | None = None, unit: str = "", exact: bool = False) -> str:
+    """A change with its sign, in the SI prefix of ``reference`` (the total it changes), so a
+    +410 M change of an 8.6 G total reads ``+0.41 GFLOPs``."""
+    if delta is None:
+        return "?"
+    if isinstance(delta, str):
+        return delta if delta.startswith("-") else f"+{delta} {unit}".strip()
+    if exact or delta == 0:
+        return f"{delta:+d} {unit}".strip()
+    scale = abs(reference) if isinstance(reference, int) and reference else abs(delta)
+    for size, prefix in _PREFIXES:
+        if scale >= size:
+            return f"{delta / size:+.2f} {prefix}{unit}".rstrip()
+    return f"{delta:+d} {unit}".strip()

@@ -1,0 +1,41 @@
+"""Project mode: configured models, budgets (``check``) and revisions compared (``diff``).
+
+The entry points the CLI calls; each finds the config (``[tool.staticflops]`` in
+pyproject.toml or staticflops.yaml) at or above the working directory unless given one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from staticflops.report.review import CheckResult, DiffResult
+
+
+def run_check(paths: list[str] = (), config_path: str | None = None, use_cache: bool = True,
+              jobs: int | None = None) -> CheckResult:
+    """Check the configured models against their budgets; with ``paths``, only the models
+    that read one of those files (what pre-commit passes)."""
+    from staticflops.project.check import check_project, select_models
+    from staticflops.project.run import known_files
+
+    config = _config(config_path)
+    models = select_models(config, list(paths), known_files(config, config.models) if paths else None)
+    return check_project(config, models, use_cache, jobs)
+
+
+def run_diff(base: str, paths: list[str] = (), config_path: str | None = None, use_cache: bool = True,
+             jobs: int | None = None) -> DiffResult:
+    """Each configured model at git revision ``base`` against the working tree."""
+    from staticflops.project.check import select_models
+    from staticflops.project.diff import diff_project
+    from staticflops.project.run import known_files
+
+    config = _config(config_path)
+    models = select_models(config, list(paths), known_files(config, config.models) if paths else None)
+    return diff_project(config, models, base, use_cache, jobs)
+
+
+def _config(config_path: str | None):
+    from staticflops.project.config import find_config, load_config
+
+    return load_config(Path(config_path) if config_path else find_config(Path.cwd()))

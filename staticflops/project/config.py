@@ -1,0 +1,244 @@
+"""The project's configured models: ``[tool.staticflops]`` in pyproject.toml or staticflops.yaml.
+
+Paths in the config are relative to the directory that holds it (the project root).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+
+from staticflops.diagnostics import Location, UsageError
+from staticflops.project.budget import METRICS, BudgetError, parse_budget
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+YAML_NAMES = ("staticflops.yaml", "staticflops.yml")
+MAX_CONFIG_BYTES = 1_000_000
+
+
+class ConfigError(UsageError):
+    """The config is missing or wrong; carries ``path:line:col`` when it can."""
+
+    def __init__(self, message: str, location: Location | None = None):
+        super().__init__(f"{location}: {message}" if location else message)
+        self.location = location
+
+
+class ModelConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    path: str  # the model's file, relative to the project root
+    model: Optional[str] = None  # class or builder function; default: the file's single model class
+    kwargs: dict = Field(default_factory=dict)
+    inputs: list[str]
+    rules: Optional[str] = None  # default: the project's `rules`
+    budget: dict[str, int] = Field(default_factory=dict)
+    allow_unknown: Optional[bool] = None  # default: the project's `allow_unknown`
+    baseline: Optional[str] = None  # git revision to compare an overrun with (default: when the budget was set)
+
+    @field_validator("inputs", mode="before")
+    @classmethod
+    def _one_or_many(cls, value):
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("budget", mode="before")
+    @classmethod
+    def _budget_values(cls, value):
+        if not isinstance(value, dict):
+            return value
+        unknown = [key for key in value if key not in METRICS]
+        if unknown:
+            raise ValueError(f"unknown budget key {unknown[0]!r}; known: {', '.join(METRICS)}")
+        try:
+            return {key: parse_budget(amount) for key, amount in value.items()}
+        except BudgetError as error:
+            raise ValueError(str(error)) from None
+
+
+class ProjectConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    models: list[ModelConfig]
+    rules: str = "standard"
+    allow_unknown: bool = False
+    cache_dir: str = ".staticflops_cache"
+    jobs: Optional[int] = Field(default=None, ge=1)  # parallel processes; default: the CPU count
+
+    _root: Path = PrivateAttr(default=Path("."))  # the directory holding the config
+    _file: Path = PrivateAttr(default=Path("."))
+    _budget_lines: dict = PrivateAttr(default_factory=dict)  # (model name, metric) -> line in the config
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    @property
+    def file(self) -> Path:
+        return self._file
+
+    @model_validator(mode="after")
+    def _names_are_unique(self):
+        seen = set()
+        for model in self.models:
+            if model.name in seen:
+                raise ValueError(f"two models are named {model.name!r}")
+            seen.add(model.name)
+        return self
+
+    def budget_line(self, model: ModelConfig, metric: str) -> int | None:
+        return self._budget_lines.get((model.name, metric))
+
+    def rules_for(self, model: ModelConfig) -> str:
+        """A rule file path is relative to the project root; a built-in name stays a name."""
+        rules = model.rules or self.rules
+        if rules.endswith((".yaml", ".yml")) and not Path(rules).is_absolute():
+            return str(self.root / rules)
+        return rules
+
+    def allows_unknown(self, model: ModelConfig) -> bool:
+        return self.allow_unknown if model.allow_unknown is None else model.allow_unknown
+
+    def model_file(self, model: ModelConfig) -> Path:
+        return self.root / model.path
+
+
+def find_config(start: Path) -> Path:
+    """The nearest staticflops.yaml, or pyproject.toml with [tool.staticflops], at or above ``start``."""
+    for directory in (start.resolve(), *start.resolve().parents):
+        for name in YAML_NAMES:
+            if (directory / name).is_file():
+                return directory / name
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file() and re.search(r"^\s*\[+\s*tool\.staticflops\b", _read(pyproject), re.MULTILINE):
+            return pyproject
+    raise ConfigError(f"no staticflops config found in {start.resolve()} or above: add [[tool.staticflops.models]] "
+                      "to pyproject.toml or write staticflops.yaml (see README, 'Use in code review')")
+
+
+def load_config(path: Path) -> ProjectConfig:
+    text = _read(path)
+    path = display_path(path)
+    if path.suffix == ".toml":
+        data, locate = _from_toml(path, text)
+    else:
+        data, locate = _from_yaml(path, text)
+    if not isinstance(data, dict):
+        raise ConfigError("the staticflops config must be a table/mapping with a `models` list", Location(str(path), 1, 1))
+    try:
+        config = ProjectConfig.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        loc = tuple(part for part in first["loc"] if part not in ("function-after",))
+        dotted = ".".join(str(part) for part in loc) or "(top level)"
+        message = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"`{dotted}`: {message}", locate(loc)) from None
+    config._root = path.resolve().parent
+    config._file = path.resolve()
+    config._budget_lines = {(model.name, metric): locate(("models", index, "budget", metric)).line
+                            for index, model in enumerate(config.models) for metric in model.budget}
+    return config
+
+
+def display_path(path: Path) -> Path:
+    """Relative to the working directory when under it: what messages print."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
+
+
+def _read(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path} is over {MAX_CONFIG_BYTES} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text") from None
+
+
+def _from_toml(path: Path, text: str):
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        match = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
+        where = Location(str(path), int(match.group(1)), int(match.group(2))) if match else Location(str(path), 1, 1)
+        raise ConfigError(f"not valid TOML: {re.sub(r' [(]at line.*', '', str(error))}", where) from None
+    data = document.get("tool", {}).get("staticflops")
+    if data is None:
+        raise ConfigError(f"{path} has no [tool.staticflops] table")
+    return data, lambda loc: _toml_position(path, text, loc)
+
+
+def _toml_position(path: Path, text: str, loc: tuple) -> Location:
+    """TOML parsers give no positions: find the model's ``[[tool.staticflops.models]]`` block
+    and the key's line in it by reading the lines; fall back to the block or table header."""
+    lines = text.splitlines()
+    header = re.compile(r"^\s*\[")
+    start, end = _toml_table(lines, r"\[\s*tool\.staticflops\s*\]")
+    if loc and loc[0] == "models" and len(loc) > 1 and isinstance(loc[1], int):
+        blocks = [i for i, line in enumerate(lines) if re.match(r"^\s*\[\[\s*tool\.staticflops\.models\s*\]\]", line)]
+        if loc[1] < len(blocks):
+            start = blocks[loc[1]]
+            end = next((i for i in range(start + 1, len(lines)) if header.match(lines[i])
+                        and not re.match(r"^\s*\[\s*tool\.staticflops\.models\.", lines[i])), len(lines))
+            loc = loc[2:]
+    if start is None:
+        return Location(str(path), 1, 1)
+    for key in reversed(loc):  # the innermost key that names a line
+        if isinstance(key, str):
+            for i in range(start, end):
+                found = re.match(rf"^(\s*(?:\[\s*tool\.staticflops\.models\.)?){re.escape(key)}\b", lines[i])
+                inline = re.search(rf"[{{,]\s*{re.escape(key)}\s*=", lines[i])
+                if found or inline:
+                    column = (found.end(1) if found else inline.start() + 1) + 1
+                    return Location(str(path), i + 1, column)
+    return Location(str(path), start + 1, 1)
+
+
+def _toml_table(lines: list, pattern: str):
+    for i, line in enumerate(lines):
+        if re.match(rf"^\s*{pattern}", line) or re.match(r"^\s*\[\[\s*tool\.staticflops\.", line):
+            return i, len(lines)
+    return None, len(lines)
+
+
+def _from_yaml(path: Path, text: str):
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path), 1, 1)
+        raise ConfigError(f"not valid YAML: {getattr(error, 'problem', None) or error}", where) from None
+    if node is None:
+        raise ConfigError("the config is empty", Location(str(path), 1, 1))
+    return data, lambda loc: _yaml_position(path, node, loc)
+
+
+def _yaml_position(path: Path, root, loc: tuple) -> Location:
+    node = root
+    for part in loc:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            child = next((value for key, value in node.value if key.value == str(part)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            child = node.value[part]
+        if child is None:
+            break
+        node = child
+    return Location(str(path), node.start_mark.line + 1, node.start_mark.column + 1)
+

@@ -1,0 +1,107 @@
+"""Analyse the configured models: from the cache when nothing they read has changed,
+otherwise in this process or, when there are more than a few, in parallel processes."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from staticflops.diagnostics import AnalysisError, UsageError
+from staticflops.project.budget import TRAINING_METRICS
+from staticflops.project.cache import ResultCache
+from staticflops.project.config import ModelConfig, ProjectConfig
+from staticflops.project.sources import RecordingReader, content_hash
+from staticflops.report import Report
+
+PARALLEL_FROM = 4  # "more than a few": below this, process start-up costs more than it saves
+
+
+@dataclass
+class Outcome:
+    name: str
+    report: Report | None = None
+    error: str | None = None  # `path:line:col: error: message` when the model could not be analysed
+    files: list = field(default_factory=list)  # what the analysis read (paths as configured)
+    cached: bool = False
+
+
+def supports_training() -> bool:
+    """Training FLOPs come from ``analyze(..., training=True)`` where this build has it."""
+    from staticflops import api  # not at import time: a cached ``check`` never needs the analyser
+
+    return "training" in inspect.signature(api.analyze).parameters
+
+
+def request_for(config: ProjectConfig, model: ModelConfig) -> dict:
+    """What the analysis depends on besides file contents (the cache key's request part)."""
+    request = {"path": model.path, "model": model.model, "inputs": list(model.inputs), "kwargs": model.kwargs,
+               "rules": config.rules_for(model)}
+    if any(metric in model.budget for metric in TRAINING_METRICS):
+        request["training"] = True  # passed on only when supported; an upgrade changes the cache key anyway
+    return request
+
+
+def known_files(config: ProjectConfig, models: list[ModelConfig]) -> dict[str, set]:
+    """The files each model's cached analyses read (its imports included), without analysing."""
+    cache = ResultCache(config.root / config.cache_dir)
+    return {model.name: cache.recorded_sources(cache.key(request_for(config, model))) for model in models}
+
+
+def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use_cache: bool = True,
+                   jobs: int | None = None) -> dict[str, Outcome]:
+    cache = ResultCache(config.root / config.cache_dir if use_cache else None)
+    outcomes: dict[str, Outcome] = {}
+    missing = []
+    for model in models:
+        request = request_for(config, model)
+        key = cache.key(request)
+        entry = cache.lookup(key, reader)
+        if entry is not None:
+            outcomes[model.name] = Outcome(model.name, Report.model_validate(entry["report"]),
+                                           files=list(entry["sources"]), cached=True)
+        else:
+            missing.append((model.name, key, request))
+    workers = min(jobs or config.jobs or os.cpu_count() or 1, len(missing))
+    if len(missing) >= PARALLEL_FROM and workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(_analyse_one, [r for _, _, r in missing], [reader] * len(missing)))
+    else:
+        results = [_analyse_one(request, reader) for _, _, request in missing]
+    for (name, key, _request), (report, error, sources, disk) in zip(missing, results):
+        if report is not None:
+            cache.store(key, sources, disk, report)
+        outcomes[name] = Outcome(name, Report.model_validate(report) if report else None, error, list(sources))
+    return {model.name: outcomes[model.name] for model in models}
+
+
+def _analyse_one(request: dict, reader) -> tuple:
+    """(report as a dict, error message, source hashes, rule-file hashes); runs in a worker."""
+    from staticflops import api
+
+    recording = RecordingReader(reader)
+    options = {key: value for key, value in request.items() if key != "path"}
+    if options.get("training") and not supports_training():
+        del options["training"]
+    try:
+        report = api.analyze(request["path"], reader=recording, **options)
+    except AnalysisError as error:
+        where = f"{error.location}: " if error.location else f"{request['path']}: "
+        return None, f"{where}error: {error.message}", recording.hashes, {}
+    except UsageError as error:
+        return None, f"{request['path']}: error: {error}", recording.hashes, {}
+    return report.model_dump(mode="json"), None, recording.hashes, _rule_files(request["rules"])
+
+
+def _rule_files(rules: str) -> dict:
+    from staticflops.rulesets import load_ruleset  # already loaded by the analysis: cheap
+
+    hashes = {}
+    for path in load_ruleset(rules).files:
+        try:
+            hashes[str(Path(path).resolve())] = content_hash(Path(path).read_bytes())
+        except OSError:
+            pass
+    return hashes

@@ -122,3 +122,24 @@ def test_analyze_text_reads_no_file(tmp_path):
     report = analyze_text(MLP, "models/not_on_disk.py", inputs=["2x8"])
     assert (report.totals.forward_flops, report.totals.params) == (MLP_FLOPS, MLP_PARAMS)
     assert report.layers[0].location.startswith("models/not_on_disk.py:")
+
+
+def test_diff_follows_imports_at_the_base_revision(tmp_path):
+    """Only an imported sibling module changes: the base side must read it at the base revision."""
+    make_repo(tmp_path, model="from torch import nn\nfrom .blocks import Block\n\n\n"
+                              "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                              "        self.block = Block()\n\n    def forward(self, x):\n        return self.block(x)\n")
+    (tmp_path / "models" / "__init__.py").write_text("")
+    blocks = tmp_path / "models" / "blocks.py"
+    blocks.write_text("from torch import nn\n\n\nclass Block(nn.Module):\n    def __init__(self):\n"
+                      "        super().__init__()\n        self.fc = nn.Linear(8, 4)\n\n"
+                      "    def forward(self, x):\n        return self.fc(x)\n")
+    commit(tmp_path, "block")
+    blocks.write_text(blocks.read_text().replace("nn.Linear(8, 4)", "nn.Linear(8, 6)"))
+    result = run("diff", "--base", "HEAD", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    totals = {t["metric"]: t for t in json.loads(result.stdout)["models"][0]["totals"]}
+    # Linear(8, 4) -> Linear(8, 6) on 2x8: 2*8*4 = 64 MACs -> 2*8*6 = 96 MACs; FLOPs 128 -> 192
+    assert (totals["forward_flops"]["before"], totals["forward_flops"]["after"]) == (128, 192)
+    # params 8*4 + 4 = 36 -> 8*6 + 6 = 54
+    assert (totals["params"]["before"], totals["params"]["after"]) == (36, 54)

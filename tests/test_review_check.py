@@ -141,3 +141,13 @@ def test_many_models_in_parallel_match_serial(tmp_path):
     result = json.loads(run("check", "--format", "json", "--jobs", "3", cwd=tmp_path).stdout)
     # Linear(8, w) + Linear(w, 4): params 8w + w + 4w + 4 = 13w + 4
     assert [m["budgets"][0]["measured"] for m in result["models"]] == [13 * w + 4 for w in range(1, 7)]
+
+
+def test_check_markdown_names_the_failure(tmp_path):
+    make_repo(tmp_path, flops="1K", params="300")
+    (tmp_path / "models" / "mlp.py").write_text(WIDER)
+    result = run("check", "--format", "markdown", cwd=tmp_path)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == "**staticflops check**: Budget check failed: mlp (0 of 1 pass)"
+    assert "| mlp | forward_flops | 1.79 KFLOPs | 1.00 KFLOPs | -79.2% | fail |" in lines  # (1000-1792)/1000

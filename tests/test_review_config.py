@@ -129,3 +129,14 @@ def test_duplicate_model_names(tmp_path):
     path.write_text("models:\n  - {name: a, path: a.py, inputs: [1x3]}\n  - {name: a, path: b.py, inputs: [1x3]}\n")
     with pytest.raises(ConfigError, match="two models are named 'a'"):
         load_config(path)
+
+
+def test_signed_changes_use_the_total_prefix():
+    from staticflops.report.units import signed
+
+    assert signed(410_000_000, 8_590_000_000, "FLOPs") == "+0.41 GFLOPs"
+    assert signed(8_388_608, 8_180_000_000, "FLOPs") == "+8.39 MFLOPs"  # under 0.01 G: its own prefix
+    assert signed(-1680, 28_800, "FLOPs") == "-1.68 KFLOPs"
+    assert signed(1024, 1792, "FLOPs", exact=True) == "+1024 FLOPs"
+    assert signed(0, 5, "FLOPs") == "+0 FLOPs"
+    assert signed("178368512*B", None, "FLOPs") == "+178368512*B FLOPs"

@@ -41,7 +41,8 @@ def count_text(value: int | str | None, unit: str = "", exact: bool = False) -> 
 
 def signed(delta: int | str | None, reference: int | str | None = None, unit: str = "", exact: bool = False) -> str:
     """A change with its sign, in the SI prefix of ``reference`` (the total it changes), so a
-    +410 M change of an 8.6 G total reads ``+0.41 GFLOPs``."""
+    +410 M change of an 8.6 G total reads ``+0.41 GFLOPs``; a change too small to show there
+    (under 0.01 of that unit) gets its own prefix: ``+8.43 MFLOPs``."""
     if delta is None:
         return "?"
     if isinstance(delta, str):
@@ -49,6 +50,8 @@ def signed(delta: int | str | None, reference: int | str | None = None, unit: st
     if exact or delta == 0:
         return f"{delta:+d} {unit}".strip()
     scale = abs(reference) if isinstance(reference, int) and reference else abs(delta)
+    if abs(delta) * 100 < scale:
+        scale = abs(delta)
     for size, prefix in _PREFIXES:
         if scale >= size:
             return f"{delta / size:+.2f} {prefix}{unit}".rstrip()

@@ -26,6 +26,7 @@ class Tracer:
     stack: list = field(default_factory=list)  # module Instances whose forward is running
     module_outputs: dict = field(default_factory=dict)  # id(module) -> value its last call returned
     module_calls: dict = field(default_factory=dict)  # id(module) -> number of calls
+    module_call_inputs: dict = field(default_factory=dict)  # id(module) -> [input values per call]
 
     def current_module(self):
         return self.stack[-1] if self.stack else None

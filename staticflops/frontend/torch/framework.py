@@ -196,13 +196,13 @@ class TorchFramework:
 
     def tensor_binary(self, interp, op_name: str, left, right, node):
         if op_name == "MatrixMultiply":
-            return self.call_function(interp, "matmul", [left, right], node, label="@")
+            return self.call_function(interp, "__matmul__", [left, right], node, label="@")
         kind = _OPERATORS.get(op_name)
         if kind is None:
             return interp.unknown(f"operator `{op_name}` on tensors is not modelled", node)
         return self.binary(interp, kind, left, right, node)
 
-    def binary(self, interp, kind: str, left, right, node):
+    def binary(self, interp, kind: str, left, right, node, label: str | None = None):
         try:
             shapes = [self.ops.shape_of(interp, v, node) for v in (left, right)]
         except CannotKnow as why:
@@ -212,7 +212,7 @@ class TorchFramework:
         except ShapeError as error:
             raise AnalysisError(f"{kind}: {error}", interp.location(node), "SF301") from None
         dtype = next((v.dtype for v in (left, right) if isinstance(v, Tensor)), "float32")
-        label = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(kind, kind)
+        label = label or {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(kind, kind)
         result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
         return Tensor(result.shape, "bool") if kind == "compare" else result
 

@@ -205,7 +205,8 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
                 count = 0
             total += count
             trainable += 0 if node.frozen else count
-    for param in node.params if rules.options["declared_params"] else ():
+    declared = rules.options["declared_params"]
+    for param in node.params if declared is True or (declared == "leaf" and not node.children) else ():
         if param.shape is None:
             unknowns.append((node.location, f"shape of parameter `{param.name}` of {node.type} is unknown"))
             continue

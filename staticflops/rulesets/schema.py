@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,8 +42,9 @@ class Options(_Strict):
     # False: only calls of framework layers (nn.Conv2d, ...) are costed; functional ops and
     # operators in ``forward`` cost 0 (tools that hook modules: thop, torchinfo, torchstat).
     functional: Optional[bool] = None
-    # False: nn.Parameters that a user module declares itself are not counted as params.
-    declared_params: Optional[bool] = None
+    # False: nn.Parameters that a user module declares itself are not counted as params;
+    # "leaf": counted only on modules without submodules (tools that walk leaf modules).
+    declared_params: Optional[Union[bool, Literal["leaf"]]] = None
     # "sum": every call of a layer counts; "last": only its last call (torchstat).
     repeated_calls: Optional[str] = Field(None, pattern="^(sum|last)$")
 

@@ -282,6 +282,8 @@ def build_functions(t: TorchOps) -> dict:
             attrs = {k: v for k, v in kwargs.items() if isinstance(v, (int, float, str, bool))}
             if kind in ("softmax", "log_softmax"):
                 attrs["dim"] = _dim_arg(args, kwargs, 1)
+            if kind == "gelu":
+                attrs.setdefault("approximate", "none")  # F.gelu's default, as nn.GELU records it
             dtype = x.dtype if isinstance(x, Tensor) else "float32"
             return t.record(interp, kind, kind, attrs, [shape(interp, x, node)], node, dtype=dtype)
         return fn

@@ -143,7 +143,9 @@ def _compile(kind, rule: Rule, inherited: CompiledRule | None, path, node, loc) 
                            inherited.input_grad if inherited else None),
         weight_grad=formula("weight_grad", backward.weight_grad if backward else None,
                             inherited.weight_grad if inherited else None),
-        note=rule.note if rule.note is not None else (inherited.note if inherited else None),
+        # A rule that changes the formulas does not keep the old rule's explanation.
+        note=rule.note if rule.note is not None else (
+            inherited.note if inherited and rule.macs is None and rule.flops is None else None),
         origin=_position(path, node, loc),
         mem_read=formula("mem_read", rule.mem_read, inherited.mem_read if inherited else None),
         mem_write=formula("mem_write", rule.mem_write, inherited.mem_write if inherited else None),

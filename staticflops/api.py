@@ -9,14 +9,16 @@ from pathlib import Path
 from typing import Iterable
 
 from staticflops.cost import price
+from staticflops.cost.compare import price_all
 from staticflops.cost.training import run_budget, training_facts
 from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import FileReader, load_source
 from staticflops.report import Report, build_report
 from staticflops.report.build import count
+from staticflops.report.compare import Comparison, build_comparison
 from staticflops.report.schema import Training, TrainingBudget
-from staticflops.rulesets import load_ruleset
+from staticflops.rulesets import builtin_names, load_ruleset
 from staticflops.rulesets.hardware import load_device
 from staticflops.shapes import InputSpec, parse_input_spec
 
@@ -126,6 +128,32 @@ def analyze_text(text: str, path: str | Path, **options) -> Report:
     return analyze(path, reader=reader, **options)
 
 
+# The built-in conventions `compare` shows, in this order (others found on disk follow).
+COMPARE_ORDER = ("standard", "full", "torch", "fvcore", "thop", "ptflops", "torchinfo", "torchstat", "tf-profiler")
+
+
+def compare(
+    path: str | Path,
+    model: str | None = None,
+    inputs: Iterable[str | InputSpec] = (),
+    kwargs: dict | str | None = None,
+    rules: Iterable[str] | None = None,
+    top: int = 5,
+) -> Comparison:
+    """Analyse once, price under several rule sets (default: every built-in one), and list
+    the ``top`` layers where they disagree most."""
+    names = list(rules) if rules else _builtin_order()
+    rulesets = [load_ruleset(name) for name in names]
+    specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
+    ir = analyse_torch(load_source(path), model, _kwargs(kwargs), specs)
+    return build_comparison(ir, price_all(ir, rulesets), top)
+
+
+def _builtin_order() -> list[str]:
+    available = builtin_names()
+    return [n for n in COMPARE_ORDER if n in available] + sorted(set(available) - set(COMPARE_ORDER))
+
+
 def _kwargs(kwargs: dict | str | None) -> dict:
     if kwargs is None:
         return {}
@@ -137,3 +165,40 @@ def _kwargs(kwargs: dict | str | None) -> dict:
     if not isinstance(kwargs, dict):
         raise UsageError("--kwargs must be a JSON object, e.g. '{\"num_classes\": 10}'")
     return kwargs
+
+
+def load_rules(name_or_path: str):
+    """A compiled rule set (built-in name or YAML path); raises AnalysisError with file:line:col."""
+    return load_ruleset(name_or_path)
+
+
+def rule_sets() -> list:
+    return [load_ruleset(name) for name in _builtin_order()]
+
+
+def describe_rules(name_or_path: str) -> str:
+    """A readable listing of a rule set: header, options, then each rule's formulas and note."""
+    ruleset = load_ruleset(name_or_path)
+    lines = [f"# {ruleset.name}: headline {ruleset.headline}", f"# {ruleset.convention}",
+             *("# " + line for line in _wrap(" ".join(ruleset.description.split()))),
+             f"# files: {', '.join(ruleset.files)}",
+             f"# options: {', '.join(f'{k}={v}' for k, v in sorted(ruleset.options.items()))}", ""]
+    for title, table in (("rules", ruleset.rules), ("classes", ruleset.classes)):
+        if not table:
+            continue
+        lines.append(f"{title}:")
+        for kind in sorted(table):
+            rule = table[kind]
+            lines.append(f"  {kind}:")
+            for field in ("macs", "flops", "params", "mem_read", "mem_write", "input_grad", "weight_grad"):
+                formula = getattr(rule, field)
+                if formula is not None:
+                    lines.append(f"    {field}: {' '.join(formula.text.split())}")
+            if rule.note:
+                lines.append(f"    note: {rule.note}")
+    return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int = 96) -> list:
+    import textwrap
+    return textwrap.wrap(text, width) or [""]

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from review_helpers import MLP, MLP_FLOPS, MLP_PARAMS, WIDER, WIDER_FLOPS, WIDER_PARAMS, commit, make_repo
+from review_helpers import MLP, MLP_FLOPS, WIDER, WIDER_FLOPS, WIDER_PARAMS, make_repo
 
 pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
                                 reason="needs git")

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from review_helpers import MLP, MLP_FLOPS, MLP_PARAMS, WIDER, WIDER_FLOPS, WIDER_PARAMS, commit, git, make_repo
+from review_helpers import MLP, MLP_FLOPS, MLP_PARAMS, WIDER, WIDER_FLOPS, commit, git, make_repo
 
 pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
                                 reason="needs git")

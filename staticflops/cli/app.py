@@ -62,12 +62,8 @@ def analyze(
         from staticflops.report.markdown import render_markdown
         sys.stdout.write(render_markdown(report, depth))
     else:
-        from rich.console import Console
         from staticflops.report.text import render_table
-        console = Console()
-        if not console.is_terminal:
-            console = Console(width=140)  # piped or captured: no terminal width to fit
-        render_table(report, console, depth)
+        render_table(report, _console(), depth)
 
 
 @app.command()
@@ -84,7 +80,7 @@ def check(
     from staticflops.report.review_markdown import render_check_markdown
     from staticflops.report.review_text import render_check
 
-    result = _project_call(lambda: run_check(paths or [], config, not no_cache, jobs))
+    result = _guarded(lambda: run_check(paths or [], config, not no_cache, jobs))
     if not result.models:
         typer.echo("staticflops check: no configured model reads the given files")
         return
@@ -108,15 +104,67 @@ def diff(
     from staticflops.report.review_markdown import render_diff_markdown
     from staticflops.report.review_text import render_diff
 
-    result = _project_call(lambda: run_diff(base, paths or [], config, not no_cache, jobs))
+    result = _guarded(lambda: run_diff(base, paths or [], config, not no_cache, jobs))
     _emit(result, output_format, render_diff, render_diff_markdown, exact)
 
 
-def _project_call(work):
-    from staticflops.diagnostics import AnalysisError, UsageError
+@app.command()
+def compare(
+    path: Annotated[str, typer.Argument(help="Python file that defines the model.")],
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model class or builder function.")] = None,
+    kwargs: Annotated[Optional[str], typer.Option("--kwargs", help="Constructor arguments as a JSON object.")] = None,
+    inputs: Annotated[Optional[list[str]], typer.Option("--input", "-i", help="Shape of one forward argument; repeat per argument.")] = None,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", "-r", help="Rule sets to compare (default: every built-in one). Repeatable.")] = None,
+    top: Annotated[int, typer.Option("--top", help="How many disagreeing layers to list.")] = 5,
+    output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
+) -> None:
+    """One row per counting convention (FLOPs, MACs, params, what it counts), then the layers
+    where the conventions disagree most."""
+    from staticflops.api import compare as run
 
+    comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top))
+    if output_format is Format.json:
+        sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
+    elif output_format is Format.markdown:
+        from staticflops.report.compare_text import render_compare_markdown
+        sys.stdout.write(render_compare_markdown(comparison))
+    else:
+        from staticflops.report.compare_text import render_compare_table
+        render_compare_table(comparison, _console())
+
+
+rules_app = typer.Typer(help="List, show and check rule sets.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+
+
+@rules_app.command("list")
+def rules_list() -> None:
+    """The built-in rule sets, with what each one counts."""
+    from staticflops.api import rule_sets
+    for ruleset in _guarded(rule_sets):
+        typer.echo(f"{ruleset.name:12} {ruleset.headline:5}  {ruleset.convention}")
+
+
+@rules_app.command("show")
+def rules_show(name: Annotated[str, typer.Argument(help="Rule set name or YAML file.")]) -> None:
+    """Every rule of a rule set (after `extends`), with its formulas and notes."""
+    from staticflops.api import describe_rules
+    typer.echo(_guarded(lambda: describe_rules(name)), nl=False)
+
+
+@rules_app.command("validate")
+def rules_validate(path: Annotated[str, typer.Argument(help="YAML rule file to check.")]) -> None:
+    """Check a rule file (schema, formulas, extends); errors carry file:line:col."""
+    from staticflops.api import load_rules
+    ruleset = _guarded(lambda: load_rules(path))
+    typer.echo(f"{path}: ok: rule set `{ruleset.name}`, {len(ruleset.rules)} rules, {len(ruleset.classes)} class rules")
+
+
+def _guarded(action):
+    """Run an API call; usage errors exit 2, analysis errors exit 1, both as one clear line."""
+    from staticflops.diagnostics import AnalysisError, UsageError
     try:
-        return work()
+        return action()
     except UsageError as error:
         typer.echo(f"staticflops: error: {error}", err=True)
         raise typer.Exit(2) from None
@@ -131,11 +179,13 @@ def _emit(result, output_format: Format, render_table, render_markdown, exact: b
     elif output_format is Format.markdown:
         sys.stdout.write(render_markdown(result, exact))
     else:
-        from rich.console import Console
-        console = Console()
-        if not console.is_terminal:
-            console = Console(width=140)
-        render_table(result, console, exact)
+        render_table(result, _console(), exact)
+
+
+def _console():
+    from rich.console import Console
+    console = Console()
+    return console if console.is_terminal else Console(width=160)  # piped: no terminal width to fit
 
 
 def main() -> None:

@@ -68,10 +68,18 @@ class CostResult:
 
 def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     unknowns: list = list(ir.unknowns)
-    op_costs = [_price_op(op, rules, unknowns) for op in ir.ops]
+    replaced = _class_rule_scopes(ir.root, rules)
+    counted = _counted_ops(ir.ops, rules)
+    op_costs = []
+    for index, op in enumerate(ir.ops):
+        if _inside(op.module, replaced) or index not in counted:
+            op_costs.append(OpCost(op))  # costed as part of a class rule, or not seen by this convention
+        else:
+            op_costs.append(_price_op(op, rules, unknowns))
     if training:
-        for cost in op_costs:
-            _price_backward(cost, rules, unknowns)
+        for cost, priced in zip(op_costs, _priced_flags(ir.ops, replaced, counted)):
+            if priced:
+                _price_backward(cost, rules, unknowns)
     layers = []
     by_path: dict = {}
 
@@ -79,11 +87,16 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
         cost = LayerCost(node, depth)
         layers.append(cost)
         by_path[node.name] = cost
+        class_rule = replaced.get(node.name)
         cost.params, cost.trainable_params = _own_params(node, rules, unknowns)
         for child in node.children:
             child_cost = visit(child, depth + 1)
             cost.params += child_cost.params
             cost.trainable_params += child_cost.trainable_params
+        if class_rule is not None:
+            op_costs.extend(_price_class_calls(node, class_rule, unknowns))
+            if class_rule.params is not None:
+                cost.params = cost.trainable_params = _class_params(node, class_rule, unknowns)
         return cost
 
     root = visit(ir.root, 0)
@@ -107,6 +120,58 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     return result
 
 
+def _counted_ops(ops: list, rules: RuleSet) -> set:
+    """Indexes of the ops this convention sees (all, or only framework-layer calls; every
+    call of a layer, or only its last one)."""
+    indexes = [i for i, op in enumerate(ops) if rules.options["functional"] or op.is_layer_call]
+    if rules.options["repeated_calls"] == "last":
+        last = {}
+        for i in indexes:
+            last[(ops[i].module, ops[i].is_layer_call) if ops[i].is_layer_call else i] = i
+        indexes = list(last.values())
+    return set(indexes)
+
+
+def _class_rule_scopes(root: LayerNode, rules: RuleSet) -> dict:
+    """Module path -> class rule, for the outermost user modules a class rule covers."""
+    scopes: dict = {}
+
+    def visit(node: LayerNode):
+        rule = rules.for_class(node.type, node.qualified_type) if node.kind is None and rules.classes else None
+        if rule is not None and node.name:
+            scopes[node.name] = rule
+            return
+        for child in node.children:
+            visit(child)
+    visit(root)
+    if rules.classes:
+        rule = rules.for_class(root.type, root.qualified_type)
+        if rule is not None:
+            scopes[""] = rule
+    return scopes
+
+
+def _inside(module: str, scopes: dict) -> bool:
+    return any(module == path or module.startswith(path + ".") or path == "" for path in scopes)
+
+
+def _price_class_calls(node: LayerNode, rule, unknowns: list) -> list:
+    costs = []
+    for call in node.call_shapes:
+        op = OpCall(kind=f"class:{node.type}", label=node.type, attrs=dict(node.scalars), inputs=call["inputs"],
+                    outputs=call["outputs"], module=node.name, is_layer_call=True, location=node.location)
+        costs.append(_evaluate(op, rule, _env(op), unknowns))
+    return costs
+
+
+def _class_params(node: LayerNode, rule, unknowns: list):
+    try:
+        return _integral(rule.params.evaluate(dict(node.scalars)))
+    except FormulaError as error:
+        unknowns.append((node.location, f"parameters of {node.type} could not be evaluated: {error}"))
+        return 0
+
+
 def _ancestors(path: str):
     yield path
     while path:
@@ -114,9 +179,15 @@ def _ancestors(path: str):
         yield path
 
 
+_OPERATOR_LABELS = {"+", "-", "*", "/", "**", "@"}
+
+
 def _env(op: OpCall) -> dict:
     env = dict(op.attrs)
     env.update(op.facts)
+    env["label"] = op.label
+    # How forward reached the op: a framework layer's call, a function, or an operator.
+    env["called_as"] = "module" if op.is_layer_call else "operator" if op.label in _OPERATOR_LABELS else "function"
     env["inputs"] = tuple(op.inputs)
     env["outputs"] = tuple(op.outputs)
     env["x"] = op.inputs[0] if op.inputs else ()
@@ -130,14 +201,28 @@ def _price_op(op: OpCall, rules: RuleSet, unknowns: list) -> OpCost:
         unknowns.append((op.location, f"no rule for `{op.kind}` ({op.label}) in rule set `{rules.name}`"))
         return OpCost(op, known=False)
     env = _env(op)
+    if op.is_layer_call and rule.params is not None:
+        try:  # a layer's parameter count, for conventions that derive cost from it (torchinfo)
+            env["params"] = _integral(rule.params.evaluate(dict(op.attrs)))
+        except FormulaError:
+            pass
+    return _evaluate(op, rule, env, unknowns)
+
+
+def _evaluate(op: OpCall, rule, env: dict, unknowns: list) -> OpCost:
     try:
         macs = rule.macs.evaluate(env)
         env["macs"] = macs
         flops = rule.flops.evaluate(env)
     except FormulaError as error:
-        unknowns.append((op.location, f"rule `{op.kind}` ({rule.origin}) could not be evaluated: {error}"))
+        unknowns.append((op.location, f"rule `{rule.kind}` ({rule.origin}) could not be evaluated: {error}"))
         return OpCost(op, known=False)
     return OpCost(op, _integral(flops), _integral(macs))
+
+
+def _priced_flags(ops, replaced, counted) -> list:
+    """Which ops this rule set prices itself (not inside a class rule, seen by the convention)."""
+    return [not _inside(op.module, replaced) and index in counted for index, op in enumerate(ops)]
 
 
 def _price_backward(cost: OpCost, rules: RuleSet, unknowns: list) -> None:
@@ -207,7 +292,8 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
                 count -= numel(param.shape)
             total += count
             trainable += 0 if node.frozen else count
-    for param in node.params:
+    declared = rules.options["declared_params"]
+    for param in node.params if declared is True or (declared == "leaf" and not node.children) else ():
         if param.shape is None:
             unknowns.append((node.location, f"shape of parameter `{param.name}` of {node.type} is unknown"))
             continue

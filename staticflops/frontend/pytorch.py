@@ -12,7 +12,7 @@ from staticflops.frontend.torch.modules import is_module, layer_parameters, name
 from staticflops.frontend.imports import ProjectFiles, ProjectImports
 from staticflops.frontend.scope import Scope
 from staticflops.frontend.select import build_model
-from staticflops.frontend.values import Instance, Tensor, Unknown, describe
+from staticflops.frontend.values import Class, Instance, Tensor, Unknown, describe
 from staticflops.ir import LayerNode, ModelIR, OpCall, ParamDecl
 from staticflops.shapes import InputSpec
 
@@ -82,9 +82,29 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
         frozen = frozen or (bool(flags) and not any(flags))
     location = module.location or Location("<unknown>", 1, 1)
     outputs = _output_shapes(tracer.module_outputs[id(module)]) if id(module) in tracer.module_outputs else []
+    calls = [{"inputs": _output_shapes(list(args)), "outputs": _output_shapes(result)}
+             for args, result in tracer.module_call_inputs.get(id(module), [])]
     return LayerNode(name=path, type=module.cls.name, kind=state.kind, attrs=state.attrs, location=location,
                      children=children, params=params, replaced_params=replaced, frozen=frozen, output_shapes=outputs,
-                     calls=tracer.module_calls.get(id(module), 0))
+                     calls=tracer.module_calls.get(id(module), 0), call_shapes=calls,
+                     scalars=_scalars(module) if state.kind is None else {},
+                     qualified_type=_qualified(module.cls))
+
+
+def _qualified(cls: Class) -> str | None:
+    if cls.location is None:
+        return None
+    stem = cls.location.path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+    return f"{stem}.{cls.name}"
+
+
+def _scalars(module: Instance) -> dict:
+    """Plain attribute values of a user module (``self.num_heads = 4``) for class rules."""
+    def plain(value):
+        if isinstance(value, (tuple, list)):
+            return all(plain(v) for v in value)
+        return isinstance(value, (int, float, str, bool)) or value is None
+    return {name: value for name, value in module.attrs.items() if not name.startswith("_") and plain(value)}
 
 
 def _op(traced, paths: dict) -> OpCall:

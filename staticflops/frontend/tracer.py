@@ -31,6 +31,7 @@ class Tracer:
     # Only the traced forward call counts: tensor maths while the model is being built
     # (RegNet's width schedule, a dummy forward in __init__ to size a layer) is not its cost.
     active: bool = False
+    module_call_inputs: dict = field(default_factory=dict)  # id(module) -> [input values per call]
 
     def current_module(self):
         return self.stack[-1] if self.stack else None

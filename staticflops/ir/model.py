@@ -33,6 +33,11 @@ class LayerNode(_IR):
     frozen: bool = False
     output_shapes: list[Optional[tuple]] = Field(default_factory=list)  # of its last call
     calls: int = 0
+    # Per call: the shapes of its tensor arguments and results, so a rule can cost a user
+    # class's call as a whole; and the plain values (numbers, strings) it holds as attributes.
+    call_shapes: list[dict] = Field(default_factory=list)
+    scalars: dict[str, Any] = Field(default_factory=dict)
+    qualified_type: Optional[str] = None  # "<file stem>.<class>" where the class is defined
 
     def walk(self):
         yield self

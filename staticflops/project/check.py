@@ -12,7 +12,7 @@ from pathlib import Path
 
 from staticflops.project.budget import METRICS, TRAINING_METRICS
 from staticflops.project.config import ModelConfig, ProjectConfig, display_path
-from staticflops.project.diff import layer_changes, subtract
+from staticflops.project.diff import layer_changes
 from staticflops.project.run import Outcome, analyse_models
 from staticflops.project.sources import DiskReader, GitReader, last_commit_of_line, resolve_revision
 from staticflops.diagnostics import UsageError

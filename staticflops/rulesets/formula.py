@@ -53,7 +53,16 @@ def _sum(values):
     return total
 
 
+def _round_sig(value, digits):
+    """``value`` rounded to ``digits`` significant digits, as ``%.{digits-1}e`` prints it
+    (some tools parse their counts back from such text)."""
+    if isinstance(value, Expr):
+        raise Undecidable("round_sig() needs a concrete number")
+    return Fraction(f"{float(value):.{int(digits) - 1}e}")
+
+
 FUNCTIONS = {
+    "round_sig": _round_sig,
     "prod": _prod, "numel": _prod, "sum": _sum, "len": len, "min": min, "max": max,
     "ceil": _ceil, "floor": _floor, "abs": abs, "int": lambda v: v if isinstance(v, Expr) else int(v),
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -28,6 +28,11 @@ class CompiledRule:
     state_grad: Formula | None
     note: str | None
     origin: Location
+    mem_read: Formula | None = None
+    mem_write: Formula | None = None
+
+
+DEFAULT_OPTIONS = {"functional": True, "declared_params": True, "repeated_calls": "sum"}
 
 
 @dataclass
@@ -38,9 +43,14 @@ class RuleSet:
     headline: str
     rules: dict = field(default_factory=dict)  # kind -> CompiledRule
     files: list = field(default_factory=list)
+    options: dict = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
+    classes: dict = field(default_factory=dict)  # user class name -> CompiledRule
 
     def get(self, kind: str) -> CompiledRule | None:
         return self.rules.get(kind)
+
+    def for_class(self, name: str, qualified: str | None) -> CompiledRule | None:
+        return self.classes.get(qualified) if qualified in self.classes else self.classes.get(name)
 
 
 def builtin_rules_dir() -> Path:
@@ -50,8 +60,11 @@ def builtin_rules_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "rules"  # a source checkout
 
 
+DATA_FILES = {"hardware"}  # YAML beside the rule sets that is not one (device peaks)
+
+
 def builtin_names() -> list[str]:
-    return sorted(p.stem for p in builtin_rules_dir().glob("*.yaml"))
+    return sorted(p.stem for p in builtin_rules_dir().glob("*.yaml") if p.stem not in DATA_FILES)
 
 
 def load_ruleset(name_or_path: str) -> RuleSet:
@@ -86,14 +99,24 @@ def _load(path: Path, chain: tuple) -> RuleSet:
         raise AnalysisError(f"rule file: `{dotted}`: {first['msg']}", where, code="SF202") from None
     base = _load(_resolve(spec.extends, path.parent), chain + (path.resolve(),)) if spec.extends else None
     ruleset = RuleSet(spec.name, spec.description or (base.description if base else ""),
-                      spec.convention or (base.convention if base else ""), spec.headline)
+                      spec.convention or (base.convention if base else ""),
+                      spec.headline or (base.headline if base else "flops"))
     if base is not None:
         ruleset.rules.update(base.rules)
         ruleset.files.extend(base.files)
+        ruleset.options.update(base.options)
+        ruleset.classes.update(base.classes)
+    ruleset.options.update({k: v for k, v in spec.options.model_dump().items() if v is not None})
     ruleset.files.append(str(path))
+    for name, rule in spec.classes.items():
+        ruleset.classes[name] = _compile(name, rule, ruleset.classes.get(name), path, node, ("classes", name))
     zero = Rule(macs=0, flops=0, note="costs nothing under this convention")
     for kind in spec.zero_cost:
-        ruleset.rules[kind] = _compile(kind, zero, None, path, node, ("zero_cost",))
+        compiled = _compile(kind, zero, None, path, node, ("zero_cost",))
+        inherited = ruleset.rules.get(kind)
+        if inherited is not None and inherited.params is not None:  # costs nothing, still holds parameters
+            compiled = replace(compiled, params=inherited.params)
+        ruleset.rules[kind] = compiled
     for kind, rule in spec.rules.items():
         inherited = ruleset.rules.get(kind) if base is not None else None
         ruleset.rules[kind] = _compile(kind, rule, inherited, path, node, ("rules", kind))
@@ -127,8 +150,12 @@ def _compile(kind, rule: Rule, inherited: CompiledRule | None, path, node, loc) 
                             inherited.weight_grad if inherited else None),
         state_grad=formula("state_grad", backward.state_grad if backward else None,
                            inherited.state_grad if inherited else None),
-        note=rule.note if rule.note is not None else (inherited.note if inherited else None),
+        # A rule that changes the formulas does not keep the old rule's explanation.
+        note=rule.note if rule.note is not None else (
+            inherited.note if inherited and rule.macs is None and rule.flops is None else None),
         origin=_position(path, node, loc),
+        mem_read=formula("mem_read", rule.mem_read, inherited.mem_read if inherited else None),
+        mem_write=formula("mem_write", rule.mem_write, inherited.mem_write if inherited else None),
     )
 
 

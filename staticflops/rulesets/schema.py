@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,20 +23,44 @@ class BackwardRule(_Strict):
 
 
 class Rule(_Strict):
-    """The cost of one op kind.  ``flops`` defaults to ``2 * macs``; ``macs`` to 0."""
+    """The cost of one op kind.  ``flops`` defaults to ``2 * macs``; ``macs`` to 0.
+
+    ``mem_read`` / ``mem_write``: elements read and written per call (bytes = elements x
+    the dtype's size); by default the inputs plus the layer's parameters, and the outputs.
+    """
 
     macs: Optional[FormulaText] = None
     flops: Optional[FormulaText] = None
     params: Optional[FormulaText] = None
+    mem_read: Optional[FormulaText] = None
+    mem_write: Optional[FormulaText] = None
     backward: Optional[BackwardRule] = None
     note: Optional[str] = None
+
+
+class Options(_Strict):
+    """How a convention observes a model (rule-set wide; unset fields are inherited)."""
+
+    # False: only calls of framework layers (nn.Conv2d, ...) are costed; functional ops and
+    # operators in ``forward`` cost 0 (tools that hook modules: thop, torchinfo, torchstat).
+    functional: Optional[bool] = None
+    # False: nn.Parameters that a user module declares itself are not counted as params;
+    # "leaf": counted only on modules without submodules (tools that walk leaf modules).
+    declared_params: Optional[Union[bool, Literal["leaf"]]] = None
+    # "sum": every call of a layer counts; "last": only its last call (torchstat).
+    repeated_calls: Optional[str] = Field(None, pattern="^(sum|last)$")
 
 
 class RuleFile(_Strict):
     name: str
     description: str = ""
     convention: str = ""
-    headline: str = Field("flops", pattern="^(flops|macs)$")  # which number the convention's tool reports
+    # Which number the convention's tool reports (unset: inherited, else "flops").
+    headline: Optional[str] = Field(None, pattern="^(flops|macs)$")
     extends: Optional[str] = None
     zero_cost: list[str] = Field(default_factory=list)  # kinds that cost nothing under this convention
+    options: Options = Field(default_factory=Options)
     rules: dict[str, Rule] = Field(default_factory=dict)
+    # Rules for user-defined nn.Module classes, by class name or "<file stem>.<class>": the
+    # formula costs each call of the module as a whole, replacing what its forward does.
+    classes: dict[str, Rule] = Field(default_factory=dict)

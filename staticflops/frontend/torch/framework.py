@@ -235,13 +235,13 @@ class TorchFramework:
 
     def tensor_binary(self, interp, op_name: str, left, right, node):
         if op_name == "MatrixMultiply":
-            return self.call_function(interp, "matmul", [left, right], node, label="@")
+            return self.call_function(interp, "__matmul__", [left, right], node, label="@")
         kind = _OPERATORS.get(op_name)
         if kind is None:
             return interp.unknown(f"operator `{op_name}` on tensors is not modelled", node)
         return self.binary(interp, kind, left, right, node)
 
-    def binary(self, interp, kind: str, left, right, node):
+    def binary(self, interp, kind: str, left, right, node, label: str | None = None):
         try:
             shapes = [self.ops.shape_of(interp, v, node) for v in (left, right)]
         except CannotKnow as why:
@@ -251,7 +251,7 @@ class TorchFramework:
         except ShapeError as error:
             raise AnalysisError(f"{kind}: {error}", interp.location(node), "SF301") from None
         dtype = constants.binary_dtype(kind, left, right)
-        label = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(kind, kind)
+        label = label or {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(kind, kind)
         with self.ops.arguments(_tensors_in([left, right])):
             result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
         if kind == "compare":

@@ -300,6 +300,7 @@ def build_functions(t: TorchOps) -> dict:
             return t.record(interp, "matmul", label, {}, [shape(interp, a, node), shape(interp, b, node)], node)
         return fn
     f["matmul"], f["mm"], f["bmm"] = matmul("matmul"), matmul("mm"), matmul("bmm")
+    f["__matmul__"] = matmul("@")  # the operator: some counters patch torch.matmul but not `@`
 
     def einsum(interp, args, kwargs, node):
         equation = args[0]
@@ -357,6 +358,8 @@ def build_functions(t: TorchOps) -> dict:
             attrs = {k: v for k, v in kwargs.items() if isinstance(v, (int, float, str, bool))}
             if kind in ("softmax", "log_softmax"):
                 attrs["dim"] = _dim_arg(args, kwargs, 1)
+            if kind == "gelu":
+                attrs.setdefault("approximate", "none")  # F.gelu's default, as nn.GELU records it
             dtype = x.dtype if isinstance(x, Tensor) else "float32"
             if kind in ("log", "exp", "sqrt", "rsqrt", "sigmoid", "tanh"):
                 dtype = "float32"
@@ -375,16 +378,16 @@ def build_functions(t: TorchOps) -> dict:
         return t.record(interp, "dropout", "dropout", {}, [shape(interp, args[0], node)], node)
     f["dropout"] = f["dropout1d"] = f["dropout2d"] = f["dropout3d"] = dropout
 
-    def binary(kind):
+    def binary(kind, name):
         def fn(interp, args, kwargs, node):
             other = args[1] if len(args) > 1 else kwargs.get("other", kwargs.get("exponent"))
-            return t.framework.binary(interp, kind, args[0], other, node)
+            return t.framework.binary(interp, kind, args[0], other, node, label=name)
         return fn
     for kind, names in {"add": ("add", "add_"), "sub": ("sub", "sub_", "subtract"), "mul": ("mul", "mul_", "multiply"),
                         "div": ("div", "div_", "divide", "true_divide"), "pow": ("pow", "pow_"),
                         "maximum": ("maximum",), "minimum": ("minimum",)}.items():
         for name in names:
-            f[name] = binary(kind)
+            f[name] = binary(kind, name)
 
     def reduction(name):
         def fn(interp, args, kwargs, node):

@@ -76,6 +76,12 @@ for _name, (_kind, _sig) in _ACTIVATIONS.items():
     LAYERS[_name] = LayerSpec(_kind, _sig)
 
 
+# Keyword arguments of a layer's forward and their defaults, so rules can read them.
+CALL_DEFAULTS: dict[str, dict] = {
+    "multihead_attention": {"need_weights": True, "average_attn_weights": True, "is_causal": False},
+}
+
+
 def ntuple(value, n: int) -> tuple:
     if isinstance(value, (tuple, list)):
         return tuple(value) if len(value) == n else tuple(value[:1]) * n if len(value) == 1 else tuple(value)

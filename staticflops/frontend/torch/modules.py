@@ -9,7 +9,7 @@ from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.torch import replay
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown
-from staticflops.frontend.torch.layers import LAYERS, LayerSpec, has_parameters, normalise, parameter_shapes
+from staticflops.frontend.torch.layers import CALL_DEFAULTS, LAYERS, LayerSpec, has_parameters, normalise, parameter_shapes
 from staticflops.shapes import format_shape
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -77,6 +77,7 @@ def _call(interp, args, kwargs, node):
     tracer.module_outputs[id(self)] = result
     if tracer.active:
         tracer.module_calls[id(self)] = tracer.module_calls.get(id(self), 0) + 1
+        tracer.module_call_inputs.setdefault(id(self), []).append((list(args[1:]), result))
     return result
 
 
@@ -400,7 +401,7 @@ class LayerFactory:
         if any(s is None for s in shapes):
             return interp.unknown(f"input shape of {layer.cls.name} is unknown", node)
         options = {k: v for k, v in kwargs.items() if isinstance(v, (bool, int, float, str, type(None)))}
-        attrs = {**state.attrs, **options}
+        attrs = {**CALL_DEFAULTS.get(state.kind, {}), **state.attrs, **options}
         try:
             outputs, facts = infer(state.kind, attrs, shapes)
         except ShapeError as error:

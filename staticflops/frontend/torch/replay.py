@@ -20,6 +20,7 @@ class CachedCall:
     ops: list  # (relative module path, TracedOp)
     calls: dict  # relative path -> how many times that submodule was called
     outputs: dict  # relative path -> output template of its last call
+    inputs: dict  # relative path -> [(argument templates, output template)] of its calls
     result: object  # output template
 
 
@@ -57,6 +58,21 @@ def call_key(module: Instance, args: list, kwargs: dict, memo: dict):
 
 def capture(module: Instance, tracer, first_op: int, calls_before: dict, result, subtree: dict):
     """What a completed call did, relative to ``module``; None when it cannot be replayed."""
+    cached = _capture(tracer, first_op, calls_before, result, subtree)
+    if cached is None:
+        return None
+    for child_id, path in subtree.items():
+        delta = cached.calls.get(path, 0)
+        if delta:
+            recent = tracer.module_call_inputs.get(child_id, [])[-delta:]
+            calls = [([_template(a) for a in args], _template(out)) for args, out in recent]
+            if any(out is None or any(a is None for a in args) for args, out in calls):
+                return None
+            cached.inputs[path] = calls
+    return cached
+
+
+def _capture(tracer, first_op: int, calls_before: dict, result, subtree: dict):
     template = _template(result)
     if template is None:
         return None
@@ -75,7 +91,7 @@ def capture(module: Instance, tracer, first_op: int, calls_before: dict, result,
             if template_out is None:
                 return None
             outputs[path] = template_out
-    return CachedCall(ops, calls, outputs, template)
+    return CachedCall(ops, calls, outputs, {}, template)
 
 
 def replay(cached: CachedCall, module: Instance, tracer, subtree_by_path: dict, location):
@@ -85,6 +101,8 @@ def replay(cached: CachedCall, module: Instance, tracer, subtree_by_path: dict, 
         target = id(subtree_by_path[path])
         tracer.module_calls[target] = tracer.module_calls.get(target, 0) + delta
         tracer.module_outputs[target] = _instantiate(cached.outputs[path])
+        tracer.module_call_inputs.setdefault(target, []).extend(
+            ([_instantiate(a) for a in args], _instantiate(out)) for args, out in cached.inputs.get(path, []))
     return _instantiate(cached.result)
 
 
@@ -96,6 +114,8 @@ def _template(value):
         return None if any(i is None for i in items) else ("tuple", tuple(items))
     if value is None:
         return ("none",)
+    if isinstance(value, (int, float, str, bool)):
+        return ("plain", value)
     return None
 
 
@@ -104,6 +124,8 @@ def _instantiate(template):
         return Tensor(template[1], template[2], requires_grad=template[3])
     if template[0] == "tuple":
         return tuple(_instantiate(t) for t in template[1])
+    if template[0] == "plain":
+        return template[1]
     return None
 
 

@@ -1,0 +1,58 @@
+"""The `compare` report: one row per convention, then the layers they disagree on most.
+Part of the JSON contract (additive); the explanations come from the rule files."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from staticflops.cost.compare import disagreements
+from staticflops.ir import ModelIR
+from staticflops.report.build import count
+from staticflops.report.schema import SCHEMA_VERSION, Count, Unknown
+
+
+class ConventionRow(BaseModel):
+    rules: str
+    headline: str  # "flops" or "macs": which number the convention's tool reports
+    headline_value: Count
+    forward_flops: Count
+    macs: Count
+    params: Count
+    trainable_params: Count
+    convention: str
+    description: str
+    complete: bool
+    unknown: list[Unknown] = Field(default_factory=list)
+
+
+class LayerDisagreement(BaseModel):
+    name: str
+    type: str
+    values: dict[str, Count]  # rule set -> its headline number (FLOPs or MACs, per `conventions`)
+
+
+class Comparison(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    file: str
+    model: str
+    inputs: list[str]
+    conventions: list[ConventionRow]
+    disagreements: list[LayerDisagreement]
+
+
+def build_comparison(ir: ModelIR, priced: list, top: int = 5) -> Comparison:
+    rows = []
+    for p in priced:
+        cost, rules = p.cost, p.rules
+        rows.append(ConventionRow(
+            rules=rules.name, headline=rules.headline, headline_value=count(p.headline),
+            forward_flops=count(cost.flops), macs=count(cost.macs), params=count(cost.params),
+            trainable_params=count(cost.trainable_params), convention=rules.convention,
+            description=" ".join(rules.description.split()), complete=cost.complete,
+            unknown=[Unknown(location=str(where), what=what) for where, what in cost.unknowns],
+        ))
+    layers = [LayerDisagreement(name=d.path, type=d.type,
+                                values={k: count(v) if v is not None else "-" for k, v in d.values.items()})
+              for d in disagreements(priced, top)]
+    return Comparison(file=ir.file, model=ir.name, inputs=[str(s) for s in ir.inputs],
+                      conventions=rows, disagreements=layers)

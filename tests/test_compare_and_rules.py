@@ -1,0 +1,106 @@
+"""`staticflops compare`, `staticflops rules list|show|validate`, and user rule files."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import staticflops
+from staticflops.api import compare, describe_rules, load_rules
+from staticflops.diagnostics import AnalysisError
+
+CUSTOM = "tests/fixtures/custom_rules/"
+BUILTIN = ["standard", "full", "torch", "torch-cpu", "fvcore", "thop", "ptflops", "torchinfo", "torchstat"]
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "staticflops", *args], capture_output=True, text=True)
+
+
+def test_compare_seed_model_one_row_per_convention():
+    comparison = compare("samples/seed_conv_gru.py", inputs=["1x1x100x256"])
+    rows = {row.rules: row for row in comparison.conventions}
+    assert [r for r in BUILTIN if r in rows] == BUILTIN
+    # Numbers each tool printed for this model (tests/fixtures/tools_ground_truth.json):
+    assert rows["standard"].forward_flops == 249_809_920   # FlopCounterMode
+    assert rows["torch"].headline_value == 249_809_920
+    assert rows["torch-cpu"].headline_value == 249_809_920  # no LSTM/attention here: same on CPU
+    assert rows["fvcore"].headline_value == 8_691_200      # GRU counts 0 in fvcore
+    assert rows["thop"].headline_value == 125_026_016
+    assert rows["ptflops"].headline_value == 126_233_472
+    assert rows["torchinfo"].headline_value == 122_996_000
+    assert rows["fvcore"].headline == "macs" and rows["standard"].headline == "flops"
+    assert all(row.description for row in comparison.conventions)
+    # The GRU is where they disagree most: 232,427,520 FLOPs standard, 0 in fvcore.
+    assert comparison.disagreements[0].name == "gru"
+    assert comparison.disagreements[0].values["fvcore"] == 0
+
+
+def test_compare_cli_table_and_json():
+    table = run("compare", "samples/resnet50.py", "--input", "1x3x224x224")
+    assert table.returncode == 0, table.stderr
+    for name in BUILTIN:
+        assert name in table.stdout
+    assert "disagree most" in table.stdout
+    data = json.loads(run("compare", "samples/lenet5.py", "--input", "1x1x28x28", "-f", "json").stdout)
+    rows = {row["rules"]: row for row in data["conventions"]}
+    assert rows["standard"]["forward_flops"] == 833_040   # FlopCounterMode, recorded
+    assert rows["fvcore"]["macs"] == 416_520
+
+
+def test_rules_list_and_show():
+    listed = run("rules", "list")
+    assert listed.returncode == 0
+    for name in BUILTIN:
+        assert name in listed.stdout
+    shown = describe_rules("ptflops")
+    assert "linear:" in shown and "note: ptflops counts the bias add" in shown
+    assert run("rules", "show", "thop").returncode == 0
+
+
+def test_custom_class_rule_costs_my_attention_as_a_whole():
+    path = CUSTOM + "my_attention.py"
+    standard = staticflops.analyze(path, model="Net", inputs=["2x10x32"])
+    custom = staticflops.analyze(path, model="Net", inputs=["2x10x32"], rules=CUSTOM + "my_rules.yaml")
+    layers = {row.name: row for row in custom.layers}
+    # MyAttention(dim=32) on 2x10x32: 2 x (4 x 10 x 32 x 32 + 2 x 10 x 10 x 32) = 94,720 MACs.
+    assert layers["attn"].macs == 94_720
+    assert layers["attn.qkv"].macs == 0  # inside the class rule: not counted again
+    # head: Linear(32, 10) on 2x10x32: 20 x 10 x 32 = 6,400 MACs.
+    assert layers["head"].macs == 6_400
+    assert custom.totals.macs == 94_720 + 6_400
+    assert custom.totals.params == standard.totals.params
+    assert custom.unknown == []
+
+
+def test_class_rule_by_qualified_name(tmp_path):
+    rules = tmp_path / "q.yaml"
+    rules.write_text("name: q\nextends: standard\nclasses:\n  my_attention.MyAttention:\n    macs: 7\n")
+    report = staticflops.analyze(CUSTOM + "my_attention.py", model="Net", inputs=["2x10x32"], rules=str(rules))
+    assert {row.name: row for row in report.layers}["attn"].macs == 7
+
+
+@pytest.mark.parametrize("name,where,what", [
+    ("broken_rules.yaml", ":5:18", "not a valid formula"),
+    ("unknown_field.yaml", ":5:", "rules.linear.mcas"),
+])
+def test_malformed_rule_file_is_rejected_with_position(name, where, what):
+    with pytest.raises(AnalysisError) as error:
+        load_rules(CUSTOM + name)
+    assert what in error.value.message
+    assert str(error.value.location).startswith(CUSTOM + name + where)
+    result = run("rules", "validate", CUSTOM + name)
+    assert result.returncode == 1
+    assert result.stderr.startswith(CUSTOM + name + where) and "Traceback" not in result.stderr
+
+
+def test_validate_accepts_a_good_file():
+    result = run("rules", "validate", CUSTOM + "my_rules.yaml")
+    assert result.returncode == 0 and "ok" in result.stdout
+
+
+def test_extends_keeps_headline_and_options():
+    thop = load_rules("thop")
+    assert thop.headline == "macs" and thop.options["functional"] is False
+    assert load_rules(CUSTOM + "my_rules.yaml").headline == "flops"

@@ -36,13 +36,14 @@ def analyze(
     rules: Annotated[str, typer.Option("--rules", "-r", help="Rule set name or path to a YAML rule file.")] = "standard",
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
     depth: Annotated[Optional[int], typer.Option("--depth", help="Show layers down to this depth only (table/markdown).")] = None,
+    batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
 ) -> None:
     """Analyse one model file and print its cost per layer and in total."""
     from staticflops.api import analyze as run
     from staticflops.diagnostics import AnalysisError, UsageError
 
     try:
-        report = run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules)
+        report = run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, batch=batch)
     except UsageError as error:
         typer.echo(f"staticflops: error: {error}", err=True)
         raise typer.Exit(2) from None

@@ -16,7 +16,9 @@ from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.keras.engine import is_layer
 from staticflops.frontend.keras.framework import KerasFramework
 from staticflops.frontend.keras.graph import KerasTensor
-from staticflops.frontend.pytorch import _needs_no_arguments, _op, _output_shapes
+from staticflops.frontend.pytorch import (
+    _names_used_outside_own_class, _needs_no_arguments, _op, _output_shapes, _used_elsewhere,
+)
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import Class, Function, Instance
@@ -24,6 +26,7 @@ from staticflops.ir import LayerNode, ModelIR, ParamDecl
 from staticflops.shapes import InputSpec, parse_input_spec
 
 _IMPORT_ROOTS = ("keras", "tensorflow", "tf_keras")
+_BUILDER_PREFIXES = ("build", "make", "create", "get", "model")
 
 
 def uses_keras(source: SourceFile) -> bool:
@@ -73,22 +76,24 @@ def _select_model(interp, source, scope, framework, model: str | None, kwargs: d
             raise AnalysisError(f"no model, class or function named `{model}` at the top level of {source.path}",
                                 code="SF103")
         return _materialise(interp, source, framework, value, model, kwargs)
-    variables = {n: v for n, v in scope.vars.items() if is_layer(v) and v.module.children}
-    models = [n for n, v in variables.items() if v.cls.is_subclass_of(framework.engine.model_class)]
-    if len(models) == 1:
-        return scope.vars[models[0]], models[0], _definition_node(source, models[0])
-    classes = {n: v for n, v in scope.vars.items() if isinstance(v, Class) and v.is_subclass_of(framework.engine.model_class)
-               and v.location and v.location.path == source.path}
-    builders = [n for n, v in scope.vars.items() if isinstance(v, Function) and n.startswith(("build", "make", "create", "get"))
-                and v.source is source]
-    candidates = models or [n for n in classes if _needs_no_arguments(classes[n])] or builders
+    models = {n: v for n, v in scope.vars.items() if is_layer(v) and v.cls.is_subclass_of(framework.engine.model_class)}
+    nested = {id(child) for v in models.values() for _, child in _named_layers(v) if child is not v}
+    outermost = [n for n, v in models.items() if id(v) not in nested]
+    if len(outermost) == 1:
+        return models[outermost[0]], outermost[0], _definition_node(source, outermost[0])
+    used = _names_used_outside_own_class(source.module)
+    classes = [n for n, v in scope.vars.items() if isinstance(v, Class) and v.is_subclass_of(framework.engine.model_class)
+               and v.location and v.location.path == source.path and _needs_no_arguments(v) and not _used_elsewhere(n, used)]
+    builders = [n for n, v in scope.vars.items() if isinstance(v, Function) and v.source is source
+                and n.lower().startswith(_BUILDER_PREFIXES) and not _used_elsewhere(n, used)]
+    candidates = outermost or classes + builders
     if len(candidates) == 1:
         return _materialise(interp, source, framework, scope.vars[candidates[0]], candidates[0], kwargs)
-    if not candidates and not classes and not models:
+    if not candidates:
         raise AnalysisError(f"{source.path} defines no Keras model at the top level; name a model variable, class or "
                             f"builder function with --model", code="SF104")
-    listed = ", ".join(sorted(set(candidates) | set(classes) | set(models)))
-    raise AnalysisError(f"{source.path} has several candidate models ({listed}); choose one with --model", code="SF105")
+    raise AnalysisError(f"{source.path} has several candidate models ({', '.join(sorted(candidates))}); "
+                        f"choose one with --model", code="SF105")
 
 
 def _materialise(interp, source, framework, value, name: str, kwargs: dict):

@@ -238,7 +238,7 @@ for _n in (1, 2, 3):
         lambda a, n: {"padding": _pairs(a["cropping"], n), "data_format": _data_format(a["data_format"])}, dims=_n)
     LAYERS[f"UpSampling{_n}D"] = KerasLayerSpec(
         "upsample", f"size={2 if _n == 1 else (2,) * _n}, data_format=None, interpolation='nearest', **kwargs",
-        lambda a, n: {"size": ntuple(a["size"], n), "data_format": _data_format(a["data_format"]),
+        lambda a, n: {"dims": n, "size": ntuple(a["size"], n), "data_format": _data_format(a["data_format"]),
                       "interpolation": a["interpolation"]}, dims=_n)
 for _n in (1, 2):
     LAYERS[f"DepthwiseConv{_n}D"] = KerasLayerSpec("conv", _DEPTHWISE, _depthwise, _depthwise_build, dims=_n)

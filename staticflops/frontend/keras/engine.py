@@ -459,13 +459,10 @@ class KerasEngine:
             try:
                 attrs = configure(name, spec, bound)
                 if spec.kind == "activation":
-                    attrs["kind"] = activation_kind(bound["activation"]) or "identity"
+                    attrs["kind"] = engine._activation(interp, name, bound["activation"], node) or "identity"
                 elif "activation" in bound and spec.kind in _OUTPUT_ACTIVATION:
-                    attrs["activation"] = activation_kind(bound["activation"])
-            except KeyError as error:
-                interp.unknown(f"{name}: activation {error} is not modelled", node)
-                return None
-            except (TypeError, ValueError, ShapeError) as error:
+                    attrs["activation"] = engine._activation(interp, name, bound["activation"], node)
+            except (TypeError, ValueError, KeyError, ShapeError) as error:
                 interp.unknown(f"{name} arguments could not be interpreted ({error})", node)
                 return None
             layer.module.kind = attrs["kind"]
@@ -477,6 +474,15 @@ class KerasEngine:
 
         namespace = {"__init__": Builtin(f"{name}.__init__", init), "call": Builtin(f"{name}.call", call)}
         return Class(name, (self.layer_class,), namespace, module_kind=spec.kind)
+
+    def _activation(self, interp, name: str, value, node):
+        """The op kind of an activation= argument; an unmodelled one is reported (its cost is
+        unknown) and the layer keeps its shape."""
+        try:
+            return activation_kind(value)
+        except KeyError:
+            interp.unknown(f"{name}: activation {value!r} is not modelled; its cost is unknown", node)
+            return None
 
     def run_builtin(self, layer: Instance, inputs: list, kwargs: dict, node):
         interp = self.interp

@@ -135,6 +135,6 @@ def keras_recurrent(attrs, x: Shape) -> tuple[list, dict]:
 
 
 
-@shape_function("softsign")
+@shape_function("softsign", "normalization")
 def _unary(attrs, inputs):
     return [inputs[0]], {}

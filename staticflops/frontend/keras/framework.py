@@ -46,12 +46,13 @@ class KerasFramework(TorchFramework):
         backend = Namespace("keras.backend", {
             "image_data_format": Builtin("image_data_format", lambda i, a, k, n: "channels_last", bind_self=False),
             "floatx": Builtin("floatx", lambda i, a, k, n: "float32", bind_self=False),
+            "name_scope": Builtin("name_scope", lambda i, a, k, n: None, bind_self=False),
             "int_shape": ops["shape"], "shape": ops["shape"], "backend": Builtin("backend", lambda i, a, k, n: "tensorflow", bind_self=False),
             "is_keras_tensor": Builtin("is_keras_tensor", lambda i, a, k, n: isinstance(a[0], KerasTensor), bind_self=False),
             **{k: v for k, v in ops.items() if k in ("concatenate", "reshape", "mean", "sum", "expand_dims", "squeeze")},
         })
         models = Namespace("keras.models", {"Model": engine.model_class, "Sequential": engine.sequential_class,
-                                            "Functional": engine.functional_class})
+                                            "Functional": engine.model_class})
         layers_ns = Namespace("keras.layers", layers)
         keras = Namespace("keras", {
             "layers": layers_ns, "models": models, "Model": engine.model_class, "Sequential": engine.sequential_class,
@@ -67,6 +68,7 @@ class KerasFramework(TorchFramework):
                                       "TensorShape": interp.builtins["tuple"],
                                       "function": Builtin("tf.function", lambda i, a, k, n: a[0] if a else _decorator(),
                                                           bind_self=False)})
+        self.namespaces.update(self._keras_src(keras, layers_ns, models, backend, interp))
         self.namespaces.update({
             "keras": keras, "keras.layers": layers_ns, "keras.models": models, "keras.ops": keras.members["ops"],
             "keras.activations": keras.members["activations"], "keras.backend": backend,
@@ -77,6 +79,69 @@ class KerasFramework(TorchFramework):
             **{f"keras.{name}": ns for name, ns in anything.items()},
             **{f"tensorflow.keras.{name}": ns for name, ns in anything.items()},
         })
+
+    def _keras_src(self, keras: Namespace, layers: Namespace, models: Namespace, backend: Namespace, interp) -> dict:
+        """``keras.src.*``: the internal spellings Keras's own files (keras.applications) import,
+        with the few helpers they call modelled by what they return."""
+        def fixed(name, value):
+            return Builtin(name, lambda i, a, k, n: value, bind_self=False)
+
+        def first_argument(name):
+            return Builtin(name, lambda i, a, k, n: a[0] if a else None, bind_self=False)
+
+        def obtain_input_shape(interp, args, kwargs, node):
+            names = ("input_shape", "default_size", "min_size", "data_format", "require_flatten", "weights")
+            bound = dict(zip(names, args), **kwargs)
+            shape, size = bound.get("input_shape"), bound.get("default_size")
+            if shape is not None:
+                return tuple(shape)
+            if bound.get("data_format") == "channels_first":
+                return (3, size, size)
+            return (size, size, 3)
+
+        def correct_pad(interp, args, kwargs, node):
+            """Zero padding that makes a stride-2 'valid' conv behave like TF's 'same'."""
+            inputs, kernel = args[0], kwargs.get("kernel_size", args[1] if len(args) > 1 else None)
+            kernel = (kernel, kernel) if isinstance(kernel, int) else tuple(kernel)
+            size = inputs.shape[1:3]  # channels_last
+            adjust = tuple(1 - s % 2 if isinstance(s, int) else 1 for s in size)
+            return tuple((k // 2 - a, k // 2) for k, a in zip(kernel, adjust))
+
+        imagenet_utils = Namespace("keras.src.applications.imagenet_utils", {
+            "correct_pad": Builtin("correct_pad", correct_pad, bind_self=False),
+            "obtain_input_shape": Builtin("obtain_input_shape", obtain_input_shape, bind_self=False),
+            "validate_activation": fixed("validate_activation", None),
+            "preprocess_input": first_argument("preprocess_input"),
+            "decode_predictions": fixed("decode_predictions", None),
+            **{name: "" for name in ("PREPROCESS_INPUT_DOC", "PREPROCESS_INPUT_RET_DOC_CAFFE",
+                                     "PREPROCESS_INPUT_RET_DOC_TF", "PREPROCESS_INPUT_RET_DOC_TORCH",
+                                     "PREPROCESS_INPUT_ERROR_DOC", "PREPROCESS_INPUT_DEFAULT_ERROR_DOC")},
+        })
+        utils = Namespace("keras.src.utils", {"file_utils": Namespace("keras.src.utils.file_utils", {
+            "exists": fixed("exists", False), "get_file": fixed("get_file", None)})})
+        ops = Namespace("keras.src.ops", dict(keras.members["ops"].members, operation_utils=Namespace(
+            "keras.src.ops.operation_utils", {"get_source_inputs": first_argument("get_source_inputs")})))
+        uids: dict = {}
+
+        def get_uid(interp, args, kwargs, node):
+            prefix = args[0] if args else ""
+            uids[prefix] = uids.get(prefix, 0) + 1
+            return uids[prefix]
+        backend.members["get_uid"] = Builtin("get_uid", get_uid, bind_self=False)
+        layer_module = Namespace("keras.src.layers.layer", {"Layer": self.engine.layer_class})
+        src = Namespace("keras.src", {
+            "random": Namespace("keras.src.random", {}),
+            "backend": backend, "layers": layers, "models": models, "ops": ops, "utils": utils,
+            "activations": keras.members["activations"], "initializers": keras.members["initializers"],
+            "applications": Namespace("keras.src.applications", {"imagenet_utils": imagenet_utils}),
+            "api_export": Namespace("keras.src.api_export", {"keras_export": _decorator_factory()}),
+        })
+        return {"keras.src": src, "keras.src.backend": backend, "keras.src.layers": layers,
+                "keras.src.models": models, "keras.src.ops": ops, "keras.src.utils": utils,
+                "keras.src.applications": src.members["applications"],
+                "keras.src.api_export": src.members["api_export"], "keras.src.layers.layer": layer_module,
+                "keras.src.random": src.members["random"], "keras.src.initializers": keras.members["initializers"],
+                "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _linspace, bind_self=False)})}
 
     def _merge_function(self, cls):
         """``layers.add([a, b])`` == ``layers.Add()([a, b])``."""
@@ -142,6 +207,11 @@ class KerasFramework(TorchFramework):
     def instance_truth(self, interp, instance: Instance, node):
         return True
 
+    def python_attribute(self, interp, value, name: str, node):
+        if name == "__doc__":  # docstrings are copied around at module level; never cost
+            return ""
+        return super().python_attribute(interp, value, name, node)
+
     # ---- tensors: results on KerasTensors are graph nodes -----------------------------------------
     def tensor_binary(self, interp, op_name: str, left, right, node):
         result = super().tensor_binary(interp, op_name, left, right, node)
@@ -172,3 +242,15 @@ def _decorator_factory():
 
 
 __all__ = ["KerasFramework", "graph_op"]
+
+
+def _linspace(interp, args, kwargs, node):
+    """numpy.linspace(start, stop, num): models use it for per-block rates (drop-path)."""
+    names = ("start", "stop", "num")
+    bound = dict(zip(names, args), **kwargs)
+    start, stop, num = bound["start"], bound["stop"], bound.get("num", 50)
+    if not all(isinstance(v, (int, float)) for v in (start, stop, num)):
+        return interp.unknown("numpy.linspace of unknown bounds", node)
+    if num == 1:
+        return [float(start)]
+    return [start + (stop - start) * i / (num - 1) for i in range(int(num))]

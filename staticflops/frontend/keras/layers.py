@@ -211,6 +211,12 @@ LAYERS: dict[str, KerasLayerSpec] = {
     "MultiHeadAttention": KerasLayerSpec(
         "multi_head_attention", "num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True, output_shape=None, attention_axes=None, **kwargs",
         _mha, _mha_build),
+    "Normalization": KerasLayerSpec(
+        "normalization", "axis=-1, mean=None, variance=None, invert=False, **kwargs",
+        lambda a, n: {"axis": a["axis"], "adapted": a["mean"] is None, "invert": bool(a["invert"])},
+        _batch_norm_build,
+        lambda attrs: [("mean", (attrs["num_features"],), False), ("variance", (attrs["num_features"],), False),
+                       ("count", (), False)] if attrs["adapted"] else []),
     "Add": KerasLayerSpec("add", _BASE), "Subtract": KerasLayerSpec("sub", _BASE),
     "Multiply": KerasLayerSpec("mul", _BASE), "Average": KerasLayerSpec("average", _BASE),
     "Maximum": KerasLayerSpec("maximum", _BASE), "Minimum": KerasLayerSpec("minimum", _BASE),

@@ -21,7 +21,7 @@ from staticflops.frontend.pytorch import (
 )
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.tracer import Tracer
-from staticflops.frontend.values import Class, Function, Instance
+from staticflops.frontend.values import Class, Function, Instance, Unknown
 from staticflops.ir import LayerNode, ModelIR, ParamDecl
 from staticflops.shapes import InputSpec, parse_input_spec
 
@@ -102,6 +102,10 @@ def _materialise(interp, source, framework, value, name: str, kwargs: dict):
         value = framework.instantiate(interp, value, [], dict(kwargs), anchor)
     elif isinstance(value, Function):
         value = interp.call(value, [], dict(kwargs), anchor)
+    if isinstance(value, Unknown):
+        where = f" (at {value.location})" if value.location else ""
+        raise AnalysisError(f"`{name}` did not produce a model: {value.reason}{where}",
+                            source.location(anchor) if anchor else None, "SF101")
     if not is_layer(value):
         raise AnalysisError(f"`{name}` is not a Keras model or layer", source.location(anchor) if anchor else None,
                             "SF101")

@@ -12,6 +12,7 @@ from staticflops.cost import price
 from staticflops.cost.compare import price_all
 from staticflops.cost.training import run_budget, training_facts
 from staticflops.diagnostics import AnalysisError, UsageError
+from staticflops.frontend.keras_model import analyse_keras, uses_keras
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import FileReader, load_source
 from staticflops.report import Report, build_report
@@ -36,6 +37,7 @@ def analyze(
     precision: str = "bf16",
     mfu: float | None = None,
     reader: FileReader | None = None,
+    batch: int | None = None,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -46,6 +48,8 @@ def analyze(
     ``precision``, ``mfu``: turn training FLOPs into a run total and GPU-hours.
     ``reader``: reads the analysed files' bytes by path (default: the filesystem), e.g. from
     a git revision; every location still names ``path`` as given.
+    ``batch``: Keras models only: the size of a batch dimension the source leaves open
+    (``Input(shape=...)``); without it that dimension is the symbol ``B``.
     Raises ``AnalysisError`` (with a location) when the model cannot be analysed and
     ``UsageError`` for malformed arguments.
     """
@@ -58,7 +62,13 @@ def analyze(
         raise UsageError(f"--mfu must be in (0, 1], got {mfu}")
     ruleset = load_ruleset(rules)
     source = load_source(path, reader=reader)
-    ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze, reader=reader))
+    if batch is not None and (not isinstance(batch, int) or batch < 1):
+        raise UsageError("--batch must be a positive integer")
+    if uses_keras(source):
+        ir = _with_deep_stack(lambda: analyse_keras(source, model, _kwargs(kwargs), specs, batch, reader=reader))
+    else:
+        ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze,
+                                                    reader=reader))
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
     return build_report(ir, cost, ruleset, summary)

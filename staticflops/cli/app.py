@@ -42,6 +42,7 @@ def analyze(
     hardware: Annotated[Optional[str], typer.Option("--hardware", help="Device from rules/hardware.yaml (h100, h200, a100, l4, cpu) for GPU-hours. Implies --training.")] = None,
     precision: Annotated[str, typer.Option("--precision", help="Precision whose peak throughput --hardware uses: fp32, tf32, bf16, fp16, fp8.")] = "bf16",
     mfu: Annotated[Optional[float], typer.Option("--mfu", help="Model FLOPs utilisation, the fraction of peak reached (e.g. 0.4); needed with --hardware.")] = None,
+    batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
 ) -> None:
     """Analyse one model file and print its cost per layer and in total."""
     from staticflops.api import analyze as run
@@ -49,7 +50,7 @@ def analyze(
 
     try:
         report = run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, training=training,
-                     freeze=freeze or (), steps=steps, hardware=hardware, precision=precision, mfu=mfu)
+                     freeze=freeze or (), steps=steps, hardware=hardware, precision=precision, mfu=mfu, batch=batch)
     except UsageError as error:
         typer.echo(f"staticflops: error: {error}", err=True)
         raise typer.Exit(2) from None

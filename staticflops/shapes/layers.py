@@ -70,13 +70,33 @@ def _bilinear(attrs, inputs):
     return [x1[:-1] + (attrs["out_features"],)], {}
 
 
+def channels_last(attrs) -> bool:
+    """Keras layers default to channels_last (NHWC); PyTorch layers carry no data_format."""
+    return attrs.get("data_format") == "channels_last"
+
+
 def _conv_input(attrs, x: Shape, what: str) -> tuple:
     dims = attrs["dims"]
     _expect_rank(x, (dims + 1, dims + 2), what)
     batched = len(x) == dims + 2
-    channels = x[1] if batched else x[0]
+    if channels_last(attrs):
+        channels, spatial = x[-1], tuple(x[-dims - 1:-1])
+    else:
+        channels, spatial = (x[1] if batched else x[0]), tuple(x[-dims:])
     _expect(channels, attrs["in_channels"], what + " expects {wanted} input channels, got {actual}")
-    return batched, tuple(x[-dims:])
+    return batched, spatial
+
+
+def _with_channels(attrs, x: Shape, batched: bool, channels: Dim, spatial: tuple) -> Shape:
+    lead = (x[0],) if batched else ()
+    if channels_last(attrs):
+        return lead + tuple(spatial) + (channels,)
+    return lead + (channels,) + tuple(spatial)
+
+
+def same_output_size(size, stride) -> Dim:
+    """'same' padding: ceil(size / stride) (TensorFlow/Keras; stride 1 keeps the size)."""
+    return size if stride == 1 else (size + stride - 1) // stride
 
 
 def conv_output_size(size, kernel, stride, padding, dilation) -> Dim:
@@ -92,15 +112,16 @@ def _conv(attrs, inputs):
     for i, size in enumerate(spatial):
         k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
         if padding == "same":
-            out.append(size)
+            out.append(same_output_size(size, s))
+        elif padding == "causal":  # Keras Conv1D: left padding of dilation * (kernel - 1)
+            out.append((size - 1) // s + 1)
         else:
             p = 0 if padding == "valid" else padding[i]
             length = conv_output_size(size, k, s, p, d)
             if isinstance(length, int) and length <= 0:
                 raise ShapeError(f"input size {format_dim(size)} is too small for kernel {k} (dilation {d})")
             out.append(length)
-    lead = (x[0],) if batched else ()
-    return [lead + (attrs["out_channels"],) + tuple(out)], {}
+    return [_with_channels(attrs, x, batched, attrs["out_channels"], out)], {}
 
 
 @shape_function("conv_transpose")
@@ -110,10 +131,18 @@ def _conv_transpose(attrs, inputs):
     out = []
     for i, size in enumerate(spatial):
         k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
-        p, op = attrs["padding"][i], attrs["output_padding"][i]
-        out.append((size - 1) * s - 2 * p + d * (k - 1) + op + 1)
-    lead = (x[0],) if batched else ()
-    return [lead + (attrs["out_channels"],) + tuple(out)], {}
+        out.append(_transposed_size(size, k, s, d, attrs["padding"], attrs["output_padding"], i))
+    return [_with_channels(attrs, x, batched, attrs["out_channels"], out)], {}
+
+
+def _transposed_size(size, k, s, d, padding, output_padding, i) -> Dim:
+    if isinstance(padding, str):  # Keras: 'valid' / 'same', output_padding None or per axis
+        span = d * (k - 1) + 1
+        if output_padding is None:
+            return size * s if padding == "same" else size * s + max(span - s, 0)
+        pad = span // 2 if padding == "same" else 0
+        return (size - 1) * s + span - 2 * pad + output_padding[i]
+    return (size - 1) * s - 2 * padding[i] + d * (k - 1) + output_padding[i] + 1
 
 
 @shape_function("batch_norm", "instance_norm")
@@ -123,6 +152,8 @@ def _channel_norm(attrs, inputs):
         raise ShapeError(f"{attrs.get('type', 'BatchNorm')} expects an input of rank at least 2, got {format_shape(x)}")
     unbatched = attrs["kind"] == "instance_norm" and len(x) == attrs.get("dims", 0) + 1
     channel = x[0] if unbatched else x[1]
+    if "axis" in attrs:  # Keras BatchNormalization normalises over any axis (default -1)
+        channel = x[normalize_dim(attrs["axis"], len(x))]
     _expect(channel, attrs["num_features"], attrs.get("type", "BatchNorm") + " expects {wanted} channels, got {actual}")
     return [x], {}
 
@@ -147,6 +178,8 @@ def _layer_norm(attrs, inputs):
 def _pool_window(attrs, x: Shape):
     dims = attrs["dims"]
     _expect_rank(x, (dims + 1, dims + 2), attrs.get("type", "pooling"))
+    if channels_last(attrs):
+        return x[:1], x[1:-1]
     return x[:-dims], x[-dims:]
 
 
@@ -164,6 +197,10 @@ def pool_output_size(size, kernel, stride, padding, dilation, ceil_mode) -> Dim:
 @shape_function("max_pool", "avg_pool", "lp_pool")
 def _pool(attrs, inputs):
     lead, spatial = _pool_window(attrs, inputs[0])
+    if isinstance(attrs["padding"], str):  # Keras: 'valid' / 'same'
+        out = tuple(same_output_size(size, s) if attrs["padding"] == "same" else (size - k) // s + 1
+                    for size, k, s in zip(spatial, attrs["kernel_size"], attrs["stride"]))
+        return [lead + out + inputs[0][-1:] if channels_last(attrs) else lead + out], {}
     out = tuple(
         pool_output_size(size, attrs["kernel_size"][i], attrs["stride"][i], attrs["padding"][i],
                          attrs.get("dilation", (1,) * len(spatial))[i], attrs.get("ceil_mode", False))
@@ -205,6 +242,9 @@ def _embedding(attrs, inputs):
 @shape_function("rnn", "gru", "lstm")
 def _recurrent(attrs, inputs):
     x = inputs[0]
+    if "return_sequences" in attrs:  # a Keras layer: batch-major, returns what return_* ask for
+        from staticflops.shapes.keras_layers import keras_recurrent
+        return keras_recurrent(attrs, x)
     name = attrs.get("type", "RNN")
     _expect_rank(x, (2, 3), name)
     _expect(x[-1], attrs["input_size"], name + " expects input_size {wanted}, got {actual}")
@@ -320,3 +360,6 @@ def _pixel_shuffle(attrs, inputs):
 def _reduce(attrs, inputs):
     from staticflops.shapes.tensor_ops import reduce
     return [reduce(inputs[0], attrs.get("dim"), attrs.get("keepdim", False))], {}
+
+
+from staticflops.shapes import keras_layers  # noqa: E402,F401  (registers the Keras-only kinds)

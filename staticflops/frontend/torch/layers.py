@@ -121,6 +121,7 @@ def normalise(name: str, spec: LayerSpec, args: dict) -> dict:
     elif spec.kind in ("rnn", "gru", "lstm"):
         attrs["bias"] = bool(attrs["bias"])
         attrs["gates"] = {"rnn": 1, "gru": 3, "lstm": 4}[spec.kind]
+        attrs["bias_vectors"] = 2  # b_ih and b_hh
     elif spec.kind == "multihead_attention":
         attrs["kdim"] = attrs["kdim"] if attrs["kdim"] is not None else attrs["embed_dim"]
         attrs["vdim"] = attrs["vdim"] if attrs["vdim"] is not None else attrs["embed_dim"]

@@ -1,0 +1,283 @@
+"""The Keras layers we model: constructor signatures, the attributes their arguments become,
+and what ``build`` learns from the first input (Keras creates weights only then).
+
+This describes Keras's API (facts), not any cost convention: costs are in ``rules/*.yaml``.
+Weights whose count a rule formula gives are not listed here; the ones Keras keeps as plain
+variables (norm statistics, PReLU's alpha) are declared as parameters with their shapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from staticflops.shapes import numel
+from staticflops.shapes.tensor_ops import ShapeError, normalize_dim
+
+_BASE = "**kwargs"  # name=, trainable=, dtype=, input_shape= ... are read from kwargs
+_CONV = "filters, kernel_size, strides=1, padding='valid', data_format=None, dilation_rate=1, groups=1, activation=None, use_bias=True, **kwargs"
+_CONVT = "filters, kernel_size, strides=1, padding='valid', output_padding=None, data_format=None, dilation_rate=1, activation=None, use_bias=True, **kwargs"
+_DEPTHWISE = "kernel_size, strides=1, padding='valid', depth_multiplier=1, data_format=None, dilation_rate=1, activation=None, use_bias=True, **kwargs"
+_SEPARABLE = "filters, kernel_size, strides=1, padding='valid', data_format=None, dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True, **kwargs"
+_POOL = "pool_size=2, strides=None, padding='valid', data_format=None, **kwargs"
+_GLOBAL_POOL = "data_format=None, keepdims=False, **kwargs"
+_RNN = "units, activation='tanh', use_bias=True, **kwargs"
+_GATED = "units, activation='tanh', recurrent_activation='sigmoid', use_bias=True, **kwargs"
+
+# Keras activation names -> our op kinds (None: identity, no op recorded).
+ACTIVATIONS = {
+    "relu": "relu", "relu6": "relu6", "sigmoid": "sigmoid", "tanh": "tanh", "softmax": "softmax",
+    "gelu": "gelu", "swish": "silu", "silu": "silu", "elu": "elu", "selu": "selu", "softplus": "softplus",
+    "softsign": "softsign", "hard_sigmoid": "hardsigmoid", "hard_swish": "hardswish", "hard_silu": "hardswish",
+    "leaky_relu": "leaky_relu", "mish": "mish", "exponential": "exp", "log_softmax": "log_softmax",
+    "linear": None,
+}
+
+
+def ntuple(value, n: int) -> tuple:
+    if isinstance(value, (tuple, list)):
+        return tuple(value) if len(value) == n else tuple(value[:1]) * n if len(value) == 1 else tuple(value)
+    return (value,) * n
+
+
+@dataclass(frozen=True)
+class KerasLayerSpec:
+    kind: str
+    signature: str
+    configure: Callable = lambda a, d: {}  # (bound arguments, dims) -> attributes known at construction
+    build: Callable = lambda attrs, shapes: {}  # (attributes, input shapes) -> attributes from the input
+    weights: Callable = lambda attrs: []  # attributes -> [(name, shape, trainable)] declared parameters
+    dims: int | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def _channel_axis(attrs) -> int:
+    return -1 if attrs["data_format"] == "channels_last" else 1
+
+
+def _data_format(value) -> str:
+    return value or "channels_last"
+
+
+def _conv(args, n):
+    return {"dims": n, "out_channels": args["filters"], "kernel_size": ntuple(args["kernel_size"], n),
+            "stride": ntuple(args["strides"], n), "padding": str(args["padding"]).lower(),
+            "dilation": ntuple(args["dilation_rate"], n), "groups": args["groups"], "bias": bool(args["use_bias"]),
+            "data_format": _data_format(args["data_format"]), "depthwise": False}
+
+
+def _conv_build(attrs, shapes):
+    return {"in_channels": shapes[0][_channel_axis(attrs)]}
+
+
+def _conv_transpose(args, n):
+    padding = args["output_padding"]
+    return {**_conv({**args, "groups": 1}, n), "output_padding": None if padding is None else ntuple(padding, n)}
+
+
+def _depthwise(args, n):
+    return {**_conv({**args, "filters": None, "groups": None}, n), "depth_multiplier": args["depth_multiplier"],
+            "depthwise": True}
+
+
+def _depthwise_build(attrs, shapes):
+    channels = shapes[0][_channel_axis(attrs)]
+    return {"in_channels": channels, "groups": channels, "out_channels": channels * attrs["depth_multiplier"]}
+
+
+def _separable(args, n):
+    return {**_conv({**args, "groups": 1}, n), "depth_multiplier": args["depth_multiplier"]}
+
+
+def _pool(args, n):
+    size = ntuple(args["pool_size"], n)
+    return {"dims": n, "kernel_size": size, "stride": ntuple(args["strides"], n) if args["strides"] is not None else size,
+            "padding": str(args["padding"]).lower(), "data_format": _data_format(args["data_format"])}
+
+
+def _global_pool(args, n):
+    return {"dims": n, "data_format": _data_format(args["data_format"]), "keepdims": bool(args["keepdims"])}
+
+
+def _pairs(value, n):
+    """ZeroPadding/Cropping: int, (a, b) per axis or ((before, after), ...) -> ((before, after), ...)."""
+    if isinstance(value, int):
+        return ((value, value),) * n
+    items = tuple(value)
+    if n == 1 and len(items) == 2 and all(isinstance(v, int) for v in items):
+        return (items,)
+    return tuple((v, v) if isinstance(v, int) else tuple(v) for v in items)
+
+
+def _norm_axis(attrs, shapes):
+    axis = attrs["axis"]
+    if isinstance(axis, (list, tuple)):
+        if len(axis) != 1:
+            raise ShapeError("normalisation over several axes is not modelled")
+        axis = axis[0]
+    return normalize_dim(axis, len(shapes[0]))
+
+
+def _batch_norm_build(attrs, shapes):
+    axis = _norm_axis(attrs, shapes)
+    return {"axis": axis, "num_features": shapes[0][axis]}
+
+
+def _norm_weights(attrs, statistics: bool):
+    size = attrs.get("num_features") or numel(attrs["normalized_shape"])
+    weights = [("gamma", (size,), True)] if attrs["scale"] else []
+    weights += [("beta", (size,), True)] if attrs["center"] else []
+    if statistics:
+        weights += [("moving_mean", (size,), False), ("moving_variance", (size,), False)]
+    return weights
+
+
+def _layer_norm_build(attrs, shapes):
+    axis = _norm_axis(attrs, shapes)
+    if axis != len(shapes[0]) - 1:
+        raise ShapeError("LayerNormalization over an axis other than the last is not modelled")
+    return {"normalized_shape": (shapes[0][axis],)}
+
+
+def _prelu_build(attrs, shapes):
+    shape = list(shapes[0][1:])
+    for axis in attrs["shared_axes"] or ():
+        shape[axis - 1] = 1
+    return {"alpha_shape": tuple(shape), "num_parameters": numel(tuple(shape))}
+
+
+def _recurrent(kind, gates):
+    def configure(args, n):
+        options = args.get("kwargs", {})
+        bias_vectors = 2 if kind == "gru" and options.get("reset_after", True) else 1
+        return {"hidden_size": args["units"], "num_layers": 1, "bias": bool(args["use_bias"]),
+                "bidirectional": False, "proj_size": 0, "batch_first": True, "gates": gates,
+                "bias_vectors": bias_vectors, "return_sequences": bool(options.get("return_sequences", False)),
+                "return_state": bool(options.get("return_state", False)),
+                "go_backwards": bool(options.get("go_backwards", False)),
+                "reset_after": bias_vectors == 2, "unroll": bool(options.get("unroll", False))}
+    return configure
+
+
+def _mha(args, n):
+    output = args["output_shape"]
+    if isinstance(output, (tuple, list)):
+        output = output[0] if len(output) == 1 else None
+        if output is None:
+            raise ShapeError("MultiHeadAttention with a multi-axis output_shape is not modelled")
+    return {"num_heads": args["num_heads"], "key_dim": args["key_dim"],
+            "value_dim": args["value_dim"] or args["key_dim"], "bias": bool(args["use_bias"]), "output_dim": output}
+
+
+def _mha_build(attrs, shapes):
+    query, value = shapes[0], shapes[1] if len(shapes) > 1 else shapes[0]
+    key = shapes[2] if len(shapes) > 2 else value
+    return {"query_dim": query[-1], "value_in_dim": value[-1], "key_in_dim": key[-1]}
+
+
+LAYERS: dict[str, KerasLayerSpec] = {
+    "Dense": KerasLayerSpec("linear", "units, activation=None, use_bias=True, **kwargs",
+                            lambda a, n: {"out_features": a["units"], "bias": bool(a["use_bias"])},
+                            lambda attrs, shapes: {"in_features": shapes[0][-1]}),
+    "BatchNormalization": KerasLayerSpec(
+        "batch_norm", "axis=-1, momentum=0.99, epsilon=0.001, center=True, scale=True, **kwargs",
+        lambda a, n: {"axis": a["axis"], "center": bool(a["center"]), "scale": bool(a["scale"]), "affine": False},
+        _batch_norm_build, lambda attrs: _norm_weights(attrs, statistics=True)),
+    "LayerNormalization": KerasLayerSpec(
+        "layer_norm", "axis=-1, epsilon=0.001, center=True, scale=True, **kwargs",
+        lambda a, n: {"axis": a["axis"], "center": bool(a["center"]), "scale": bool(a["scale"]),
+                      "elementwise_affine": False, "bias": False},
+        _layer_norm_build, lambda attrs: _norm_weights(attrs, statistics=False)),
+    "Activation": KerasLayerSpec("activation", "activation, **kwargs"),
+    "ReLU": KerasLayerSpec("relu", "max_value=None, negative_slope=0.0, threshold=0.0, **kwargs"),
+    "LeakyReLU": KerasLayerSpec("leaky_relu", "negative_slope=0.3, **kwargs"),
+    "ELU": KerasLayerSpec("elu", "alpha=1.0, **kwargs"),
+    "Softmax": KerasLayerSpec("softmax", "axis=-1, **kwargs"),
+    "PReLU": KerasLayerSpec("prelu", "alpha_initializer='zeros', alpha_regularizer=None, alpha_constraint=None, shared_axes=None, **kwargs",
+                            lambda a, n: {"shared_axes": a["shared_axes"]}, _prelu_build),
+    "Flatten": KerasLayerSpec("flatten", "data_format=None, **kwargs", lambda a, n: {"start_dim": 1, "end_dim": -1}),
+    "Reshape": KerasLayerSpec("reshape", "target_shape, **kwargs", lambda a, n: {"target_shape": tuple(a["target_shape"])}),
+    "Permute": KerasLayerSpec("permute", "dims, **kwargs", lambda a, n: {"dims": tuple(a["dims"])}),
+    "RepeatVector": KerasLayerSpec("repeat_vector", "n, **kwargs", lambda a, n: {"n": a["n"]}),
+    "Resizing": KerasLayerSpec("resize", "height, width, interpolation='bilinear', crop_to_aspect_ratio=False, pad_to_aspect_ratio=False, fill_mode='constant', fill_value=0.0, data_format=None, **kwargs",
+                               lambda a, n: {"height": a["height"], "width": a["width"], "interpolation": a["interpolation"],
+                                             "data_format": _data_format(a["data_format"])}),
+    "Rescaling": KerasLayerSpec("rescale", "scale, offset=0.0, **kwargs", lambda a, n: {"offset": a["offset"]}),
+    "Embedding": KerasLayerSpec("embedding", "input_dim, output_dim, **kwargs",
+                                lambda a, n: {"num_embeddings": a["input_dim"], "embedding_dim": a["output_dim"]}),
+    "SimpleRNN": KerasLayerSpec("rnn", _RNN, _recurrent("rnn", 1), lambda attrs, shapes: {"input_size": shapes[0][-1]}),
+    "GRU": KerasLayerSpec("gru", _GATED, _recurrent("gru", 3), lambda attrs, shapes: {"input_size": shapes[0][-1]}),
+    "LSTM": KerasLayerSpec("lstm", _GATED, _recurrent("lstm", 4), lambda attrs, shapes: {"input_size": shapes[0][-1]}),
+    "MultiHeadAttention": KerasLayerSpec(
+        "multi_head_attention", "num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True, output_shape=None, attention_axes=None, **kwargs",
+        _mha, _mha_build),
+    "Normalization": KerasLayerSpec(
+        "normalization", "axis=-1, mean=None, variance=None, invert=False, **kwargs",
+        lambda a, n: {"axis": a["axis"], "adapted": a["mean"] is None, "invert": bool(a["invert"])},
+        _batch_norm_build,
+        lambda attrs: [("mean", (attrs["num_features"],), False), ("variance", (attrs["num_features"],), False),
+                       ("count", (), False)] if attrs["adapted"] else []),
+    "Add": KerasLayerSpec("add", _BASE), "Subtract": KerasLayerSpec("sub", _BASE),
+    "Multiply": KerasLayerSpec("mul", _BASE), "Average": KerasLayerSpec("average", _BASE),
+    "Maximum": KerasLayerSpec("maximum", _BASE), "Minimum": KerasLayerSpec("minimum", _BASE),
+    "Concatenate": KerasLayerSpec("concat", "axis=-1, **kwargs", lambda a, n: {"axis": a["axis"]}),
+    "Dot": KerasLayerSpec("dot", "axes, normalize=False, **kwargs", lambda a, n: {"axes": a["axes"], "normalize": bool(a["normalize"])}),
+}
+
+for _name in ("Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "AlphaDropout"):
+    LAYERS[_name] = KerasLayerSpec("dropout", "rate, **kwargs")
+LAYERS["GaussianNoise"] = KerasLayerSpec("dropout", "stddev, **kwargs")
+LAYERS["ActivityRegularization"] = KerasLayerSpec("identity", "l1=0.0, l2=0.0, **kwargs")
+
+for _n in (1, 2, 3):
+    LAYERS[f"Conv{_n}D"] = KerasLayerSpec("conv", _CONV, _conv, _conv_build, dims=_n)
+    LAYERS[f"Conv{_n}DTranspose"] = KerasLayerSpec("conv_transpose", _CONVT, _conv_transpose, _conv_build, dims=_n)
+    LAYERS[f"MaxPooling{_n}D"] = KerasLayerSpec("max_pool", _POOL, _pool, dims=_n)
+    LAYERS[f"AveragePooling{_n}D"] = KerasLayerSpec("avg_pool", _POOL, _pool, dims=_n)
+    LAYERS[f"GlobalAveragePooling{_n}D"] = KerasLayerSpec("global_avg_pool", _GLOBAL_POOL, _global_pool, dims=_n)
+    LAYERS[f"GlobalMaxPooling{_n}D"] = KerasLayerSpec("global_max_pool", _GLOBAL_POOL, _global_pool, dims=_n)
+    LAYERS[f"ZeroPadding{_n}D"] = KerasLayerSpec(
+        "pad", f"padding={1 if _n == 1 else (1,) * _n}, data_format=None, **kwargs",
+        lambda a, n: {"padding": _pairs(a["padding"], n), "data_format": _data_format(a["data_format"])}, dims=_n)
+    LAYERS[f"Cropping{_n}D"] = KerasLayerSpec(
+        "crop", f"cropping={(1, 1) if _n == 1 else ((0, 0),) * _n}, data_format=None, **kwargs",
+        lambda a, n: {"padding": _pairs(a["cropping"], n), "data_format": _data_format(a["data_format"])}, dims=_n)
+    LAYERS[f"UpSampling{_n}D"] = KerasLayerSpec(
+        "upsample", f"size={2 if _n == 1 else (2,) * _n}, data_format=None, interpolation='nearest', **kwargs",
+        lambda a, n: {"dims": n, "size": ntuple(a["size"], n), "data_format": _data_format(a["data_format"]),
+                      "interpolation": a["interpolation"]}, dims=_n)
+for _n in (1, 2):
+    LAYERS[f"DepthwiseConv{_n}D"] = KerasLayerSpec("conv", _DEPTHWISE, _depthwise, _depthwise_build, dims=_n)
+    LAYERS[f"SeparableConv{_n}D"] = KerasLayerSpec("separable_conv", _SEPARABLE, _separable, _conv_build, dims=_n)
+
+# Spellings Keras also exports.
+for _alias, _name in (("Convolution1D", "Conv1D"), ("Convolution2D", "Conv2D"), ("Convolution3D", "Conv3D"),
+                      ("Convolution2DTranspose", "Conv2DTranspose"), ("MaxPool1D", "MaxPooling1D"),
+                      ("MaxPool2D", "MaxPooling2D"), ("MaxPool3D", "MaxPooling3D"), ("AvgPool1D", "AveragePooling1D"),
+                      ("AvgPool2D", "AveragePooling2D"), ("AvgPool3D", "AveragePooling3D"),
+                      ("GlobalAvgPool1D", "GlobalAveragePooling1D"), ("GlobalAvgPool2D", "GlobalAveragePooling2D"),
+                      ("GlobalAvgPool3D", "GlobalAveragePooling3D"), ("GlobalMaxPool1D", "GlobalMaxPooling1D"),
+                      ("GlobalMaxPool2D", "GlobalMaxPooling2D"), ("GlobalMaxPool3D", "GlobalMaxPooling3D"),
+                      ("SeparableConvolution2D", "SeparableConv2D")):
+    LAYERS[_alias] = LAYERS[_name]
+
+
+def configure(name: str, spec: KerasLayerSpec, args: dict) -> dict:
+    """Constructor arguments -> attributes the shape functions and rules read."""
+    attrs = dict(spec.extra)
+    attrs.update(spec.configure(args, spec.dims))
+    attrs["kind"] = spec.kind
+    attrs["type"] = name
+    if spec.kind == "relu" and args.get("max_value") == 6 and not args.get("negative_slope"):
+        attrs["kind"] = "relu6"
+    return attrs
+
+
+def activation_kind(value):
+    """A Keras ``activation=`` argument -> op kind (None: identity); raises KeyError if unmodelled."""
+    if value is None:
+        return None
+    name = value if isinstance(value, str) else getattr(value, "activation_name", None)
+    if name is None:
+        raise KeyError(repr(value))
+    return ACTIVATIONS[name.lower()]

@@ -1,0 +1,167 @@
+"""Keras front end: a model file -> the same layer IR as the PyTorch front end.
+
+The file's module level runs in our interpreter with the Keras framework model; the model is
+a module-level variable or what a function returns (``--model`` names either; without it,
+the single model variable or the single model class).  Its forward pass is then traced once
+more from scratch on the input shapes the source declares (``Input(shape=...)``,
+``InputLayer``, ``input_shape=``, ``batch_shape=``) or the ones given with ``--input``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from staticflops.diagnostics import AnalysisError, Location
+from staticflops.frontend.imports import ProjectFiles, ProjectImports
+from staticflops.frontend.interpreter import Interpreter
+from staticflops.frontend.keras.engine import is_layer
+from staticflops.frontend.keras.framework import KerasFramework
+from staticflops.frontend.keras.graph import KerasTensor
+from staticflops.frontend.pytorch import _op, _output_shapes
+from staticflops.frontend.select import _names_used_outside_own_definition as _names_used_outside_own_class
+from staticflops.frontend.select import _needs_no_arguments, _used_elsewhere
+from staticflops.frontend.scope import Scope
+from staticflops.frontend.source import SourceFile
+from staticflops.frontend.tracer import Tracer
+from staticflops.frontend.values import Class, Function, Instance, Unknown
+from staticflops.ir import LayerNode, ModelIR, ParamDecl
+from staticflops.shapes import InputSpec, parse_input_spec
+
+_IMPORT_ROOTS = ("keras", "tensorflow", "tf_keras")
+_BUILDER_PREFIXES = ("build", "make", "create", "get", "model")
+
+
+def uses_keras(source: SourceFile) -> bool:
+    """True when the file imports keras/tensorflow and not torch (framework detection)."""
+    roots = set()
+    for statement in source.module.body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Import):
+                roots.update(_root(alias.name) for alias in small.names)
+            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+                roots.add(_root(small.module))
+    return bool(roots & set(_IMPORT_ROOTS)) and "torch" not in roots
+
+
+def _root(node) -> str:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
+                  batch: int | None = None, reader=None) -> ModelIR:
+    framework = KerasFramework(batch)
+    interp = Interpreter(framework)
+    framework.install(interp)
+    interp.project = ProjectImports(interp, source.origin, ProjectFiles(reader))
+    scope = Scope()
+    if source.origin is not None:
+        interp.project.register(source.origin, "__analysed__", scope)
+    interp.run_module(source, scope)
+    interp.source = source
+    root, name, anchor = _select_model(interp, source, scope, framework, model, kwargs)
+    specs = list(inputs) or _declared_inputs(root, name)
+    framework.tracer = Tracer(active=True)  # what construction traced is replaced by one clean forward pass
+    tensors = [KerasTensor(spec.shape, spec.dtype) for spec in specs]
+    argument = tensors[0] if len(tensors) == 1 else tensors
+    result = interp.call(root, [argument], {}, anchor)
+    paths = {id(layer): path for path, layer in _named_layers(root)}
+    return ModelIR(
+        name=name, framework="keras", file=source.path,
+        root=_layer_tree(root, "", paths, framework.tracer, False),
+        ops=[_op(op, paths) for op in framework.tracer.ops],
+        inputs=specs, outputs=_output_shapes(result), unknowns=interp.unknowns,
+    )
+
+
+def _select_model(interp, source, scope, framework, model: str | None, kwargs: dict):
+    if model is not None:
+        value = scope.vars.get(model)
+        if value is None:
+            raise AnalysisError(f"no model, class or function named `{model}` at the top level of {source.path}",
+                                code="SF103")
+        return _materialise(interp, source, framework, value, model, kwargs)
+    models = {n: v for n, v in scope.vars.items() if is_layer(v) and v.cls.is_subclass_of(framework.engine.model_class)}
+    nested = {id(child) for v in models.values() for _, child in _named_layers(v) if child is not v}
+    outermost = [n for n, v in models.items() if id(v) not in nested]
+    if len(outermost) == 1:
+        return models[outermost[0]], outermost[0], _definition_node(source, outermost[0])
+    used = _names_used_outside_own_class(source.module)
+    classes = [n for n, v in scope.vars.items() if isinstance(v, Class) and v.is_subclass_of(framework.engine.model_class)
+               and v.location and v.location.path == source.path and _needs_no_arguments(v) and not _used_elsewhere(n, used)]
+    builders = [n for n, v in scope.vars.items() if isinstance(v, Function) and v.source is source
+                and n.lower().startswith(_BUILDER_PREFIXES) and not _used_elsewhere(n, used)]
+    candidates = outermost or classes + builders
+    if len(candidates) == 1:
+        return _materialise(interp, source, framework, scope.vars[candidates[0]], candidates[0], kwargs)
+    if not candidates:
+        raise AnalysisError(f"{source.path} defines no Keras model at the top level; name a model variable, class or "
+                            f"builder function with --model", code="SF104")
+    raise AnalysisError(f"{source.path} has several candidate models ({', '.join(sorted(candidates))}); "
+                        f"choose one with --model", code="SF105")
+
+
+def _materialise(interp, source, framework, value, name: str, kwargs: dict):
+    anchor = _definition_node(source, name)
+    if isinstance(value, Class):
+        value = framework.instantiate(interp, value, [], dict(kwargs), anchor)
+    elif isinstance(value, Function):
+        value = interp.call(value, [], dict(kwargs), anchor)
+    if isinstance(value, Unknown):
+        where = f" (at {value.location})" if value.location else ""
+        raise AnalysisError(f"`{name}` did not produce a model: {value.reason}{where}",
+                            source.location(anchor) if anchor else None, "SF101")
+    if not is_layer(value):
+        raise AnalysisError(f"`{name}` is not a Keras model or layer", source.location(anchor) if anchor else None,
+                            "SF101")
+    return value, name, anchor
+
+
+def _definition_node(source: SourceFile, name: str):
+    for statement in source.module.body:
+        if isinstance(statement, (cst.ClassDef, cst.FunctionDef)) and statement.name.value == name:
+            return statement.name
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                     for t in small.targets):
+                return small
+    return None
+
+
+def _declared_inputs(root: Instance, name: str) -> list[InputSpec]:
+    declared = root.keras.declared_input
+    if not declared:
+        raise AnalysisError(f"`{name}` declares no input shape (no Input(shape=...), InputLayer or input_shape=); "
+                            f"pass one with --input, e.g. --input 1x32x32x3", code="SF102")
+    return [InputSpec(tuple(shape), "float32") for shape in declared]
+
+
+def _named_layers(layer: Instance, prefix: str = "", seen=None):
+    seen = set() if seen is None else seen
+    if id(layer) in seen:
+        return
+    seen.add(id(layer))
+    yield prefix, layer
+    for name, child in layer.module.children.items():
+        if child is not None:
+            yield from _named_layers(child, f"{prefix}.{name}" if prefix else name, seen)
+
+
+def _layer_tree(layer: Instance, path: str, paths: dict, tracer, frozen_above: bool) -> LayerNode:
+    state = layer.module
+    frozen = frozen_above or state.frozen  # layer.trainable = False freezes everything inside
+    children = [
+        _layer_tree(child, f"{path}.{name}" if path else name, paths, tracer, frozen)
+        for name, child in state.children.items()
+        if child is not None and paths.get(id(child)) == (f"{path}.{name}" if path else name)
+    ]
+    params = [ParamDecl(name=name, shape=p.shape, trainable=p.trainable and not frozen)
+              for name, p in state.parameters.items()]
+    outputs = _output_shapes(tracer.module_outputs[id(layer)]) if id(layer) in tracer.module_outputs else []
+    return LayerNode(name=path, type=layer.cls.name, kind=state.kind, attrs=state.attrs,
+                     location=layer.location or Location("<unknown>", 1, 1), children=children, params=params,
+                     frozen=frozen, output_shapes=outputs, calls=tracer.module_calls.get(id(layer), 0))
+
+
+__all__ = ["analyse_keras", "uses_keras", "parse_input_spec"]

@@ -1,0 +1,140 @@
+"""Output shapes of the op kinds only Keras layers produce (batch-first, channels_last by default).
+
+Keras layers keep the batch dimension apart: ``Reshape((4, 8))`` means ``(batch, 4, 8)``,
+``Permute((2, 1))`` counts axes from 1.  Costs are not here: they live in ``rules/*.yaml``.
+"""
+
+from __future__ import annotations
+
+from staticflops.shapes.layers import _expect, _expect_rank, channels_last, shape_function, _conv
+from staticflops.shapes.shape import Shape, format_shape, numel
+from staticflops.shapes.tensor_ops import ShapeError, broadcast, concatenate, normalize_dim, reshape
+
+
+def _spatial(attrs, x: Shape) -> tuple:
+    return tuple(x[1:-1]) if channels_last(attrs) else tuple(x[2:])
+
+
+def _rebuild(attrs, x: Shape, spatial) -> Shape:
+    return (x[0],) + tuple(spatial) + (x[-1],) if channels_last(attrs) else x[:2] + tuple(spatial)
+
+
+@shape_function("reshape")
+def _reshape(attrs, inputs):
+    x = inputs[0]
+    return [(x[0],) + reshape(x[1:], list(attrs["target_shape"]))], {}
+
+
+@shape_function("permute")
+def _permute(attrs, inputs):
+    x = inputs[0]
+    order = list(attrs["dims"])
+    if sorted(order) != list(range(1, len(x))):
+        raise ShapeError(f"Permute{tuple(order)} does not fit an input of shape {format_shape(x)}")
+    return [(x[0],) + tuple(x[d] for d in order)], {}
+
+
+@shape_function("repeat_vector")
+def _repeat_vector(attrs, inputs):
+    x = inputs[0]
+    _expect_rank(x, (2,), "RepeatVector")
+    return [(x[0], attrs["n"], x[1])], {}
+
+
+@shape_function("pad", "crop")
+def _pad_or_crop(attrs, inputs):
+    x = inputs[0]
+    sign = 1 if attrs["kind"] == "pad" else -1
+    spatial = _spatial(attrs, x)
+    if len(spatial) != len(attrs["padding"]):
+        raise ShapeError(f"{attrs.get('type', attrs['kind'])} expects {len(attrs['padding'])} spatial dimensions, "
+                         f"got shape {format_shape(x)}")
+    out = [size + sign * (before + after) for size, (before, after) in zip(spatial, attrs["padding"])]
+    return [_rebuild(attrs, x, out)], {}
+
+
+@shape_function("upsample")
+def _upsample(attrs, inputs):
+    x = inputs[0]
+    return [_rebuild(attrs, x, [size * f for size, f in zip(_spatial(attrs, x), attrs["size"])])], {}
+
+
+@shape_function("resize")
+def _resize(attrs, inputs):
+    x = inputs[0]
+    return [_rebuild(attrs, x, [attrs["height"], attrs["width"]])], {}
+
+
+@shape_function("rescale", "average")
+def _same_or_broadcast(attrs, inputs):
+    return [broadcast(*inputs)], {}
+
+
+@shape_function("global_avg_pool", "global_max_pool")
+def _global_pool(attrs, inputs):
+    x = inputs[0]
+    spatial = _spatial(attrs, x)
+    channels = x[-1] if channels_last(attrs) else x[1]
+    if attrs.get("keepdims"):
+        return [_rebuild(attrs, x, [1] * len(spatial))], {}
+    return [(x[0], channels)], {}
+
+
+@shape_function("concat")
+def _concat(attrs, inputs):
+    return [concatenate(list(inputs), attrs["axis"])], {}
+
+
+@shape_function("dot")
+def _dot(attrs, inputs):
+    a, b = inputs[0], inputs[1]
+    axes = attrs["axes"]
+    axes = (axes, axes) if isinstance(axes, int) else tuple(axes)
+    ia, ib = normalize_dim(axes[0], len(a)), normalize_dim(axes[1], len(b))
+    _expect(b[ib], a[ia], "Dot: the contracted axes differ ({wanted} vs {actual})")
+    out = a[:ia] + a[ia + 1:] + b[1:ib] + b[ib + 1:]
+    if len(out) == 1:
+        out = out + (1,)
+    return [out], {"inner": a[ia]}
+
+
+@shape_function("separable_conv")
+def _separable_conv(attrs, inputs):
+    outputs, _ = _conv(attrs, inputs)
+    y = outputs[0]
+    depthwise = numel(y) // attrs["out_channels"] * attrs["in_channels"] * attrs["depth_multiplier"]
+    return outputs, {"depthwise_outputs": depthwise}
+
+
+@shape_function("multi_head_attention")
+def _multi_head_attention(attrs, inputs):
+    query, value = inputs[0], inputs[1]
+    key = inputs[2] if len(inputs) > 2 else value
+    for what, shape, wanted in (("query", query, attrs["query_dim"]), ("value", value, attrs["value_in_dim"]),
+                                ("key", key, attrs["key_in_dim"])):
+        _expect_rank(shape, (3,), "MultiHeadAttention " + what)
+        _expect(shape[-1], wanted, "MultiHeadAttention expects " + what + " features {wanted}, got {actual}")
+    output_dim = attrs["output_dim"] or attrs["query_dim"]
+    out = query[:-1] + (output_dim,)
+    scores = (query[0], attrs["num_heads"], query[1], key[1])
+    return [out, scores], {"batch": query[0], "target_len": query[1], "source_len": key[1]}
+
+
+def keras_recurrent(attrs, x: Shape) -> tuple[list, dict]:
+    """Keras RNN layers: batch-major (B, T, F); output (B, T, H) or (B, H), then the states."""
+    name = attrs.get("type", "RNN")
+    _expect_rank(x, (3,), name)
+    _expect(x[-1], attrs["input_size"], name + " expects {wanted} input features, got {actual}")
+    batch, steps, units = x[0], x[1], attrs["hidden_size"]
+    directions = 2 if attrs["bidirectional"] else 1
+    output: Shape = (batch, steps, directions * units) if attrs["return_sequences"] else (batch, directions * units)
+    outputs = [output]
+    if attrs.get("return_state"):
+        outputs += [(batch, units)] * (2 if attrs["kind"] == "lstm" else 1) * directions
+    return outputs, {"seq_len": steps, "batch": batch}
+
+
+
+@shape_function("softsign", "normalization")
+def _unary(attrs, inputs):
+    return [inputs[0]], {}

@@ -366,8 +366,9 @@ def all_targets():
     return targets
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def record_all(record_fn, out, expected, summary, description):
+    """The shared driver of the recording scripts: --only / --check, expected values, JSON."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--only", help="record only paths containing this substring (merged into the JSON)")
     parser.add_argument("--check", action="store_true", help="exit 1 if the JSON on disk is out of date")
     args = parser.parse_args()
@@ -378,26 +379,32 @@ def main():
         targets = {k: v for k, v in targets.items() if args.only in k}
 
     results = {}
-    if args.only and os.path.exists(OUT):
-        with open(OUT) as fh:
+    if args.only and os.path.exists(out):
+        with open(out) as fh:
             results = json.load(fh)
     for relpath, (class_name, inputs) in sorted(targets.items()):
-        entry = record(relpath, class_name, inputs)
-        for key, value in EXPECTED.get(relpath, {}).items():
+        entry = record_fn(relpath, class_name, inputs)
+        for key, value in expected.get(relpath, {}).items():
             if entry[key] != value:
                 raise SystemExit(f"{relpath}: {key} = {entry[key]}, expected {value}")
         results[relpath] = entry
-        print(f"{relpath}: flops={entry['forward_flops']:,} params={entry['params']:,} out={entry['output_shapes']}")
+        print(f"{relpath}: {summary(entry)}")
 
     text = json.dumps(results, sort_keys=True, indent=1) + "\n"
     if args.check:
-        with open(OUT) as fh:
+        with open(out) as fh:
             same = fh.read() == text
-        print("up to date" if same else "OUT OF DATE: " + OUT)
+        print("up to date" if same else "OUT OF DATE: " + out)
         sys.exit(0 if same else 1)
-    with open(OUT, "w") as fh:
+    with open(out, "w") as fh:
         fh.write(text)
-    print(f"wrote {len(results)} entries to {os.path.relpath(OUT, REPO)}")
+    print(f"wrote {len(results)} entries to {os.path.relpath(out, REPO)}")
+
+
+def main():
+    record_all(record, OUT, EXPECTED,
+               lambda e: f"flops={e['forward_flops']:,} params={e['params']:,} out={e['output_shapes']}",
+               __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -18,9 +18,7 @@ Run (torch 2.13.0 CPU; never plain ``torch``, which pulls CUDA):
 Known FlopCounterMode quirk kept as measured: its weight-gradient formula for convolutions
 ignores ``groups``, so grouped/depthwise convolutions' backward is overcounted ~groups-fold.
 """
-import argparse
 import contextlib
-import json
 import os
 import sys
 
@@ -71,27 +69,9 @@ def record(relpath, class_name, input_specs):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", help="record only paths containing this substring (merged into the JSON)")
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    targets = rt.all_targets()
-    if args.only:
-        targets = {k: v for k, v in targets.items() if args.only in k}
-    results = {}
-    if args.only and os.path.exists(OUT):
-        with open(OUT) as fh:
-            results = json.load(fh)
-    for relpath, (class_name, inputs) in sorted(targets.items()):
-        entry = record(relpath, class_name, inputs)
-        for key, value in EXPECTED.get(relpath, {}).items():
-            if entry[key] != value:
-                raise SystemExit(f"{relpath}: {key} = {entry[key]}, expected {value}")
-        results[relpath] = entry
-        print(f"{relpath}: forward={entry['forward_flops']:,} backward={entry['backward_flops']:,}")
-    with open(OUT, "w") as fh:
-        fh.write(json.dumps(results, sort_keys=True, indent=1) + "\n")
-    print(f"wrote {len(results)} entries to {os.path.relpath(OUT, rt.REPO)}")
+    rt.record_all(record, OUT, EXPECTED,
+                  lambda e: f"forward={e['forward_flops']:,} backward={e['backward_flops']:,}",
+                  __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

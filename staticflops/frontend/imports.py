@@ -168,3 +168,14 @@ def _display(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+def start_main_file(interp, source, reader=None) -> Scope:
+    """Run the analysed file's module level with its project's imports available; a sibling
+    that imports the analysed file gets this very module."""
+    interp.project = ProjectImports(interp, source.origin, ProjectFiles(reader))
+    scope = Scope()
+    if source.origin is not None:
+        interp.project.register(source.origin, "__analysed__", scope)
+    interp.run_module(source, scope)
+    return scope

@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from staticflops.diagnostics import AnalysisError, Location
-from staticflops.frontend.imports import ProjectFiles, ProjectImports
+from staticflops.frontend.imports import start_main_file
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.keras.engine import is_layer
 from staticflops.frontend.keras.framework import KerasFramework
@@ -20,7 +20,6 @@ from staticflops.frontend.keras.graph import KerasTensor
 from staticflops.frontend.pytorch import _op, _output_shapes
 from staticflops.frontend.select import _names_used_outside_own_definition as _names_used_outside_own_class
 from staticflops.frontend.select import _needs_no_arguments, _used_elsewhere
-from staticflops.frontend.scope import Scope
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import Class, Function, Instance, Unknown
@@ -54,11 +53,7 @@ def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     framework = KerasFramework(batch)
     interp = Interpreter(framework)
     framework.install(interp)
-    interp.project = ProjectImports(interp, source.origin, ProjectFiles(reader))
-    scope = Scope()
-    if source.origin is not None:
-        interp.project.register(source.origin, "__analysed__", scope)
-    interp.run_module(source, scope)
+    scope = start_main_file(interp, source, reader)
     interp.source = source
     root, name, anchor = _select_model(interp, source, scope, framework, model, kwargs)
     specs = list(inputs) or _declared_inputs(root, name)

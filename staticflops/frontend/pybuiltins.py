@@ -6,8 +6,8 @@ import math
 
 from staticflops.frontend import pyclasses
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, Parameter, Partial, Record, SuperProxy,
-    Tensor, Unknown,
+    BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Partial, Record,
+    SuperProxy, Tensor, Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
 
@@ -328,7 +328,9 @@ def build_stdlib(builtins: dict) -> dict:
     typing["Sequence"] = sequence
     function_type = Builtin("FunctionType", identity.fn, bind_self=False)
     function_type.instance_check = lambda value: isinstance(value, Function)
-    quiet = Namespace("quiet", _Anything())  # logging.getLogger(...).info(...) and the like
+    # logging.getLogger(...).info(...) and the like: every member returns the namespace again
+    quiet = Namespace("quiet", NoOpMembers(None))
+    quiet.members.anything = Builtin("no-op", lambda i, a, k, n: quiet, bind_self=False)
     return {
         "math": namespace("math", math_members),
         "functools": namespace("functools", {"partial": partial, "reduce": reduce,
@@ -350,23 +352,6 @@ def build_stdlib(builtins: dict) -> dict:
         "itertools": namespace("itertools", {"chain": Builtin("chain", lambda i, a, k, n: [x for v in a for x in _iterable(i, v, n)], bind_self=False),
                                              "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False)}),
     }
-
-
-class _Anything(dict):
-    """Members of a namespace that never matters for cost (logging): every name is a no-op."""
-
-    def __init__(self):
-        super().__init__()
-        self.anything = Builtin("no-op", lambda i, a, k, n: Namespace("quiet", self), bind_self=False)
-
-    def get(self, key, default=None):
-        return self.anything
-
-    def __contains__(self, key):
-        return True
-
-    def __getitem__(self, key):
-        return self.anything
 
 
 def _product(items, start=1):

@@ -9,8 +9,7 @@ from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.torch.framework import TorchFramework
 from staticflops.frontend.torch.modules import is_module, layer_parameters, named_modules
-from staticflops.frontend.imports import ProjectFiles, ProjectImports
-from staticflops.frontend.scope import Scope
+from staticflops.frontend.imports import start_main_file
 from staticflops.frontend.select import build_model
 from staticflops.frontend.values import Class, Instance, Tensor, Unknown, describe
 from staticflops.ir import LayerNode, ModelIR, OpCall, ParamDecl
@@ -22,11 +21,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     framework = TorchFramework()
     interp = Interpreter(framework)
     framework.install(interp)
-    interp.project = ProjectImports(interp, source.origin, ProjectFiles(reader))
-    scope = Scope()
-    if source.origin is not None:
-        interp.project.register(source.origin, "__analysed__", scope)
-    interp.run_module(source, scope)
+    scope = start_main_file(interp, source, reader)
     root, name, anchor = build_model(interp, source, scope, framework, model, kwargs)
     if not is_module(root):
         where = interp.location(anchor) if anchor is not None else None

@@ -11,8 +11,8 @@ from __future__ import annotations
 from staticflops.frontend.keras.engine import KerasEngine, is_layer, keras_state
 from staticflops.frontend.keras.graph import KerasTensor, adopt
 from staticflops.frontend.keras.ops import activation_functions, build_ops, graph_op
-from staticflops.frontend.torch.framework import TorchFramework, _InitNamespace
-from staticflops.frontend.values import Builtin, Instance, ModuleState, Namespace, Unknown
+from staticflops.frontend.torch.framework import TorchFramework, _passive
+from staticflops.frontend.values import Builtin, Instance, Namespace, NoOpMembers, Unknown
 
 _MERGE_FUNCTIONS = {"add": "Add", "subtract": "Subtract", "multiply": "Multiply", "average": "Average",
                     "maximum": "Maximum", "minimum": "Minimum", "concatenate": "Concatenate", "dot": "Dot"}
@@ -41,7 +41,7 @@ class KerasFramework(TorchFramework):
         activations = activation_functions(functions)
         activations["get"] = Builtin("activations.get", lambda i, a, k, n: activations.get(a[0], a[0]) if a else None,
                                      bind_self=False)
-        anything = {name: Namespace(f"keras.{name}", _InitNamespace()) for name in _ANYTHING}
+        anything = {name: Namespace(f"keras.{name}", _passive()) for name in _ANYTHING}
         backend = Namespace("keras.backend", {
             "image_data_format": Builtin("image_data_format", lambda i, a, k, n: "channels_last", bind_self=False),
             "floatx": Builtin("floatx", lambda i, a, k, n: "float32", bind_self=False),
@@ -160,7 +160,7 @@ class KerasFramework(TorchFramework):
         return super().import_module(interp, dotted, node)
 
     def namespace_missing(self, interp, namespace: Namespace, name: str, node):
-        if isinstance(namespace.members, _InitNamespace):
+        if isinstance(namespace.members, NoOpMembers):
             return namespace.members.anything
         # A package we model may hold files of the analysed project too (keras.applications'
         # resnet_v2.py imports its sibling resnet.py as `from keras.src.applications import resnet`).
@@ -171,19 +171,12 @@ class KerasFramework(TorchFramework):
         return interp.unknown(f"`{namespace.name}.{name}` is not modelled", node)
 
     # ---- objects ------------------------------------------------------------------------------
-    def instantiate(self, interp, cls, args, kwargs, node):
-        instance = Instance(cls, location=interp.location(node))
-        if cls.is_subclass_of(self.engine.layer_class):
-            instance.module = ModuleState()
-        try:
-            init, owner = cls.lookup_owner("__init__")
-        except KeyError:
-            return instance
-        from staticflops.frontend.values import BoundMethod
-        interp.call(BoundMethod(instance, init, owner), list(args), dict(kwargs), node)
+    def is_module_class(self, cls) -> bool:
+        return cls.is_subclass_of(self.engine.layer_class)
+
+    def after_init(self, instance) -> None:
         if instance.module is not None and keras_state(instance) is None:
             self.engine._base_init(instance, {})  # a subclass that never called super().__init__()
-        return instance
 
     def instance_missing_attribute(self, interp, instance: Instance, name: str, node):
         state = keras_state(instance)

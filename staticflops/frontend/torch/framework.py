@@ -10,7 +10,7 @@ from staticflops.frontend import pybuiltins
 from staticflops.frontend.scope import Scope
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, Parameter, Tensor, Unknown,
+    BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Tensor, Unknown,
 )
 from staticflops.frontend.torch import constants, modules
 from staticflops.frontend.torch.functions import DTYPES, TorchOps, build_constructors, build_functions
@@ -81,7 +81,7 @@ class TorchFramework:
         # torch.utils.checkpoint.checkpoint(fn, *args) computes fn(*args) (again in backward).
         run_function = Builtin("checkpoint", lambda i, a, k, n: i.call(a[0], list(a[1:]), {}, n), bind_self=False)
         checkpoint = Namespace("torch.utils.checkpoint", {"checkpoint": run_function, "checkpoint_sequential": noop})
-        init = Namespace("torch.nn.init", _InitNamespace())
+        init = Namespace("torch.nn.init", _passive())
         functional = Namespace("torch.nn.functional", dict(functional_names))
         nn = Namespace("torch.nn", {
             "Module": self.module_class, **containers, **layers, "functional": functional, "init": init,
@@ -98,8 +98,8 @@ class TorchFramework:
                                                            "is_tracing": Builtin("f", lambda i, a, k, n: False, bind_self=False)}),
             "fx": Namespace("torch.fx", {"wrap": noop}), "_assert": noop,
             "utils": Namespace("torch.utils", {"checkpoint": checkpoint}),
-            "_C": Namespace("torch._C", _InitNamespace()),  # _log_api_usage_once and friends
-            "onnx": Namespace("torch.onnx", _InitNamespace()),  # exporter registration, never cost
+            "_C": Namespace("torch._C", _passive()),  # _log_api_usage_once and friends
+            "onnx": Namespace("torch.onnx", _passive()),  # exporter registration, never cost
             **{name: ("int64" if name in ("long", "int64", "int", "int32") else
                       "bool" if name == "bool" else "float32") for name in DTYPES},
         })
@@ -130,7 +130,7 @@ class TorchFramework:
         return interp.unknown(f"import of `{dotted}`: {why}", node)  # reported once per import statement
 
     def namespace_missing(self, interp, namespace: Namespace, name: str, node):
-        if isinstance(namespace.members, _InitNamespace):
+        if isinstance(namespace.members, NoOpMembers):
             return namespace.members.anything
         if namespace.name == "torch.nn" and name in STUB_CLASSES:
             # Loaded on first use: most models never name a transformer module.
@@ -141,14 +141,21 @@ class TorchFramework:
     # ---- objects ------------------------------------------------------------------------
     def instantiate(self, interp, cls: Class, args, kwargs, node):
         instance = Instance(cls, location=interp.location(node))
-        if cls.is_subclass_of(self.module_class):
+        if self.is_module_class(cls):
             instance.module = ModuleState()
         try:
             init, owner = cls.lookup_owner("__init__")
         except KeyError:
             return instance
         interp.call(BoundMethod(instance, init, owner), list(args), dict(kwargs), node)
+        self.after_init(instance)
         return instance
+
+    def is_module_class(self, cls: Class) -> bool:
+        return cls.is_subclass_of(self.module_class)
+
+    def after_init(self, instance: Instance) -> None:
+        """A hook for frameworks whose base-class constructor may be skipped (Keras)."""
 
     def instance_missing_attribute(self, interp, instance: Instance, name: str, node):
         if instance.module is not None:
@@ -316,21 +323,9 @@ def _mark_requires_grad(result) -> None:
             _mark_requires_grad(item)
 
 
-class _InitNamespace(dict):
-    """``nn.init.*`` only fills weights: every member is a no-op."""
-
-    def __init__(self):
-        super().__init__()
-        self.anything = Builtin("nn.init", lambda i, a, k, n: a[0] if a else None, bind_self=False)
-
-    def get(self, key, default=None):
-        return self.anything
-
-    def __contains__(self, key):
-        return True
-
-    def __getitem__(self, key):
-        return self.anything
+def _passive() -> NoOpMembers:
+    """``nn.init.*`` only fills weights, ``torch._C`` logs: members that return their argument."""
+    return NoOpMembers(Builtin("no-op", lambda i, a, k, n: a[0] if a else None, bind_self=False))
 
 
 _STUBS = ("transformer.pyi",)

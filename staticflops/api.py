@@ -15,6 +15,7 @@ from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.frontend.keras_model import analyse_keras, uses_keras
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import FileReader, load_source
+from staticflops.cost.memory import dtype_bytes
 from staticflops.report import Report, build_report
 from staticflops.report.build import count
 from staticflops.report.compare import Comparison, build_comparison
@@ -38,6 +39,7 @@ def analyze(
     mfu: float | None = None,
     reader: FileReader | None = None,
     batch: int | None = None,
+    dtype: str = "float32",
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -50,6 +52,7 @@ def analyze(
     a git revision; every location still names ``path`` as given.
     ``batch``: Keras models only: the size of a batch dimension the source leaves open
     (``Input(shape=...)``); without it that dimension is the symbol ``B``.
+    ``dtype``: element type for the memory figures (float32, bfloat16, float16, int8).
     Raises ``AnalysisError`` (with a location) when the model cannot be analysed and
     ``UsageError`` for malformed arguments.
     """
@@ -60,6 +63,7 @@ def analyze(
         raise UsageError("--hardware needs --mfu: the fraction of peak throughput you expect (e.g. 0.4)")
     if mfu is not None and not 0 < mfu <= 1:
         raise UsageError(f"--mfu must be in (0, 1], got {mfu}")
+    dtype_bytes(dtype)  # a usage error before any work
     ruleset = load_ruleset(rules)
     source = load_source(path, reader=reader)
     if batch is not None and (not isinstance(batch, int) or batch < 1):
@@ -71,7 +75,7 @@ def analyze(
                                                     reader=reader))
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
-    return build_report(ir, cost, ruleset, summary)
+    return build_report(ir, cost, ruleset, summary, dtype=dtype)
 
 
 def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) -> Training:
@@ -200,7 +204,7 @@ def describe_rules(name_or_path: str) -> str:
         for kind in sorted(table):
             rule = table[kind]
             lines.append(f"  {kind}:")
-            for field in ("macs", "flops", "params", "mem_read", "mem_write", "input_grad", "weight_grad"):
+            for field in ("macs", "flops", "params", "mem_read", "mem_write", "saved", "input_grad", "weight_grad"):
                 formula = getattr(rule, field)
                 if formula is not None:
                     lines.append(f"    {field}: {' '.join(formula.text.split())}")

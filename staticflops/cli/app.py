@@ -43,6 +43,7 @@ def analyze(
     precision: Annotated[str, typer.Option("--precision", help="Precision whose peak throughput --hardware uses: fp32, tf32, bf16, fp16, fp8.")] = "bf16",
     mfu: Annotated[Optional[float], typer.Option("--mfu", help="Model FLOPs utilisation, the fraction of peak reached (e.g. 0.4); needed with --hardware.")] = None,
     batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
+    dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, int8.")] = "float32",
 ) -> None:
     """Analyse one model file and print its cost per layer and in total."""
     from staticflops.api import analyze as run
@@ -50,7 +51,7 @@ def analyze(
 
     try:
         report = run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, training=training,
-                     freeze=freeze or (), steps=steps, hardware=hardware, precision=precision, mfu=mfu, batch=batch)
+                     freeze=freeze or (), steps=steps, hardware=hardware, precision=precision, mfu=mfu, batch=batch, dtype=dtype)
     except UsageError as error:
         typer.echo(f"staticflops: error: {error}", err=True)
         raise typer.Exit(2) from None

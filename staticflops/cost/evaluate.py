@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from staticflops.cost import memory
 from staticflops.ir import LayerNode, ModelIR, OpCall
 from staticflops.rulesets import FormulaError, RuleSet
 from staticflops.shapes import numel
@@ -24,6 +25,12 @@ class OpCost:
     weight_grad: object = 0
     skipped_input_grad: object = 0  # what an input gradient would have cost had it been needed
     skipped_weight_grad: object = 0  # likewise for frozen / absent weights
+    # Memory, in elements (see cost/memory.py): traffic under the rule set, outputs produced,
+    # and (training only) activations kept for backward.
+    mem_read: object = 0
+    mem_write: object = 0
+    activation: object = 0
+    saved: object = 0
 
     @property
     def backward(self):
@@ -39,6 +46,10 @@ class LayerCost:
     backward: object = 0
     params: object = 0
     trainable_params: object = 0
+    mem_read: object = 0  # memory in elements, inclusive like flops
+    mem_write: object = 0
+    activation: object = 0
+    saved: object = 0
     ops: list = field(default_factory=list)  # OpCosts charged directly to this layer
 
 
@@ -56,6 +67,10 @@ class CostResult:
     weight_grad: object = 0
     skipped_input_grad: object = 0
     skipped_weight_grad: object = 0
+    mem_read: object = 0  # elements, like OpCost's
+    mem_write: object = 0
+    activation: object = 0
+    saved: object = 0
 
     @property
     def backward(self):
@@ -76,6 +91,7 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
             op_costs.append(OpCost(op))  # costed as part of a class rule, or not seen by this convention
         else:
             op_costs.append(_price_op(op, rules, unknowns))
+        op_costs[-1].activation = memory.elements(op.outputs)
     if training:
         for cost, priced in zip(op_costs, _priced_flags(ir.ops, replaced, counted)):
             if priced:
@@ -103,13 +119,20 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     for cost in op_costs:
         owner = cost.op.module if cost.op.module in by_path else ""
         by_path[owner].ops.append(cost)
+        for path in _ancestors(owner):
+            if path in by_path:
+                by_path[path].activation += cost.activation
         if not cost.known:
             continue
         for path in _ancestors(owner):
             if path in by_path:
-                by_path[path].flops += cost.flops
-                by_path[path].macs += cost.macs
-                by_path[path].backward += cost.backward
+                layer = by_path[path]
+                layer.flops += cost.flops
+                layer.macs += cost.macs
+                layer.backward += cost.backward
+                layer.mem_read += cost.mem_read
+                layer.mem_write += cost.mem_write
+                layer.saved += cost.saved
     result = CostResult(op_costs, layers, root.flops, root.macs, root.params, root.trainable_params, unknowns,
                         training=training)
     for cost in op_costs:
@@ -117,6 +140,8 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
         result.weight_grad += cost.weight_grad
         result.skipped_input_grad += cost.skipped_input_grad
         result.skipped_weight_grad += cost.skipped_weight_grad
+    result.mem_read, result.mem_write = root.mem_read, root.mem_write
+    result.activation, result.saved = root.activation, root.saved
     return result
 
 
@@ -160,7 +185,11 @@ def _price_class_calls(node: LayerNode, rule, unknowns: list) -> list:
     for call in node.call_shapes:
         op = OpCall(kind=f"class:{node.type}", label=node.type, attrs=dict(node.scalars), inputs=call["inputs"],
                     outputs=call["outputs"], module=node.name, is_layer_call=True, location=node.location)
-        costs.append(_evaluate(op, rule, _env(op), unknowns))
+        env = _env(op)
+        cost = _evaluate(op, rule, env, unknowns)
+        if cost.known:
+            cost.mem_read, cost.mem_write = memory.read_write(op, rule, env, True, unknowns)
+        costs.append(cost)
     return costs
 
 
@@ -192,6 +221,7 @@ def _env(op: OpCall) -> dict:
     env["outputs"] = tuple(op.outputs)
     env["x"] = op.inputs[0] if op.inputs else ()
     env["y"] = op.outputs[0] if op.outputs else ()
+    env["trainable_inputs"] = op.trainable_inputs  # trainable weight tensors the op uses
     return env
 
 
@@ -206,7 +236,11 @@ def _price_op(op: OpCall, rules: RuleSet, unknowns: list) -> OpCost:
             env["params"] = _integral(rule.params.evaluate(dict(op.attrs)))
         except FormulaError:
             pass
-    return _evaluate(op, rule, env, unknowns)
+    cost = _evaluate(op, rule, env, unknowns)
+    if cost.known:
+        io_default = rules.options["memory"] == "io"
+        cost.mem_read, cost.mem_write = memory.read_write(op, rule, env, io_default, unknowns)
+    return cost
 
 
 def _evaluate(op: OpCall, rule, env: dict, unknowns: list) -> OpCost:
@@ -266,6 +300,7 @@ def _price_backward(cost: OpCost, rules: RuleSet, unknowns: list) -> None:
         cost.skipped_weight_grad = weight_grad
     if needs_input or has_weights:
         cost.input_grad = cost.input_grad + state_grad
+        cost.saved = memory.saved(op, rule, env, unknowns)
 
 
 def _is_zero(value) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from staticflops.cost import CostResult
+from staticflops.cost.memory import dtype_bytes
 from staticflops.ir import ModelIR
 from staticflops.report.schema import Layer, Report, Totals, Training, Unknown
 from staticflops.rulesets import RuleSet
@@ -23,15 +24,17 @@ def shape_out(shape):
     return None if shape is None else [count(d) for d in shape]
 
 
-def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Training | None = None) -> Report:
+def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Training | None = None,
+                 dtype: str = "float32") -> Report:
+    size = dtype_bytes(dtype)
     report = Report(
         file=ir.file, model=ir.name, framework=ir.framework, rules=rules.name,
         inputs=[str(spec) for spec in ir.inputs],
         outputs=[shape_out(s) for s in ir.outputs],
         totals=Totals(forward_flops=count(cost.flops), macs=count(cost.macs), params=count(cost.params),
                       trainable_params=count(cost.trainable_params), convention=rules.convention,
-                      complete=cost.complete),
-        layers=_rows(cost),
+                      complete=cost.complete, dtype=dtype, **_memory(cost, size)),
+        layers=_rows(cost, size),
         unknown=[Unknown.model_construct(location=str(where), what=what) for where, what in cost.unknowns],
         training=training,
     )
@@ -41,10 +44,18 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Traini
         totals.input_grad_flops = count(cost.input_grad)
         totals.weight_grad_flops = count(cost.weight_grad)
         totals.training_flops = count(cost.flops + cost.backward)
+        totals.saved_activation_bytes = count(cost.saved * size)
     return report
 
 
-def _rows(cost: CostResult) -> list[Layer]:
+def _memory(cost, size: int, params=None) -> dict:
+    """Bytes from element counts (a layer passes its inclusive params; totals use cost's)."""
+    return {"param_bytes": count((cost.params if params is None else params) * size),
+            "activation_bytes": count(cost.activation * size),
+            "mem_read_bytes": count(cost.mem_read * size), "mem_write_bytes": count(cost.mem_write * size)}
+
+
+def _rows(cost: CostResult, size: int) -> list[Layer]:
     # Built from our own computed values: constructed without re-validation (it cost ~0.6 ms a row).
     rows = []
     for layer in cost.layers:
@@ -55,6 +66,8 @@ def _rows(cost: CostResult) -> list[Layer]:
                 output_shape=shape_out(node.output_shapes[0]) if node.output_shapes else None,
                 forward_flops=count(layer.flops), macs=count(layer.macs), params=count(layer.params),
                 calls=node.calls, backward_flops=count(layer.backward) if cost.training else None,
+                saved_activation_bytes=count(layer.saved * size) if cost.training else None,
+                **_memory(layer, size),
             ))
         seen: dict = {}
         for op_cost in layer.ops:
@@ -71,6 +84,8 @@ def _rows(cost: CostResult) -> list[Layer]:
                 forward_flops=count(op_cost.flops) if op_cost.known else "unknown",
                 macs=count(op_cost.macs) if op_cost.known else "unknown", params=0,
                 backward_flops=count(op_cost.backward) if cost.training else None,
+                saved_activation_bytes=count(op_cost.saved * size) if cost.training else None,
+                **_memory(op_cost, size, params=0),
             ))
     return rows
 

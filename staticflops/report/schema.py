@@ -21,11 +21,19 @@ class Totals(BaseModel):
     trainable_params: Count
     convention: str  # what the headline number is, in a few words
     complete: bool  # False when something was unknown: the counts are then lower bounds
+    # Memory in bytes at `dtype` (every tensor at that element size): parameters, every
+    # activation produced (op outputs, none freed), and the rule set's read/write traffic.
+    dtype: str = "float32"
+    param_bytes: Count = 0
+    activation_bytes: Count = 0
+    mem_read_bytes: Count = 0
+    mem_write_bytes: Count = 0
     # With --training only (absent otherwise):
     backward_flops: Optional[Count] = None  # input_grad_flops + weight_grad_flops
     input_grad_flops: Optional[Count] = None
     weight_grad_flops: Optional[Count] = None
     training_flops: Optional[Count] = None  # forward + backward, per step
+    saved_activation_bytes: Optional[Count] = None  # activations kept for backward (rules' `saved`)
 
 
 class Layer(BaseModel):
@@ -40,6 +48,11 @@ class Layer(BaseModel):
     params: Count
     calls: int = 1
     backward_flops: Optional[Count] = None  # with --training only
+    param_bytes: Count = 0  # memory in bytes, inclusive of children like forward_flops
+    activation_bytes: Count = 0
+    mem_read_bytes: Count = 0
+    mem_write_bytes: Count = 0
+    saved_activation_bytes: Optional[Count] = None  # with --training only
 
 
 class TrainingBudget(BaseModel):
@@ -97,11 +110,13 @@ class Report(BaseModel):
             if data["totals"][key] is None:
                 del data["totals"][key]
         for layer in data["layers"]:
-            if layer["backward_flops"] is None:
-                del layer["backward_flops"]
+            for key in ("backward_flops", "saved_activation_bytes"):
+                if layer[key] is None:
+                    del layer[key]
         if data["training"] is None:
             del data["training"]
         return json.dumps(data, indent=2)
 
 
-_TRAINING_TOTALS = ("backward_flops", "input_grad_flops", "weight_grad_flops", "training_flops")
+_TRAINING_TOTALS = ("backward_flops", "input_grad_flops", "weight_grad_flops", "training_flops",
+                    "saved_activation_bytes")

@@ -48,6 +48,11 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
     console.print(f"[bold]Total forward:[/bold] {human(totals.forward_flops, 'FLOPs')}  "
                   f"({human(totals.macs, 'MACs')})   [bold]Params:[/bold] {human(totals.params)} "
                   f"(trainable {human(totals.trainable_params)})")
+    console.print(f"[bold]Memory[/bold] ({totals.dtype}): params {human(totals.param_bytes, 'B')}, "
+                  f"activations {human(totals.activation_bytes, 'B')} (every op output), "
+                  f"read {human(totals.mem_read_bytes, 'B')}, write {human(totals.mem_write_bytes, 'B')} "
+                  f"({report.rules} convention)"
+                  + (f", saved for backward {human(totals.saved_activation_bytes, 'B')}" if training else ""))
     console.print(f"Inputs: {', '.join(report.inputs)}   Outputs: {', '.join(_shape(s) for s in report.outputs)}")
     console.print(f"Convention ({report.rules}): {totals.convention}")
     if training:

@@ -30,9 +30,10 @@ class CompiledRule:
     origin: Location
     mem_read: Formula | None = None
     mem_write: Formula | None = None
+    saved: Formula | None = None
 
 
-DEFAULT_OPTIONS = {"functional": True, "declared_params": True, "repeated_calls": "sum"}
+DEFAULT_OPTIONS = {"functional": True, "declared_params": True, "repeated_calls": "sum", "memory": "io"}
 
 
 @dataclass
@@ -156,6 +157,7 @@ def _compile(kind, rule: Rule, inherited: CompiledRule | None, path, node, loc) 
         origin=_position(path, node, loc),
         mem_read=formula("mem_read", rule.mem_read, inherited.mem_read if inherited else None),
         mem_write=formula("mem_write", rule.mem_write, inherited.mem_write if inherited else None),
+        saved=formula("saved", rule.saved, inherited.saved if inherited else None),
     )
 
 

@@ -26,7 +26,10 @@ class Rule(_Strict):
     """The cost of one op kind.  ``flops`` defaults to ``2 * macs``; ``macs`` to 0.
 
     ``mem_read`` / ``mem_write``: elements read and written per call (bytes = elements x
-    the dtype's size); by default the inputs plus the layer's parameters, and the outputs.
+    the dtype's size); by default the inputs plus the layer's parameters, and the outputs
+    (rule-set option ``memory: io``; ``memory: rules`` counts only kinds with a formula).
+    ``saved``: with --training, the activation elements the op keeps for its backward (by
+    default its inputs); formulas may use ``needs_grad``, ``grad_inputs``, ``trainable_inputs``.
     """
 
     macs: Optional[FormulaText] = None
@@ -34,6 +37,7 @@ class Rule(_Strict):
     params: Optional[FormulaText] = None
     mem_read: Optional[FormulaText] = None
     mem_write: Optional[FormulaText] = None
+    saved: Optional[FormulaText] = None
     backward: Optional[BackwardRule] = None
     note: Optional[str] = None
 
@@ -49,6 +53,9 @@ class Options(_Strict):
     declared_params: Optional[Union[bool, Literal["leaf"]]] = None
     # "sum": every call of a layer counts; "last": only its last call (torchstat).
     repeated_calls: Optional[str] = Field(None, pattern="^(sum|last)$")
+    # Memory of kinds without mem_read/mem_write formulas: "io" = inputs + params read, outputs
+    # written; "rules": 0 (tools that know only a few layer types: torchstat).
+    memory: Optional[str] = Field(None, pattern="^(io|rules)$")
 
 
 class RuleFile(_Strict):

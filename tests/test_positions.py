@@ -33,3 +33,23 @@ def test_tricky_text(text):
     module = cst.parse_module(text)
     assert start_positions(module) == _reference(module)
     assert len(start_positions(module)) > 3
+
+
+@pytest.mark.parametrize("path", FILES[:40], ids=str)
+def test_name_walk_finds_what_libcst_visitor_finds(path):
+    from staticflops.frontend.treewalk import names_in
+
+    module = cst.parse_module(path.read_text())
+    seen = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, node):
+            seen.append(node)
+
+        def visit_Decorator(self, node):
+            return False
+
+    module.visit(Names())
+    found = list(names_in(module, skip=(cst.Decorator,)))
+    assert sorted(n.value for n in found) == sorted(n.value for n in seen)
+    assert len(found) == len(set(map(id, found))) > 0

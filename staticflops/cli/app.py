@@ -18,7 +18,11 @@ gc.set_threshold(100_000, 50, 100)
 
 import typer  # noqa: E402
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+# Plain help and usage errors: typer's rich formatting imports rich's tables and markdown
+# (~0.1 s, a third of `staticflops --help`); only our report tables need rich.
+_PLAIN = None
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=_PLAIN,
                   help="FLOPs, MACs, parameters and shapes of a model, read from its source without running it.")
 
 
@@ -35,7 +39,7 @@ def _root() -> None:
 
 @app.command()
 def analyze(
-    paths: Annotated[list[str], typer.Argument(help="Python file that defines the model. A folder, or several files: analyse every model file in them in parallel (results cached).", metavar="PATH...")],
+    paths: Annotated[list[str], typer.Argument(help="Python file that defines the model. A folder, or several files: analyse every model file in them in parallel (results cached).", metavar="PATH")],
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model class or builder function (default: the file's single top-level model class).")] = None,
     kwargs: Annotated[Optional[str], typer.Option("--kwargs", help="Constructor arguments as a JSON object.")] = None,
     inputs: Annotated[Optional[list[str]], typer.Option("--input", "-i", help="Shape of one forward argument: 1x3x224x224, B,3,224,224, Bx1024:int64. Repeat per argument.")] = None,
@@ -145,7 +149,7 @@ def diff(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
 ) -> None:
-    """Each configured model at a git revision vs. the working tree: totals and changed layers."""
+    """Each configured model at a git revision versus the working tree: totals and changed layers."""
     from staticflops.project import run_diff
     from staticflops.report.review_markdown import render_diff_markdown
     from staticflops.report.review_text import render_diff
@@ -179,7 +183,7 @@ def compare(
         render_compare_table(comparison, _console())
 
 
-rules_app = typer.Typer(help="List, show and check rule sets.", no_args_is_help=True)
+rules_app = typer.Typer(help="List, show and check rule sets.", no_args_is_help=True, rich_markup_mode=_PLAIN)
 app.add_typer(rules_app, name="rules")
 
 

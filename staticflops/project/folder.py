@@ -57,6 +57,15 @@ class FolderRun:
         }
 
 
+def _analyse_guarded(request: dict, reader) -> tuple:
+    """One file's analysis; a fault of ours in one file becomes that file's error row
+    instead of ending the whole folder run with a traceback."""
+    try:
+        return _analyse_one(request, reader)
+    except (Exception, RecursionError) as error:  # noqa: BLE001  (reported, with the file's name)
+        return None, f"{request['path']}: internal error: {type(error).__name__}: {error}", {}, {}
+
+
 def model_files(paths: list[str]) -> list[str]:
     """The files to analyse: each named file, and every ``.py`` file under each named folder
     that imports torch, keras or tensorflow (sorted; hidden and tool folders skipped)."""
@@ -106,11 +115,11 @@ def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_
     if len(missing) >= PARALLEL_FROM and workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             chunk = max(1, len(missing) // (workers * 4))  # few round trips, still balanced
-            outcomes = list(pool.map(_analyse_one, [r for _, _, r in missing], [reader] * len(missing),
+            outcomes = list(pool.map(_analyse_guarded, [r for _, _, r in missing], [reader] * len(missing),
                                      chunksize=chunk))
     else:
         workers = 1
-        outcomes = [_analyse_one(request, reader) for _, _, request in missing]
+        outcomes = [_analyse_guarded(request, reader) for _, _, request in missing]
     for (path, key, _request), (report, error, sources, disk) in zip(missing, outcomes):
         if report is not None:
             cache.store(key, sources, disk, report)

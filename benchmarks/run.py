@@ -1,35 +1,52 @@
-"""Benchmark: the cost of analysing a model statically vs. importing / running PyTorch.
+"""Benchmark: the four figures of issue 9, printed as tables.
 
-    python benchmarks/run.py [--repeat 5] [--torch-python /path/to/python-with-torch]
+    python benchmarks/run.py [--repeat 5] [--torch-python /path/to/python-with-torch] [--files 200]
 
-Each figure is the median wall time of fresh processes (cold start: interpreter start-up and
-imports included) and the peak resident memory of one of them.  The torch rows need a Python
+1. Cold CLI: `staticflops analyze` on the ResNet-50 sample vs. `import torch` and vs. torch
+   building the model and running one forward under FlopCounterMode (time and peak memory
+   ratios; targets <= 0.10 and <= 0.20).
+2. Depth: the GPT sample at n_layer 2/12/48/96 with n_embd 12288 (and 768 for scale); target:
+   96 layers at most 1.5x the time of 2 layers.
+3. Throughput: `staticflops analyze DIR` over a folder of generated model files (copies of the
+   ResNet-50 and MobileNetV2 samples with different class counts), cold and warm (cache).
+4. `python -X importtime -m staticflops --help`: import time and which heavy modules load.
+
+Each figure is the median wall time over fresh processes (interpreter start-up and imports
+included) and the peak resident memory of one of them.  Children run with bytecode caching on
+(as an installed package has), after one untimed warm-up run.  The torch rows need a Python
 that can ``import torch`` (torch==2.13.0 CPU); without one they are skipped with a message.
-Run on an otherwise idle machine; these machines are noisy, so compare ratios, not seconds.
+These machines are noisy: compare ratios measured in the same run, not seconds.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "resnet50.py"
+GPT_SAMPLE = ROOT / "samples" / "transformer.py"
+FOLDER_SAMPLES = (ROOT / "samples" / "resnet50.py", ROOT / "samples" / "mobilenet_v2.py")  # both 1x3x224x224
 
 # Each child reports its own peak RSS (KiB on Linux) on its last stderr line.
 _PEAK = "import resource, sys; print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
 
-GPT_SAMPLE = ROOT / "samples" / "transformer.py"
-GPT_DEPTH = f"""
+
+def _cli(*args: str) -> str:
+    """A child that runs the CLI as `staticflops ARGS` and then reports its peak memory."""
+    return f"""
 import sys
+sys.argv = ['staticflops', *{list(args)!r}]
 from staticflops.cli.app import main
-sys.argv = ['staticflops', 'analyze', {str(GPT_SAMPLE)!r}, '--input', '1x2048:int64', '--format', 'json',
-            '--kwargs', '{{{{"n_layer": {{layers}}, "n_embd": 12288, "n_head": 96, "block_size": 2048, "vocab_size": 50257}}}}']
 try:
     main()
 except SystemExit:
@@ -37,27 +54,12 @@ except SystemExit:
 {_PEAK}
 """
 
-HELP = f"""
-import sys
-from staticflops.cli.app import main
-sys.argv = ['staticflops', '--help']
-try:
-    main()
-except SystemExit:
-    pass
-{_PEAK}
-"""
 
-STATICFLOPS = f"""
-import sys
-from staticflops.cli.app import main
-sys.argv = ['staticflops', 'analyze', {str(SAMPLE)!r}, '--input', '1x3x224x224', '--format', 'json']
-try:
-    main()
-except SystemExit:
-    pass
-{_PEAK}
-"""
+def _gpt(layers: int, width: int) -> str:
+    kwargs = (f'{{"n_layer": {layers}, "n_embd": {width}, "n_head": {width // 128}, "block_size": 2048, '
+              '"vocab_size": 50257}')
+    return _cli("analyze", str(GPT_SAMPLE), "--input", "1x2048:int64", "--format", "json", "--kwargs", kwargs)
+
 
 IMPORT_TORCH = f"""
 import torch
@@ -78,15 +80,24 @@ assert counter.get_total_flops() == 8178368512
 """
 
 
-def measure(python: str, code: str, repeat: int) -> tuple[float, float]:
-    """(median seconds, peak MiB) over ``repeat`` fresh processes."""
+def _env() -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
+    return env
+
+
+def measure(python: str, code: str, repeat: int, cwd: Path = ROOT) -> tuple[float, float]:
+    """(median seconds, peak MiB) over ``repeat`` fresh processes, after one untimed warm-up."""
     times, peaks = [], []
-    for _ in range(repeat):
+    for attempt in range(repeat + 1):
         start = time.perf_counter()
-        result = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd=ROOT)
-        times.append(time.perf_counter() - start)
+        result = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd=cwd, env=_env())
+        elapsed = time.perf_counter() - start
         if result.returncode != 0:
             raise RuntimeError(result.stderr[-2000:])
+        if attempt == 0:
+            continue
+        times.append(elapsed)
         peak_line = [line for line in result.stderr.splitlines() if line.startswith("PEAK")][-1]
         peaks.append(int(peak_line.split()[1]) / 1024)
     return statistics.median(times), max(peaks)
@@ -96,46 +107,115 @@ def has_torch(python: str) -> bool:
     return subprocess.run([python, "-c", "import torch"], capture_output=True).returncode == 0
 
 
+def make_folder(directory: Path, count: int) -> None:
+    """``count`` model files: the folder samples in turn, each with its own class count."""
+    for index in range(count):
+        sample = FOLDER_SAMPLES[index % len(FOLDER_SAMPLES)]
+        text = sample.read_text().replace("num_classes=1000", f"num_classes={1000 + index}")
+        (directory / f"{sample.stem}_{index:03}.py").write_text(text)
+
+
+def throughput(directory: Path, repeat: int) -> list[tuple[str, float, float]]:
+    """(label, median seconds, files/s) for a cold folder run (no cache) and a warm one."""
+    args = ["-m", "staticflops", "analyze", str(directory), "--input", "1x3x224x224", "--format", "json"]
+    files = len(list(directory.glob("*.py")))
+    rows = []
+    for label, extra in (("cold (no cache)", ["--no-cache"]), ("warm (cache)", [])):
+        if label.startswith("warm"):  # fill the cache once
+            subprocess.run([sys.executable, *args], capture_output=True, cwd=directory, env=_env(), check=False)
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            result = subprocess.run([sys.executable, *args, *extra], capture_output=True, text=True, cwd=directory,
+                                    env=_env())
+            times.append(time.perf_counter() - start)
+            if result.returncode != 0:
+                raise RuntimeError(result.stderr[-2000:] or result.stdout[-2000:])
+        seconds = statistics.median(times)
+        rows.append((label, seconds, files / seconds))
+    return rows
+
+
+def import_time() -> tuple[float, list[str]]:
+    """(seconds importing `staticflops.cli.app` and below, heavy modules that got imported)."""
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "staticflops", "--help"], capture_output=True,
+                            text=True, cwd=ROOT, env=_env())
+    total, heavy = 0, []
+    for line in result.stderr.splitlines():
+        match = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", line)
+        if not match:
+            continue
+        cumulative, indent, name = int(match.group(1)), len(match.group(2)), match.group(3)
+        if indent == 1:  # top-level imports of this run
+            total += cumulative
+        if name in ("libcst", "pydantic", "yaml", "rich.table", "torch", "staticflops.api"):
+            heavy.append(name)
+    return total / 1e6, heavy
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--torch-python", default=sys.executable,
                         help="a Python interpreter that has torch installed (default: this one)")
+    parser.add_argument("--files", type=int, default=200, help="model files in the throughput folder")
+    parser.add_argument("--skip", default="", help="comma-separated figures to skip: cold,depth,folder,help")
     args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
 
-    rows = [("staticflops analyze resnet50 (cold CLI, JSON)", *measure(sys.executable, STATICFLOPS, args.repeat))]
-    torch_note = ""
-    if has_torch(args.torch_python):
-        rows.append(("python -c 'import torch'", *measure(args.torch_python, IMPORT_TORCH, args.repeat)))
-        rows.append(("torch: import, build ResNet-50, FlopCounterMode forward",
-                     *measure(args.torch_python, RUN_TORCH, args.repeat)))
-    else:
-        torch_note = (f"torch rows skipped: {args.torch_python} cannot import torch "
-                      "(pass --torch-python with a venv that has torch==2.13.0)")
-
-    ours_time, ours_peak = rows[0][1], rows[0][2]
-    depth = [(layers, *measure(sys.executable, GPT_DEPTH.format(layers=layers), args.repeat))
-             for layers in (2, 12, 48, 96)]
-    help_time, help_peak = measure(sys.executable, HELP, args.repeat)
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
-          f"{len(__import__('os').sched_getaffinity(0))} cores; median of {args.repeat} cold runs")
-    print(f"{'case':58} {'wall s':>8} {'peak MiB':>9} {'time ratio':>11} {'mem ratio':>10}")
-    for name, seconds, peak in rows:
-        time_ratio = "" if name.startswith("staticflops") else f"{ours_time / seconds:.3f}"
-        mem_ratio = "" if name.startswith("staticflops") else f"{ours_peak / peak:.3f}"
-        print(f"{name:58} {seconds:8.3f} {peak:9.1f} {time_ratio:>11} {mem_ratio:>10}")
-    if torch_note:
-        print(torch_note)
-    else:
-        print("ratios: staticflops / torch row (smaller is better)")
-    print()
-    print("depth: GPT sample, n_embd 12288, 96 heads, 1x2048 tokens, cold CLI (JSON)")
-    print(f"{'n_layer':>8} {'params':>16} {'wall s':>8} {'peak MiB':>9} {'vs 2 layers':>12}")
-    for layers, seconds, peak in depth:
-        print(f"{layers:>8} {12 * layers * 12288 ** 2:>16,} {seconds:8.3f} {peak:9.1f} {seconds / depth[0][1]:12.2f}")
-    print("  (params column: the 12*L*d^2 of the blocks, for scale)")
-    print()
-    print(f"`staticflops --help` (cold): {help_time:.3f} s, peak {help_peak:.1f} MiB")
+          f"{len(os.sched_getaffinity(0))} cores, load average {os.getloadavg()[0]:.2f}; "
+          f"median of {args.repeat} fresh processes")
+
+    if "cold" not in skip:
+        rows = [("staticflops analyze resnet50 (cold CLI, JSON)",
+                 *measure(sys.executable, _cli("analyze", str(SAMPLE), "--input", "1x3x224x224", "--format", "json"),
+                          args.repeat))]
+        torch_note = ""
+        if has_torch(args.torch_python):
+            rows.append(("python -c 'import torch'", *measure(args.torch_python, IMPORT_TORCH, args.repeat)))
+            rows.append(("torch: import, build ResNet-50, FlopCounterMode forward",
+                         *measure(args.torch_python, RUN_TORCH, args.repeat)))
+        else:
+            torch_note = (f"torch rows skipped: {args.torch_python} cannot import torch "
+                          "(pass --torch-python with a venv that has torch==2.13.0)")
+        ours_time, ours_peak = rows[0][1], rows[0][2]
+        print("\n1. cold CLI vs PyTorch (targets: time ratio <= 0.10, memory ratio <= 0.20)")
+        print(f"{'case':58} {'wall s':>8} {'peak MiB':>9} {'time ratio':>11} {'mem ratio':>10}")
+        for name, seconds, peak in rows:
+            ours = name.startswith("staticflops")
+            print(f"{name:58} {seconds:8.3f} {peak:9.1f} {'' if ours else f'{ours_time / seconds:.3f}':>11} "
+                  f"{'' if ours else f'{ours_peak / peak:.3f}':>10}")
+        print(torch_note or "ratios: staticflops / torch row (smaller is better)")
+
+    if "depth" not in skip:
+        print("\n2. depth: GPT sample, 1x2048 tokens, cold CLI (JSON) (target: 96 layers <= 1.5x 2 layers)")
+        print(f"{'n_layer':>8} {'n_embd':>7} {'block params 12Ld^2':>20} {'wall s':>8} {'peak MiB':>9} {'vs 2 layers':>12}")
+        for width in (768, 12288):
+            depth = [(layers, *measure(sys.executable, _gpt(layers, width), args.repeat)) for layers in (2, 12, 48, 96)]
+            for layers, seconds, peak in depth:
+                print(f"{layers:>8} {width:>7} {12 * layers * width ** 2:>20,} {seconds:8.3f} {peak:9.1f} "
+                      f"{seconds / depth[0][1]:12.2f}")
+
+    if "folder" not in skip:
+        directory = Path(tempfile.mkdtemp(prefix="staticflops-folder-"))
+        try:
+            make_folder(directory, args.files)
+            rows = throughput(directory, max(1, min(args.repeat, 3)))
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+        print(f"\n3. throughput: `staticflops analyze DIR` over {args.files} generated model files (ResNet-50 and "
+              f"MobileNetV2 variants), {len(os.sched_getaffinity(0))} cores")
+        print(f"{'run':18} {'wall s':>8} {'files/s':>9}")
+        for label, seconds, rate in rows:
+            print(f"{label:18} {seconds:8.2f} {rate:9.1f}")
+
+    if "help" not in skip:
+        help_time, help_peak = measure(sys.executable, _cli("--help"), args.repeat)
+        imports, heavy = import_time()
+        print("\n4. `python -X importtime -m staticflops --help`")
+        print(f"wall {help_time:.3f} s (median), peak {help_peak:.1f} MiB; imports {imports:.3f} s; "
+              f"heavy modules imported: {', '.join(heavy) or 'none of libcst, pydantic, yaml, rich.table'}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from staticflops.cost import price
 from staticflops.cost.compare import price_all
 from staticflops.cost.training import run_budget, training_facts
 from staticflops.diagnostics import AnalysisError, UsageError
-from staticflops.frontend.keras_model import analyse_keras, uses_keras
+from staticflops.frontend.detect import uses_keras
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import FileReader, load_source
 from staticflops.cost.memory import dtype_bytes
@@ -69,6 +69,8 @@ def analyze(
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise UsageError("--batch must be a positive integer")
     if uses_keras(source):
+        from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
+
         ir = _with_deep_stack(lambda: analyse_keras(source, model, _kwargs(kwargs), specs, batch, reader=reader))
     else:
         ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze,

@@ -6,13 +6,23 @@ analysed (message on stderr), 2 usage error.
 
 from __future__ import annotations
 
+import gc
 import sys
 from enum import Enum
 from typing import Annotated, Optional
 
-import typer
+# One run allocates millions of small, long-lived objects (syntax trees, values, IR) and frees
+# them at exit: Python's default generation-0 threshold (700) spends a third of a cold run
+# rescanning them.  Collect rarely instead (measured in benchmarks/README.md).
+gc.set_threshold(100_000, 50, 100)
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+import typer  # noqa: E402
+
+# Plain help and usage errors: typer's rich formatting imports rich's tables and markdown
+# (~0.1 s, a third of `staticflops --help`); only our report tables need rich.
+_PLAIN = None
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=_PLAIN,
                   help="FLOPs, MACs, parameters and shapes of a model, read from its source without running it.")
 
 
@@ -29,7 +39,7 @@ def _root() -> None:
 
 @app.command()
 def analyze(
-    path: Annotated[str, typer.Argument(help="Python file that defines the model.")],
+    paths: Annotated[list[str], typer.Argument(help="Python file that defines the model. A folder, or several files: analyse every model file in them in parallel (results cached).", metavar="PATH")],
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model class or builder function (default: the file's single top-level model class).")] = None,
     kwargs: Annotated[Optional[str], typer.Option("--kwargs", help="Constructor arguments as a JSON object.")] = None,
     inputs: Annotated[Optional[list[str]], typer.Option("--input", "-i", help="Shape of one forward argument: 1x3x224x224, B,3,224,224, Bx1024:int64. Repeat per argument.")] = None,
@@ -44,14 +54,31 @@ def analyze(
     mfu: Annotated[Optional[float], typer.Option("--mfu", help="Model FLOPs utilisation, the fraction of peak reached (e.g. 0.4); needed with --hardware.")] = None,
     batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, int8.")] = "float32",
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
 ) -> None:
-    """Analyse one model file and print its cost per layer and in total."""
+    """Analyse one model file (or every model file of a folder) and print its cost per layer and in total."""
+    from pathlib import Path
+
+    if len(paths) > 1 or Path(paths[0]).is_dir():
+        options = {"model": model, "inputs": inputs or [], "kwargs": kwargs, "rules": rules}
+        if training or freeze or steps is not None or hardware is not None:
+            options.update(training=True, freeze=freeze or [], steps=steps, hardware=hardware, precision=precision,
+                           mfu=mfu)
+        if batch is not None:
+            options["batch"] = batch
+        if dtype != "float32":
+            options["dtype"] = dtype
+        _analyze_folder(paths, options, output_format, jobs, not no_cache)
+        return
+    path = paths[0]
     from staticflops.api import analyze as run
     from staticflops.diagnostics import AnalysisError, UsageError
 
     try:
         report = run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, training=training,
-                     freeze=freeze or (), steps=steps, hardware=hardware, precision=precision, mfu=mfu, batch=batch, dtype=dtype)
+                     freeze=freeze or (), steps=steps, hardware=hardware, precision=precision, mfu=mfu, batch=batch,
+                     dtype=dtype)
     except UsageError as error:
         typer.echo(f"staticflops: error: {error}", err=True)
         raise typer.Exit(2) from None
@@ -66,6 +93,31 @@ def analyze(
     else:
         from staticflops.report.text import render_table
         render_table(report, _console(), depth)
+
+
+def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs: int | None, use_cache: bool) -> None:
+    import json
+
+    from staticflops.project.folder import analyse_files, model_files
+    from staticflops.report.folder import render_folder_markdown, render_folder_table
+
+    files = _guarded(lambda: model_files(paths))
+    if not files:
+        typer.echo(f"staticflops: error: no model file (importing torch, keras or tensorflow) in {' '.join(paths)}", err=True)
+        raise typer.Exit(2)
+    data = analyse_files(files, options, jobs, use_cache).to_dict()
+    for entry in data["files"]:
+        if "report" in entry:  # the same JSON as `analyze FILE --format json` (training fields only with --training)
+            from staticflops.report import Report
+            entry["report"] = json.loads(Report.model_validate(entry["report"]).to_json())
+    if output_format is Format.json:
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    elif output_format is Format.markdown:
+        sys.stdout.write(render_folder_markdown(data))
+    else:
+        render_folder_table(data, _console())
+    if data["summary"]["errors"]:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -101,7 +153,7 @@ def diff(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
 ) -> None:
-    """Each configured model at a git revision vs. the working tree: totals and changed layers."""
+    """Each configured model at a git revision versus the working tree: totals and changed layers."""
     from staticflops.project import run_diff
     from staticflops.report.review_markdown import render_diff_markdown
     from staticflops.report.review_text import render_diff
@@ -135,7 +187,7 @@ def compare(
         render_compare_table(comparison, _console())
 
 
-rules_app = typer.Typer(help="List, show and check rule sets.", no_args_is_help=True)
+rules_app = typer.Typer(help="List, show and check rule sets.", no_args_is_help=True, rich_markup_mode=_PLAIN)
 app.add_typer(rules_app, name="rules")
 
 

@@ -14,6 +14,7 @@ import libcst as cst
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.frontend.imports import start_main_file
 from staticflops.frontend.interpreter import Interpreter
+from staticflops.frontend.detect import uses_keras  # noqa: F401  (re-exported: its old home)
 from staticflops.frontend.keras.engine import is_layer
 from staticflops.frontend.keras.framework import KerasFramework
 from staticflops.frontend.keras.graph import KerasTensor
@@ -26,26 +27,7 @@ from staticflops.frontend.values import Class, Function, Instance, Unknown
 from staticflops.ir import LayerNode, ModelIR, ParamDecl
 from staticflops.shapes import InputSpec, parse_input_spec
 
-_IMPORT_ROOTS = ("keras", "tensorflow", "tf_keras")
 _BUILDER_PREFIXES = ("build", "make", "create", "get", "model")
-
-
-def uses_keras(source: SourceFile) -> bool:
-    """True when the file imports keras/tensorflow and not torch (framework detection)."""
-    roots = set()
-    for statement in source.module.body:
-        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.Import):
-                roots.update(_root(alias.name) for alias in small.names)
-            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
-                roots.add(_root(small.module))
-    return bool(roots & set(_IMPORT_ROOTS)) and "torch" not in roots
-
-
-def _root(node) -> str:
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else ""
 
 
 def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],

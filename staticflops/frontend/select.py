@@ -11,6 +11,7 @@ import libcst as cst
 
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.source import SourceFile, parse_source
+from staticflops.frontend.treewalk import names_in
 from staticflops.frontend.values import Class, Function, Instance, LazyValue, Unknown
 
 MODEL_ARGUMENT = "--model"
@@ -141,22 +142,12 @@ def definition_node(source: SourceFile, name: str):
 def _names_used_outside_own_definition(module: cst.Module) -> dict:
     """Map: name -> set of top-level definitions (other than itself) that mention it."""
     used: dict = {}
-
-    class Collector(cst.CSTVisitor):
-        def __init__(self, owner):
-            self.owner = owner
-
-        def visit_Name(self, node):
-            used.setdefault(node.value, set()).add(self.owner)
-
-        def visit_Decorator(self, node):
-            return False  # `@register_model()` does not make a builder a helper
-
     for statement in module.body:
         owner = statement.name.value if isinstance(statement, (cst.ClassDef, cst.FunctionDef)) else "<module>"
         if isinstance(statement, cst.If):  # `if __name__ == "__main__":` demos use the model
             continue
-        statement.visit(Collector(owner))
+        for name in names_in(statement, skip=(cst.Decorator,)):  # `@register_model()` does not make a builder a helper
+            used.setdefault(name.value, set()).add(owner)
     return used
 
 

@@ -9,9 +9,9 @@ from typing import Callable
 import ast
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from staticflops.diagnostics import AnalysisError, Location
+from staticflops.frontend.positions import start_positions
 
 MAX_FILE_BYTES = 5_000_000
 
@@ -20,7 +20,7 @@ MAX_FILE_BYTES = 5_000_000
 class SourceFile:
     path: str  # as the user named it, for messages
     module: cst.Module
-    positions: dict = field(repr=False)
+    positions: dict = field(repr=False)  # node -> (line, zero-based column) where it starts
     internal: bool = False  # our own stub source: report the user's call site instead
     origin: Path | None = None  # the file on disk, for following its imports
 
@@ -28,7 +28,7 @@ class SourceFile:
         position = self.positions.get(node) if node is not None else None
         if position is None:
             return Location(self.path, 1, 1)
-        return Location(self.path, position.start.line, position.start.column + 1)
+        return Location(self.path, position[0], position[1] + 1)
 
 
 # Reads a file's bytes by the path the user named: the filesystem by default; a git
@@ -67,9 +67,7 @@ def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
         raise AnalysisError(f"{name} is nested too deeply to parse", code="SF005") from None
     if internal:  # our stub code reports the user's call site, so it needs no positions
         return SourceFile(name, module, {}, internal)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    return SourceFile(name, module, dict(positions), internal)
+    return SourceFile(name, module, start_positions(module), internal)
 
 
 def _syntax_error(text: str, name: str, error: cst.ParserSyntaxError) -> AnalysisError:

@@ -13,6 +13,7 @@ import ast
 import math
 import operator
 from fractions import Fraction
+from functools import lru_cache
 
 from staticflops.shapes import Expr, Undecidable, numel
 
@@ -89,30 +90,43 @@ class Formula:
 
     def __init__(self, text: str | int | float):
         self.text = str(text)
-        if len(self.text) > MAX_LENGTH:
-            raise FormulaError(f"formula is {len(self.text)} characters, over the {MAX_LENGTH} limit")
-        try:
-            self.tree = ast.parse(self.text.strip(), mode="eval")
-        except SyntaxError as error:
-            raise FormulaError(f"not a valid formula: {error.msg}", (error.offset or 1) - 1) from None
-        self.names = set()
-        for node in ast.walk(self.tree):
-            if not isinstance(node, _ALLOWED):
-                raise FormulaError(f"`{type(node).__name__}` is not allowed in a formula", getattr(node, "col_offset", 0))
-            if isinstance(node, ast.Call):
-                if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
-                    raise FormulaError(
-                        f"only these functions may be called: {', '.join(sorted(FUNCTIONS))}", node.col_offset)
-            elif isinstance(node, ast.Name):
-                self.names.add(node.id)
-            elif isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, str, bool, type(None))):
-                raise FormulaError("only numbers, strings, True/False/None are allowed as constants", node.col_offset)
+        self.tree, self.names = _checked(self.text)
 
     def evaluate(self, env: dict):
         return _evaluate(self.tree.body, env)
 
     def __repr__(self) -> str:
         return f"Formula({self.text!r})"
+
+
+@lru_cache(maxsize=4096)
+def _checked(text: str) -> tuple:
+    """Parse and whitelist-check a formula once per distinct text (rule sets repeat many,
+    e.g. ``0`` and ``2 * macs``); trees are never mutated, so they are shared."""
+    tree, names = _parse_checked(text)
+    return tree, frozenset(names)
+
+
+def _parse_checked(text: str):
+    if len(text) > MAX_LENGTH:
+        raise FormulaError(f"formula is {len(text)} characters, over the {MAX_LENGTH} limit")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as error:
+        raise FormulaError(f"not a valid formula: {error.msg}", (error.offset or 1) - 1) from None
+    names = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            raise FormulaError(f"`{type(node).__name__}` is not allowed in a formula", getattr(node, "col_offset", 0))
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
+                raise FormulaError(
+                    f"only these functions may be called: {', '.join(sorted(FUNCTIONS))}", node.col_offset)
+        elif isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, str, bool, type(None))):
+            raise FormulaError("only numbers, strings, True/False/None are allowed as constants", node.col_offset)
+    return tree, names
 
 
 def _evaluate(node, env):

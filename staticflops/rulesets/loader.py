@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -69,7 +71,27 @@ def builtin_names() -> list[str]:
 
 
 def load_ruleset(name_or_path: str) -> RuleSet:
-    return _load(_resolve(name_or_path, None), chain=())
+    """The compiled rule set; loaded once per process while its files stay unchanged (a
+    folder run prices hundreds of models with it).  Shared: treat it as read-only."""
+    path = _resolve(name_or_path, None)
+    key = str(path.resolve())
+    cached = _LOADED.get(key)
+    if cached is not None and cached[0] == _signature(cached[1].files):
+        return cached[1]
+    ruleset = _load(path, chain=())
+    _LOADED[key] = (_signature(ruleset.files), ruleset)
+    return ruleset
+
+
+_LOADED: dict = {}  # resolved path -> (signature of its files, RuleSet)
+
+
+def _signature(files: list) -> tuple:
+    """Size and modification time of each file: an edited rule file is read again."""
+    try:
+        return tuple((f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in files)
+    except OSError:
+        return ()
 
 
 def _resolve(name_or_path: str, relative_to: Path | None) -> Path:

@@ -1,0 +1,37 @@
+"""Reading every node of a libcst subtree without libcst's visitor.
+
+``node.visit(CSTVisitor)`` rebuilds each node it passes (``_visit_and_replace_children``),
+which made a whole-file name scan cost more than parsing.  Reading the dataclass fields
+directly visits the same children (libcst's nodes are frozen dataclasses whose node-valued
+fields are exactly their children) without building anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from functools import lru_cache
+
+import libcst as cst
+
+
+@lru_cache(maxsize=None)
+def _field_names(node_type: type) -> tuple:
+    return tuple(f.name for f in fields(node_type))
+
+
+def names_in(node: cst.CSTNode, skip: tuple = ()):
+    """Every ``Name`` node under ``node`` (itself included), not entering node types in ``skip``."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            yield current
+            continue
+        if skip and isinstance(current, skip):
+            continue
+        for name in _field_names(type(current)):
+            value = getattr(current, name)
+            if isinstance(value, cst.CSTNode):
+                stack.append(value)
+            elif isinstance(value, (list, tuple)):
+                stack.extend(item for item in value if isinstance(item, cst.CSTNode))

@@ -1,0 +1,127 @@
+"""Folder mode: ``staticflops analyze DIR`` (or several files) analyses every model file.
+
+Files are analysed in parallel processes (one per core by default) with the same options
+(``--model``, ``--input``, ``--kwargs``, ``--rules``); each result is cached by the content
+hash of every file it read, so a repeat with nothing changed parses nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from staticflops.diagnostics import UsageError
+from staticflops.project.cache import ResultCache
+from staticflops.project.run import PARALLEL_FROM, _analyse_one
+from staticflops.project.sources import DiskReader
+
+CACHE_DIR = ".staticflops_cache"
+# Directories that never hold the user's models.
+_SKIPPED_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "env", "node_modules",
+                 "site-packages", "build", "dist", CACHE_DIR}
+# A file is a model file when its text imports one of these (a byte search: nothing parsed).
+_FRAMEWORK_IMPORTS = (b"import torch", b"from torch", b"import keras", b"from keras", b"import tensorflow",
+                      b"from tensorflow", b"import tf_keras", b"from tf_keras")
+
+
+@dataclass
+class FileResult:
+    path: str
+    report: dict | None = None  # the JSON report of `staticflops analyze PATH --format json`
+    error: str | None = None  # `path:line:col: error: message`
+    cached: bool = False
+
+
+@dataclass
+class FolderRun:
+    results: list = field(default_factory=list)  # FileResult, in path order
+    seconds: float = 0.0
+    jobs: int = 1
+
+    @property
+    def files_per_second(self) -> float:
+        return len(self.results) / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "schema_version": 1,
+            "files": [{"path": r.path, "cached": r.cached, **({"report": r.report} if r.report else {"error": r.error})}
+                      for r in self.results],
+            "summary": {"files": len(self.results), "analysed": sum(r.report is not None for r in self.results),
+                        "errors": sum(r.error is not None for r in self.results),
+                        "cached": sum(r.cached for r in self.results), "seconds": round(self.seconds, 3),
+                        "files_per_second": round(self.files_per_second, 1), "jobs": self.jobs},
+        }
+
+
+def _analyse_guarded(request: dict, reader) -> tuple:
+    """One file's analysis; a fault of ours in one file becomes that file's error row
+    instead of ending the whole folder run with a traceback."""
+    try:
+        return _analyse_one(request, reader)
+    except (Exception, RecursionError) as error:  # noqa: BLE001  (reported, with the file's name)
+        return None, f"{request['path']}: internal error: {type(error).__name__}: {error}", {}, {}
+
+
+def model_files(paths: list[str]) -> list[str]:
+    """The files to analyse: each named file, and every ``.py`` file under each named folder
+    that imports torch, keras or tensorflow (sorted; hidden and tool folders skipped)."""
+    found: list[str] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_file():
+            found.append(name)
+        elif path.is_dir():
+            found.extend(str(p) for p in sorted(_python_files(path)) if _imports_a_framework(p))
+        else:
+            raise UsageError(f"{name}: no such file or folder")
+    return list(dict.fromkeys(found))
+
+
+def _python_files(folder: Path):
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if d not in _SKIPPED_DIRS and not d.startswith(".")]
+        yield from (Path(root) / f for f in files if f.endswith(".py"))
+
+
+def _imports_a_framework(path: Path) -> bool:
+    try:
+        text = path.read_bytes()
+    except OSError:
+        return True  # reported as unreadable by the analysis itself
+    return any(marker in text for marker in _FRAMEWORK_IMPORTS)
+
+
+def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_cache: bool = True,
+                  cache_dir: Path | None = None) -> FolderRun:
+    """Analyse ``files`` with ``options`` (``model``, ``inputs``, ``kwargs``, ``rules``)."""
+    start = time.perf_counter()
+    reader = DiskReader(Path("."))
+    cache = ResultCache((cache_dir or Path(CACHE_DIR)) if use_cache else None)
+    results: dict[str, FileResult] = {}
+    missing = []
+    for path in files:
+        request = {"path": path, **options}
+        key = cache.key(request)
+        entry = cache.lookup(key, reader)
+        if entry is not None:
+            results[path] = FileResult(path, entry["report"], cached=True)
+        else:
+            missing.append((path, key, request))
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(missing)))
+    if len(missing) >= PARALLEL_FROM and workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            chunk = max(1, len(missing) // (workers * 4))  # few round trips, still balanced
+            outcomes = list(pool.map(_analyse_guarded, [r for _, _, r in missing], [reader] * len(missing),
+                                     chunksize=chunk))
+    else:
+        workers = 1
+        outcomes = [_analyse_guarded(request, reader) for _, _, request in missing]
+    for (path, key, _request), (report, error, sources, disk) in zip(missing, outcomes):
+        if report is not None:
+            cache.store(key, sources, disk, report)
+        results[path] = FileResult(path, report, error)
+    return FolderRun([results[path] for path in files], time.perf_counter() - start, workers)

@@ -1,0 +1,40 @@
+"""Folder mode output: one row per file, then files per second (table or markdown)."""
+
+from __future__ import annotations
+
+from staticflops.report.units import count_text
+
+
+def _row(entry: dict) -> tuple:
+    report = entry.get("report")
+    if report is None:
+        return entry["path"], "-", "-", "-", "-", f"error: {entry['error']}"
+    totals = report["totals"]
+    status = ("cached" if entry["cached"] else "ok") + ("" if totals["complete"] else ", has unknowns (lower bound)")
+    return (entry["path"], report["model"], count_text(totals["params"]), count_text(totals["forward_flops"], "FLOPs"),
+            count_text(totals["macs"], "MACs"), status)
+
+
+_HEADER = ("file", "model", "params", "forward FLOPs", "MACs", "status")
+
+
+def summary_line(data: dict) -> str:
+    s = data["summary"]
+    return (f"{s['files']} files ({s['analysed']} analysed, {s['errors']} errors, {s['cached']} from cache) "
+            f"in {s['seconds']:.2f} s: {s['files_per_second']:.1f} files/s, {s['jobs']} process(es)")
+
+
+def render_folder_table(data: dict, console) -> None:
+    from rich.table import Table
+
+    table = Table(*_HEADER, title="forward FLOPs: the rule set's convention (standard: 2 FLOPs per MAC)")
+    for entry in data["files"]:
+        table.add_row(*_row(entry))
+    console.print(table)
+    console.print(summary_line(data))
+
+
+def render_folder_markdown(data: dict) -> str:
+    lines = ["| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
+    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in _row(e)) + " |" for e in data["files"]]
+    return "\n".join(lines) + f"\n\n{summary_line(data)}\n"

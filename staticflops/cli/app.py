@@ -106,12 +106,14 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
         typer.echo(f"staticflops: error: no model file (importing torch, keras or tensorflow) in {' '.join(paths)}", err=True)
         raise typer.Exit(2)
     data = analyse_files(files, options, jobs, use_cache).to_dict()
+    from staticflops.report.schema import contract_dict
+
     for entry in data["files"]:
         if "report" in entry:  # the same JSON as `analyze FILE --format json` (training fields only with --training)
-            from staticflops.report import Report
-            entry["report"] = json.loads(Report.model_validate(entry["report"]).to_json())
+            contract_dict(entry["report"])
     if output_format is Format.json:
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        # Compact: Python's C encoder; indenting hundreds of reports took most of a warm run.
+        sys.stdout.write(json.dumps(data, separators=(",", ":")) + "\n")
     elif output_format is Format.markdown:
         sys.stdout.write(render_folder_markdown(data))
     else:

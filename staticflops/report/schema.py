@@ -105,17 +105,22 @@ class Report(BaseModel):
 
     def to_json(self) -> str:
         """The JSON contract: training-only fields are absent (not null) without --training."""
-        data = self.model_dump(mode="json")
-        for key in _TRAINING_TOTALS:
-            if data["totals"][key] is None:
-                del data["totals"][key]
-        for layer in data["layers"]:
-            for key in ("backward_flops", "saved_activation_bytes"):
-                if layer[key] is None:
-                    del layer[key]
-        if data["training"] is None:
-            del data["training"]
-        return json.dumps(data, indent=2)
+        return json.dumps(contract_dict(self.model_dump(mode="json")), indent=2)
+
+
+def contract_dict(data: dict) -> dict:
+    """A dumped report (``model_dump(mode="json")``, e.g. from the cache) as the JSON contract
+    has it: training-only fields removed when they are null.  Changes ``data`` in place."""
+    for key in _TRAINING_TOTALS:
+        if data["totals"].get(key, 0) is None:
+            del data["totals"][key]
+    for layer in data["layers"]:
+        for key in ("backward_flops", "saved_activation_bytes"):
+            if layer.get(key, 0) is None:
+                del layer[key]
+    if data.get("training", 0) is None:
+        del data["training"]
+    return data
 
 
 _TRAINING_TOTALS = ("backward_flops", "input_grad_flops", "weight_grad_flops", "training_flops",

@@ -50,9 +50,9 @@ def _root(node) -> str:
 
 
 def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
-                  batch: int | None = None, reader=None) -> ModelIR:
+                  batch: int | None = None, reader=None, budget=None) -> ModelIR:
     framework = KerasFramework(batch)
-    interp = Interpreter(framework)
+    interp = Interpreter(framework, budget)
     framework.install(interp)
     interp.project = ProjectImports(interp, source.origin, ProjectFiles(reader))
     scope = Scope()

@@ -12,6 +12,7 @@ from staticflops.cost import price
 from staticflops.cost.compare import price_all
 from staticflops.cost.training import run_budget, training_facts
 from staticflops.diagnostics import AnalysisError, UsageError
+from staticflops.frontend.budget import make_budget
 from staticflops.frontend.detect import uses_keras
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import FileReader, load_source
@@ -40,6 +41,7 @@ def analyze(
     reader: FileReader | None = None,
     batch: int | None = None,
     dtype: str = "float32",
+    limits: dict | None = None,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -53,6 +55,8 @@ def analyze(
     ``batch``: Keras models only: the size of a batch dimension the source leaves open
     (``Input(shape=...)``); without it that dimension is the symbol ``B``.
     ``dtype``: element type for the memory figures (float32, bfloat16, float16, int8).
+    ``limits``: overrides of the interpreter's bounds (``frontend.budget.LIMIT_NAMES``, e.g.
+    ``{"max_steps": 10_000_000}``); hitting one raises ``AnalysisError`` at the construct.
     Raises ``AnalysisError`` (with a location) when the model cannot be analysed and
     ``UsageError`` for malformed arguments.
     """
@@ -64,17 +68,19 @@ def analyze(
     if mfu is not None and not 0 < mfu <= 1:
         raise UsageError(f"--mfu must be in (0, 1], got {mfu}")
     dtype_bytes(dtype)  # a usage error before any work
+    budget = make_budget(limits)
     ruleset = load_ruleset(rules)
-    source = load_source(path, reader=reader)
+    source = load_source(path, reader=reader, max_bytes=budget.max_file_bytes)
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise UsageError("--batch must be a positive integer")
     if uses_keras(source):
         from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
 
-        ir = _with_deep_stack(lambda: analyse_keras(source, model, _kwargs(kwargs), specs, batch, reader=reader))
+        ir = _with_deep_stack(lambda: analyse_keras(source, model, _kwargs(kwargs), specs, batch, reader=reader,
+                                                    budget=budget))
     else:
         ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze,
-                                                    reader=reader))
+                                                    reader=reader, budget=budget))
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
     return build_report(ir, cost, ruleset, summary, dtype=dtype)
@@ -155,13 +161,16 @@ def compare(
     kwargs: dict | str | None = None,
     rules: Iterable[str] | None = None,
     top: int = 5,
+    limits: dict | None = None,
 ) -> Comparison:
     """Analyse once, price under several rule sets (default: every built-in one), and list
     the ``top`` layers where they disagree most."""
     names = list(rules) if rules else _builtin_order()
     rulesets = [load_ruleset(name) for name in names]
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
-    ir = analyse_torch(load_source(path), model, _kwargs(kwargs), specs)
+    budget = make_budget(limits)
+    source = load_source(path, max_bytes=budget.max_file_bytes)
+    ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, budget=budget))
     return build_comparison(ir, price_all(ir, rulesets), top)
 
 

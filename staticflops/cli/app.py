@@ -1,7 +1,8 @@
 """The ``staticflops`` command: a thin layer over :func:`staticflops.analyze`.
 
 Exit status: 0 analysed (even with unknowns, which are listed), 1 the model could not be
-analysed (message on stderr), 2 usage error.
+analysed (message on stderr), 2 usage error, 3 internal error (a bug: please report it;
+``--debug`` shows the traceback).
 """
 
 from __future__ import annotations
@@ -32,6 +33,20 @@ class Format(str, Enum):
     markdown = "markdown"
 
 
+# Bounds on the interpreter (frontend/budget.py); None keeps the default.
+MaxSteps = Annotated[Optional[int], typer.Option("--max-steps", min=1, help="Interpreter step budget (default 2,000,000).")]
+MaxLoops = Annotated[Optional[int], typer.Option("--max-loop-iterations", min=1, help="Loop iterations in all (default 1,000,000).")]
+MaxDepth = Annotated[Optional[int], typer.Option("--max-depth", min=1, help="Nested calls (default 150).")]
+MaxFileBytes = Annotated[Optional[int], typer.Option("--max-file-bytes", min=1, help="Size of one analysed file (default 5,000,000).")]
+MaxImportDepth = Annotated[Optional[int], typer.Option("--max-import-depth", min=1, help="Project files importing each other in a chain (default 50).")]
+Debug = Annotated[bool, typer.Option("--debug", help="On an internal error, show the traceback.")]
+
+
+def _limits(steps, loops, depth, file_bytes, import_depth) -> dict:
+    return {"max_steps": steps, "max_loop_iterations": loops, "max_depth": depth, "max_file_bytes": file_bytes,
+            "max_import_depth": import_depth}
+
+
 @app.callback()
 def _root() -> None:
     """Keep subcommands explicit (``staticflops analyze ...``)."""
@@ -56,6 +71,12 @@ def analyze(
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, int8.")] = "float32",
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
+    max_steps: MaxSteps = None,
+    max_loop_iterations: MaxLoops = None,
+    max_depth: MaxDepth = None,
+    max_file_bytes: MaxFileBytes = None,
+    max_import_depth: MaxImportDepth = None,
+    debug: Debug = False,
 ) -> None:
     """Analyse one model file (or every model file of a folder) and print its cost per layer and in total."""
     from pathlib import Path
@@ -69,22 +90,18 @@ def analyze(
             options["batch"] = batch
         if dtype != "float32":
             options["dtype"] = dtype
+        limits = _limits(max_steps, max_loop_iterations, max_depth, max_file_bytes, max_import_depth)
+        if any(value is not None for value in limits.values()):
+            options["limits"] = limits
         _analyze_folder(paths, options, output_format, jobs, not no_cache)
         return
     path = paths[0]
     from staticflops.api import analyze as run
-    from staticflops.diagnostics import AnalysisError, UsageError
 
-    try:
-        report = run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, training=training,
-                     freeze=freeze or (), steps=steps, hardware=hardware, precision=precision, mfu=mfu, batch=batch,
-                     dtype=dtype)
-    except UsageError as error:
-        typer.echo(f"staticflops: error: {error}", err=True)
-        raise typer.Exit(2) from None
-    except AnalysisError as error:
-        typer.echo(f"{error.location}: error: {error.message}" if error.location else f"staticflops: error: {error.message}", err=True)
-        raise typer.Exit(1) from None
+    limits = _limits(max_steps, max_loop_iterations, max_depth, max_file_bytes, max_import_depth)
+    report = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules,
+                                  training=training, freeze=freeze or (), steps=steps, hardware=hardware,
+                                  precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits), debug, path)
     if output_format is Format.json:
         sys.stdout.write(report.to_json() + "\n")
     elif output_format is Format.markdown:
@@ -130,13 +147,14 @@ def check(
     exact: Annotated[bool, typer.Option("--exact", help="Raw integers instead of 8.18 GFLOPs.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
+    debug: Debug = False,
 ) -> None:
     """Check every configured model against its budget: exit 1 on any overrun."""
     from staticflops.project import run_check
     from staticflops.report.review_markdown import render_check_markdown
     from staticflops.report.review_text import render_check
 
-    result = _guarded(lambda: run_check(paths or [], config, not no_cache, jobs))
+    result = _guarded(lambda: run_check(paths or [], config, not no_cache, jobs), debug, config or "the configuration")
     if not result.models:
         typer.echo("staticflops check: no configured model reads the given files")
         return
@@ -154,13 +172,14 @@ def diff(
     exact: Annotated[bool, typer.Option("--exact", help="Raw integers instead of 8.18 GFLOPs.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
+    debug: Debug = False,
 ) -> None:
     """Each configured model at a git revision versus the working tree: totals and changed layers."""
     from staticflops.project import run_diff
     from staticflops.report.review_markdown import render_diff_markdown
     from staticflops.report.review_text import render_diff
 
-    result = _guarded(lambda: run_diff(base, paths or [], config, not no_cache, jobs))
+    result = _guarded(lambda: run_diff(base, paths or [], config, not no_cache, jobs), debug, config or "the configuration")
     _emit(result, output_format, render_diff, render_diff_markdown, exact)
 
 
@@ -173,12 +192,20 @@ def compare(
     rules: Annotated[Optional[list[str]], typer.Option("--rules", "-r", help="Rule sets to compare (default: every built-in one). Repeatable.")] = None,
     top: Annotated[int, typer.Option("--top", help="How many disagreeing layers to list.")] = 5,
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
+    max_steps: MaxSteps = None,
+    max_loop_iterations: MaxLoops = None,
+    max_depth: MaxDepth = None,
+    max_file_bytes: MaxFileBytes = None,
+    max_import_depth: MaxImportDepth = None,
+    debug: Debug = False,
 ) -> None:
     """One row per counting convention (FLOPs, MACs, params, what it counts), then the layers
     where the conventions disagree most."""
     from staticflops.api import compare as run
 
-    comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top))
+    limits = _limits(max_steps, max_loop_iterations, max_depth, max_file_bytes, max_import_depth)
+    comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top,
+                                      limits=limits), debug, path)
     if output_format is Format.json:
         sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
     elif output_format is Format.markdown:
@@ -216,8 +243,10 @@ def rules_validate(path: Annotated[str, typer.Argument(help="YAML rule file to c
     typer.echo(f"{path}: ok: rule set `{ruleset.name}`, {len(ruleset.rules)} rules, {len(ruleset.classes)} class rules")
 
 
-def _guarded(action):
-    """Run an API call; usage errors exit 2, analysis errors exit 1, both as one clear line."""
+def _guarded(action, debug: bool = False, subject: str | None = None):
+    """Run an API call; usage errors exit 2, analysis errors exit 1, both as one clear line;
+    anything else is our bug: a short request for a report, exit 3 (traceback with --debug)."""
+    from staticflops import __version__
     from staticflops.diagnostics import AnalysisError, UsageError
     try:
         return action()
@@ -227,6 +256,16 @@ def _guarded(action):
     except AnalysisError as error:
         typer.echo(f"{error.location}: error: {error.message}" if error.location else f"staticflops: error: {error.message}", err=True)
         raise typer.Exit(1) from None
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except Exception as error:  # noqa: BLE001 - the last line of defence against a traceback
+        if debug:
+            raise
+        where = f" while analysing {subject}" if subject else ""
+        typer.echo(f"staticflops: internal error{where}: {type(error).__name__}: {error}. This is a bug in "
+                   f"staticflops {__version__}; please report it with the file name and version "
+                   f"(--debug shows the traceback).", err=True)
+        raise typer.Exit(3) from None
 
 
 def _emit(result, output_format: Format, render_table, render_markdown, exact: bool) -> None:

@@ -57,9 +57,10 @@ class ProjectImports:
                 self.roots.append(top)
         self.modules: dict[Path, Namespace] = {}
         self.files_read = 0
+        self.depth = 0  # files being run, one importing the next
 
     # ---- finding files ----------------------------------------------------------------
-    def find(self, dotted: str, importer: Path | None) -> Namespace | None:
+    def find(self, dotted: str, importer: Path | None, node=None) -> Namespace | None:
         """The project module that ``dotted`` names from the file ``importer``, or None."""
         level = len(dotted) - len(dotted.lstrip("."))
         parts = [p for p in dotted[level:].split(".") if p]
@@ -75,7 +76,7 @@ class ProjectImports:
         for base in bases:
             path = _module_file(base, parts, self.files)
             if path is not None:
-                return self.load(path, dotted.lstrip(".") or base.name)
+                return self.load(path, dotted.lstrip(".") or base.name, node)
         return None
 
     # ---- loading -------------------------------------------------------------------------
@@ -83,7 +84,7 @@ class ProjectImports:
         """The analysed file itself: a sibling importing it gets the same module."""
         self.modules[path] = Namespace(name, scope.vars, loader=_no_loader)
 
-    def load(self, path: Path, name: str) -> Namespace:
+    def load(self, path: Path, name: str, node=None) -> Namespace:
         if path in self.modules:
             return self.modules[path]
         if path.name == "__init__.py":
@@ -93,23 +94,27 @@ class ProjectImports:
             return namespace
         namespace = Namespace(name, {}, loader=_no_loader)
         self.modules[path] = namespace  # before running: circular imports see a partial module
-        self.run(path, namespace)
+        self.run(path, namespace, node)
         return namespace
 
-    def run(self, path: Path, namespace: Namespace) -> None:
+    def run(self, path: Path, namespace: Namespace, node=None) -> None:
         interp = self.interp
-        source = load_source(path, _display(path), reader=self.files.reader)
+        if self.depth >= interp.budget.max_import_depth:
+            interp.budget.refuse(interp, f"imports nest over {interp.budget.max_import_depth} files deep (--max-import-depth)", node)
+        source = load_source(path, _display(path), reader=self.files.reader, max_bytes=interp.budget.max_file_bytes)
         self.files_read += 1
         scope = Scope()
         scope.vars = namespace.members
         scope.vars["__name__"] = namespace.name
         previous = interp.source
         interp.source = source
+        self.depth += 1
         try:
             interp.exec_block(source.module.body, scope)
         except AnalysisError:
             raise
         finally:
+            self.depth -= 1
             interp.source = previous
 
 

@@ -110,7 +110,7 @@ class Interpreter(Statements, Expressions):
         if known is not None:
             return known
         if self.project is not None:
-            found = self.project.find(dotted, self.source.origin if self.source else None)
+            found = self.project.find(dotted, self.source.origin if self.source else None, node)
             if found is not None:
                 return found
         return self.framework.import_module(self, dotted, node)
@@ -174,6 +174,8 @@ class Interpreter(Statements, Expressions):
             self.budget.refuse(self, "integer power too large", node)
         if op_class is cst.Multiply:
             self.budget.check_repeat(self, left, right, node)
+        if isinstance(left, Expr) or isinstance(right, Expr):
+            self.budget.check_expr(self, op_class.__name__, left, right, node)
         try:
             return _BINARY[op_class](left, right)
         except ZeroDivisionError:

@@ -31,9 +31,9 @@ _BUILDER_PREFIXES = ("build", "make", "create", "get", "model")
 
 
 def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
-                  batch: int | None = None, reader=None) -> ModelIR:
+                  batch: int | None = None, reader=None, budget=None) -> ModelIR:
     framework = KerasFramework(batch)
-    interp = Interpreter(framework)
+    interp = Interpreter(framework, budget)
     framework.install(interp)
     scope = start_main_file(interp, source, reader)
     interp.source = source

@@ -17,9 +17,9 @@ from staticflops.shapes import InputSpec
 
 
 def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
-                  freeze: tuple = (), reader=None) -> ModelIR:
+                  freeze: tuple = (), reader=None, budget=None) -> ModelIR:
     framework = TorchFramework()
-    interp = Interpreter(framework)
+    interp = Interpreter(framework, budget)
     framework.install(interp)
     scope = start_main_file(interp, source, reader)
     root, name, anchor = build_model(interp, source, scope, framework, model, kwargs)

@@ -11,9 +11,8 @@ import ast
 import libcst as cst
 
 from staticflops.diagnostics import AnalysisError, Location
+from staticflops.frontend.budget import MAX_FILE_BYTES
 from staticflops.frontend.positions import start_positions
-
-MAX_FILE_BYTES = 5_000_000
 
 
 @dataclass(eq=False)
@@ -40,14 +39,16 @@ def read_from_disk(path: str) -> bytes:
     return Path(path).read_bytes()
 
 
-def load_source(path: str | Path, display: str | None = None, reader: FileReader | None = None) -> SourceFile:
+def load_source(path: str | Path, display: str | None = None, reader: FileReader | None = None,
+                max_bytes: int = MAX_FILE_BYTES) -> SourceFile:
     name = display or str(path)
     try:
         raw = (reader or read_from_disk)(str(path))
     except OSError as error:
         raise AnalysisError(f"cannot read {name}: {error.strerror or error}", code="SF001") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise AnalysisError(f"{name} is {len(raw)} bytes, over the {MAX_FILE_BYTES}-byte limit", code="SF002")
+    if len(raw) > max_bytes:
+        raise AnalysisError(f"{name} is {len(raw):,} bytes, over the {max_bytes:,}-byte limit (--max-file-bytes)",
+                            Location(name, 1, 1), code="SF002")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

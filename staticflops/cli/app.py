@@ -7,17 +7,11 @@ analysed (message on stderr), 2 usage error, 3 internal error (a bug: please rep
 
 from __future__ import annotations
 
-import gc
 import sys
 from enum import Enum
 from typing import Annotated, Optional
 
-# One run allocates millions of small, long-lived objects (syntax trees, values, IR) and frees
-# them at exit: Python's default generation-0 threshold (700) spends a third of a cold run
-# rescanning them.  Collect rarely instead (measured in benchmarks/README.md).
-gc.set_threshold(100_000, 50, 100)
-
-import typer  # noqa: E402
+import typer
 
 # Plain help and usage errors: typer's rich formatting imports rich's tables and markdown
 # (~0.1 s, a third of `staticflops --help`); only our report tables need rich.

@@ -70,7 +70,8 @@ def analyze(
     dtype_bytes(dtype)  # a usage error before any work
     budget = make_budget(limits)
     ruleset = load_ruleset(rules)
-    source = load_source(path, reader=reader, max_bytes=budget.max_file_bytes)
+    # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
+    source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes))
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise UsageError("--batch must be a positive integer")
     if uses_keras(source):
@@ -169,7 +170,7 @@ def compare(
     rulesets = [load_ruleset(name) for name in names]
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
     budget = make_budget(limits)
-    source = load_source(path, max_bytes=budget.max_file_bytes)
+    source = _with_deep_stack(lambda: load_source(path, max_bytes=budget.max_file_bytes))
     ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, budget=budget))
     return build_comparison(ir, price_all(ir, rulesets), top)
 

@@ -106,7 +106,7 @@ def test_unknown_key_and_metric_name_the_line(tmp_path):
     with pytest.raises(ConfigError, match=r"staticflops.yaml:6:7: `models.0.budget`: unknown budget key 'flops'"):
         load_config(path)
     path.write_text("models:\n  - name: a\n    path: a.py\n    inputs: [1x3]\n    input_shape: 3\n")
-    with pytest.raises(ConfigError, match=r"staticflops.yaml:5:18: `models.0.input_shape`: Extra inputs"):
+    with pytest.raises(ConfigError, match=r"staticflops.yaml:5:18: `models.0.input_shape`: unknown key `input_shape`; did you mean `inputs`\?"):
         load_config(path)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from staticflops.diagnostics import AnalysisError
+from staticflops.diagnostics import AnalysisError, Location
 from staticflops.frontend.source import SourceFile, parse_source
 from staticflops.frontend.treewalk import names_in
 from staticflops.frontend.values import Class, Function, Instance, LazyValue, Unknown
@@ -56,7 +56,7 @@ def select_target(source: SourceFile, scope, framework, model: str | None):
             value = value.force()
         if value is None:
             raise AnalysisError(f"no class or function named `{model}` at the top level of {source.path}"
-                                + _listing(source, scope, framework), code="SF103")
+                                + _listing(source, scope, framework), _whole_file(source), code="SF103")
         if not isinstance(value, (Class, Function)):
             raise AnalysisError(f"`{model}` is not a class or a function", code="SF103")
         return value, model
@@ -70,9 +70,14 @@ def select_target(source: SourceFile, scope, framework, model: str | None):
         return classes[next(iter(classes))], next(iter(classes))
     if not classes and not builders:
         raise AnalysisError(f"{source.path} defines no nn.Module class or builder function; name one with --model",
-                            code="SF104")
+                            _whole_file(source), code="SF104")
     raise AnalysisError(f"{source.path} defines several models; choose one with --model" + _listing(source, scope, framework),
-                        code="SF105")
+                        _whole_file(source), code="SF105")
+
+
+def _whole_file(source: SourceFile) -> Location:
+    """Where a message about the file as a whole points: its first line."""
+    return Location(source.path, 1, 1)
 
 
 def candidates(source: SourceFile, scope, framework) -> tuple[dict, dict]:
@@ -92,12 +97,12 @@ def candidates(source: SourceFile, scope, framework) -> tuple[dict, dict]:
 
 def _listing(source, scope, framework) -> str:
     classes, builders = candidates(source, scope, framework)
-    lines = []
+    parts = []
     if classes:
-        lines.append("  model classes: " + ", ".join(classes))
+        parts.append("model classes: " + ", ".join(classes))
     if builders:
-        lines.append("  builder functions: " + ", ".join(builders))
-    return (":\n" + "\n".join(lines)) if lines else ""
+        parts.append("builder functions: " + ", ".join(builders))
+    return f" ({'; '.join(parts)})" if parts else ""  # one line: editors and CI annotations read one
 
 
 def convert_kwargs(interp, target, kwargs: dict, node) -> dict:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Callable
 
 import ast
+import re
 
 import libcst as cst
 
@@ -52,23 +53,63 @@ def load_source(path: str | Path, display: str | None = None, reader: FileReader
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise AnalysisError(f"{name} is not UTF-8 text ({error.reason} at byte {error.start})", code="SF003") from None
+        raise AnalysisError(f"not UTF-8 text: {error.reason} (byte 0x{raw[error.start]:02x})",
+                            _byte_location(name, raw, error.start), code="SF003") from None
+    if "\x00" in text:
+        raise AnalysisError("NUL byte in the source: not a Python text file", _byte_location(name, raw, raw.index(b"\0")),
+                            code="SF003")
     source = parse_source(text, name)
     # Imports are followed in the same file space: the filesystem, or the reader's keys.
     source.origin = Path(path) if reader is not None else Path(path).resolve()
     return source
 
 
+def _byte_location(name: str, raw: bytes, offset: int) -> Location:
+    """line:col of a byte offset, counting characters that decode before it on its line."""
+    start = raw.rfind(b"\n", 0, offset) + 1
+    column = len(raw[start:offset].decode("utf-8", errors="replace")) + 1
+    return Location(name, raw.count(b"\n", 0, offset) + 1, column)
+
+
+MAX_NESTING = 1_000  # brackets or unary operators inside each other; real code stays under ~20
+_UNARY_RUN = re.compile(r"(?:(?:[-+~]|\bnot\b)\s*){%d,}" % MAX_NESTING)
+
+
+def _refuse_deep_nesting(text: str, name: str) -> None:
+    """libcst's parser needs memory and time out of all proportion to nesting (30,000 nested
+    parentheses exhaust gigabytes): refuse such text before parsing, at the place it gets too deep.
+    Strings and comments are not skipped, so this over-counts only for text full of brackets."""
+    depth = line = 1
+    line_start = 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise AnalysisError(f"brackets nest over {MAX_NESTING} deep", Location(name, line, index - line_start + 1),
+                                    code="SF005")
+        elif char in ")]}":
+            depth = max(1, depth - 1)
+        elif char == "\n":
+            line, line_start = line + 1, index + 1
+    run = _UNARY_RUN.search(text)
+    if run:
+        where = Location(name, text.count("\n", 0, run.start()) + 1, run.start() - text.rfind("\n", 0, run.start()))
+        raise AnalysisError(f"over {MAX_NESTING} unary operators nest inside each other", where, code="SF005")
+
+
 def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
+    if not internal:
+        _refuse_deep_nesting(text, name)
     try:
         module = cst.parse_module(text)
+        if internal:  # our stub code reports the user's call site, so it needs no positions
+            return SourceFile(name, module, {}, internal)
+        positions = start_positions(module)
     except cst.ParserSyntaxError as error:
         raise _syntax_error(text, name, error) from None
     except RecursionError:
-        raise AnalysisError(f"{name} is nested too deeply to parse", code="SF005") from None
-    if internal:  # our stub code reports the user's call site, so it needs no positions
-        return SourceFile(name, module, {}, internal)
-    return SourceFile(name, module, start_positions(module), internal)
+        raise AnalysisError("the file nests too deeply to parse", Location(name, 1, 1), code="SF005") from None
+    return SourceFile(name, module, positions, internal)
 
 
 def _syntax_error(text: str, name: str, error: cst.ParserSyntaxError) -> AnalysisError:

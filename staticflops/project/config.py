@@ -5,6 +5,8 @@ Paths in the config are relative to the directory that holds it (the project roo
 
 from __future__ import annotations
 
+import difflib
+
 import re
 import sys
 from pathlib import Path
@@ -137,10 +139,13 @@ def load_config(path: Path) -> ProjectConfig:
     try:
         config = ProjectConfig.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
+        problems = error.errors()  # a typo'd key also leaves its field missing: name the typo
+        first = next((e for e in problems if e["type"] == "extra_forbidden"), problems[0])
         loc = tuple(part for part in first["loc"] if part not in ("function-after",))
         dotted = ".".join(str(part) for part in loc) or "(top level)"
         message = first["msg"].removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            message = _unknown_key_message(loc)
         raise ConfigError(f"`{dotted}`: {message}", locate(loc)) from None
     config._root = path.resolve().parent
     config._file = path.resolve()
@@ -155,6 +160,20 @@ def display_path(path: Path) -> Path:
         return path.resolve().relative_to(Path.cwd().resolve())
     except ValueError:
         return path
+
+
+def _unknown_key_message(loc: tuple) -> str:
+    """A typo'd key: name it and the closest valid key of the table it is in."""
+    table = ProjectConfig
+    for part in loc[:-1]:
+        if isinstance(part, str) and part in table.model_fields:
+            annotation = table.model_fields[part].annotation
+            inner = [a for a in getattr(annotation, "__args__", (annotation,)) if isinstance(a, type) and issubclass(a, BaseModel)]
+            table = inner[0] if inner else table
+    valid = list(table.model_fields)
+    close = difflib.get_close_matches(str(loc[-1]), valid, n=1, cutoff=0.5)
+    hint = f"did you mean `{close[0]}`?" if close else f"valid keys: {', '.join(valid)}"
+    return f"unknown key `{loc[-1]}`; {hint}"
 
 
 def _read(path: Path) -> str:

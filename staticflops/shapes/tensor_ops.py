@@ -62,9 +62,14 @@ def reshape(shape: Shape, new: list) -> Shape:
         for i, d in enumerate(new):
             if i != free[0]:
                 known = known * d
-        inferred = total / known if not isinstance(total, Expr) and not isinstance(known, Expr) else total / known
-        if isinstance(inferred, Expr) is False and getattr(inferred, "denominator", 1) != 1:
-            raise ShapeError(f"cannot reshape {format_shape(shape)} ({format_dim(total)} elements) into {_show(new)}")
+        if isinstance(total, int) and isinstance(known, int):  # exact: 40 elements never view as (-1, 7)
+            if known == 0 or total % known:
+                raise ShapeError(f"cannot reshape {format_shape(shape)} ({format_dim(total)} elements) into {_show(new)}")
+            inferred = total // known
+        else:
+            inferred = total / known
+            if isinstance(inferred, Expr) is False and getattr(inferred, "denominator", 1) != 1:
+                raise ShapeError(f"cannot reshape {format_shape(shape)} ({format_dim(total)} elements) into {_show(new)}")
         new = list(new)
         new[free[0]] = int(inferred) if not isinstance(inferred, Expr) else inferred
     elif not same(numel(tuple(new)), total):

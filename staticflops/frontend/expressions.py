@@ -13,7 +13,7 @@ from staticflops.frontend.values import Function, LazyValue, Tensor, Unknown, de
 class Expressions:
     """Mixed into :class:`Interpreter`: one ``_eval_<Node>`` method per expression kind."""
 
-    def eval(self, node, scope: Scope):
+    def evaluate_node(self, node, scope: Scope):
         handler = getattr(self, "_eval_" + type(node).__name__, None)
         if handler is None:
             return self.unknown(f"expression `{type(node).__name__}` is not interpreted", node)
@@ -38,7 +38,7 @@ class Expressions:
         return value
 
     def _eval_ConcatenatedString(self, node, scope):
-        left, right = self.eval(node.left, scope), self.eval(node.right, scope)
+        left, right = self.evaluate_node(node.left, scope), self.evaluate_node(node.right, scope)
         if isinstance(left, str) and isinstance(right, str):
             return left + right
         return left if isinstance(left, Unknown) else right
@@ -49,7 +49,7 @@ class Expressions:
             if isinstance(part, cst.FormattedStringText):
                 pieces.append(part.value)
             else:
-                value = self.eval(part.expression, scope)
+                value = self.evaluate_node(part.expression, scope)
                 if isinstance(value, Unknown):
                     return value
                 pieces.append(str(value))
@@ -74,7 +74,7 @@ class Expressions:
     def _elements(self, elements, scope) -> list:
         items = []
         for element in elements:
-            value = self.eval(element.value, scope)
+            value = self.evaluate_node(element.value, scope)
             if isinstance(element, cst.StarredElement):
                 items.extend(self.iterate(value, element))
             else:
@@ -85,23 +85,23 @@ class Expressions:
         result = {}
         for element in node.elements:
             if isinstance(element, cst.StarredDictElement):
-                value = self.eval(element.value, scope)
+                value = self.evaluate_node(element.value, scope)
                 if isinstance(value, dict):
                     result.update(value)
                 continue
-            key = self.eval(element.key, scope)
+            key = self.evaluate_node(element.key, scope)
             try:
-                result[key] = self.eval(element.value, scope)
+                result[key] = self.evaluate_node(element.value, scope)
             except TypeError:
                 return self.unknown("dictionary key cannot be used", element.key)
         return result
 
     def _eval_Attribute(self, node, scope):
-        receiver = self.eval(node.value, scope)
+        receiver = self.evaluate_node(node.value, scope)
         return self.get_attribute(receiver, node.attr.value, node)
 
     def _eval_Subscript(self, node, scope):
-        container = self.eval(node.value, scope)
+        container = self.evaluate_node(node.value, scope)
         key = self._subscript_key(node, scope)
         return self.get_item(container, key, node)
 
@@ -110,19 +110,19 @@ class Expressions:
         for element in node.slice:
             piece = element.slice
             if isinstance(piece, cst.Slice):
-                parts = [None if p is None else self.eval(p, scope) for p in (piece.lower, piece.upper, piece.step)]
+                parts = [None if p is None else self.evaluate_node(p, scope) for p in (piece.lower, piece.upper, piece.step)]
                 keys.append(slice(*parts))
             else:
-                keys.append(self.eval(piece.value, scope))
+                keys.append(self.evaluate_node(piece.value, scope))
         return keys[0] if len(keys) == 1 else tuple(keys)
 
     def _eval_BinaryOperation(self, node, scope):
-        left = self.eval(node.left, scope)
-        right = self.eval(node.right, scope)
+        left = self.evaluate_node(node.left, scope)
+        right = self.evaluate_node(node.right, scope)
         return self.binary(type(node.operator), left, right, node)
 
     def _eval_UnaryOperation(self, node, scope):
-        value = self.eval(node.expression, scope)
+        value = self.evaluate_node(node.expression, scope)
         op = type(node.operator)
         if op is cst.Not:
             truth = self.truth(value, node)
@@ -137,18 +137,18 @@ class Expressions:
             return self.unknown(f"unary operator on {describe(value)}", node)
 
     def _eval_BooleanOperation(self, node, scope):
-        left = self.eval(node.left, scope)
+        left = self.evaluate_node(node.left, scope)
         truth = self.truth(left, node.left)
         if isinstance(truth, Unknown):
             return truth
         if isinstance(node.operator, cst.And):
-            return self.eval(node.right, scope) if truth else left
-        return left if truth else self.eval(node.right, scope)
+            return self.evaluate_node(node.right, scope) if truth else left
+        return left if truth else self.evaluate_node(node.right, scope)
 
     def _eval_Comparison(self, node, scope):
-        left = self.eval(node.left, scope)
+        left = self.evaluate_node(node.left, scope)
         for target in node.comparisons:
-            right = self.eval(target.comparator, scope)
+            right = self.evaluate_node(target.comparator, scope)
             result = self.compare(type(target.operator), left, right, target)
             if isinstance(result, Unknown) or isinstance(result, Tensor) or not result:
                 return result
@@ -157,10 +157,10 @@ class Expressions:
 
     def _eval_IfExp(self, node, scope):
         truth = self.decide(node.test, scope)
-        return self.eval(node.body if truth else node.orelse, scope)
+        return self.evaluate_node(node.body if truth else node.orelse, scope)
 
     def _eval_NamedExpr(self, node, scope):
-        value = self.eval(node.value, scope)
+        value = self.evaluate_node(node.value, scope)
         self.assign(node.target, value, scope)
         return value
 
@@ -168,10 +168,10 @@ class Expressions:
         return Function("<lambda>", node, scope, self.source, self._defaults(node.params, scope))
 
     def _eval_Call(self, node, scope):
-        function = self.eval(node.func, scope)
+        function = self.evaluate_node(node.func, scope)
         args, kwargs = [], {}
         for arg in node.args:
-            value = self.eval(arg.value, scope)
+            value = self.evaluate_node(arg.value, scope)
             if arg.star == "*":
                 if isinstance(value, Unknown):
                     return value
@@ -191,7 +191,7 @@ class Expressions:
         inner = scope.child()
 
         def walk(clause):
-            for item in self.iterate(self.eval(clause.iter, inner), clause.iter):
+            for item in self.iterate(self.evaluate_node(clause.iter, inner), clause.iter):
                 self.budget.loop(self, clause)
                 self.assign(clause.target, item, inner)
                 if all(self.decide(condition.test, inner) for condition in clause.ifs):
@@ -204,7 +204,7 @@ class Expressions:
 
     def _eval_ListComp(self, node, scope):
         items: list = []
-        self._comprehension(node.for_in, scope, lambda s: items.append(self.eval(node.elt, s)))
+        self._comprehension(node.for_in, scope, lambda s: items.append(self.evaluate_node(node.elt, s)))
         return self.budget.container(self, items, node)
 
     def _eval_GeneratorExp(self, node, scope):
@@ -221,6 +221,6 @@ class Expressions:
         result: dict = {}
         self._comprehension(
             node.for_in, scope,
-            lambda s: result.__setitem__(self.eval(node.key, s), self.eval(node.value, s)),
+            lambda s: result.__setitem__(self.evaluate_node(node.key, s), self.evaluate_node(node.value, s)),
         )
         return result

@@ -220,7 +220,7 @@ class Interpreter(Statements, Expressions):
 
     def decide(self, test, scope) -> bool:
         """Truth of a condition; an unknown one is reported and taken as true."""
-        truth = self.truth(self.eval(test, scope), test)
+        truth = self.truth(self.evaluate_node(test, scope), test)
         if isinstance(truth, Unknown):
             self.unknown(f"condition could not be decided ({truth.reason}); assumed true", test)
             return True
@@ -410,7 +410,7 @@ class Interpreter(Statements, Expressions):
             self.bind_arguments(function, args, kwargs, scope, node)
             body = function.node.body
             if isinstance(function.node, cst.Lambda):
-                return self.eval(body, scope)
+                return self.evaluate_node(body, scope)
             try:
                 self.exec_statement(body, scope)
             except _Return as result:

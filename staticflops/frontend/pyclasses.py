@@ -124,7 +124,7 @@ def exec_enum_body(interp, cls: Class, body, scope) -> None:
                 counter[0] += 1
                 value = counter[0]
             else:
-                value = interp.deferred(lambda node=value_node: interp.eval(node, scope))
+                value = interp.deferred(lambda node=value_node: interp.evaluate_node(node, scope))
             member.attrs["value"] = member.attrs["_value_"] = value
             members[name] = member
         scope.vars[name] = member

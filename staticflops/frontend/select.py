@@ -40,7 +40,7 @@ def _evaluate_expression(interp, scope, text: str, kwargs: dict):
         raise AnalysisError("--model must be a single expression, e.g. 'resnet50(weights=None)'", code="SF103")
     node = body[0].body[0].value
     interp.source = expression
-    value = interp.eval(node, scope)
+    value = interp.evaluate_node(node, scope)
     if isinstance(value, (Class, Function)):
         value = interp.call(value, [], convert_kwargs(interp, value, kwargs, node), node)
     elif kwargs:
@@ -127,7 +127,7 @@ def convert_kwargs(interp, target, kwargs: dict, node) -> dict:
         if annotation is not None:
             previous, interp.source = interp.source, function.source
             try:
-                cls = interp.eval(annotation.annotation, function.scope)
+                cls = interp.evaluate_node(annotation.annotation, function.scope)
             finally:
                 interp.source = previous
         if isinstance(cls, Class) and "__dataclass_fields__" in cls.namespace:

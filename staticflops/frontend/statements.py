@@ -60,7 +60,7 @@ class Statements:
         self.exec_block(node.body, scope)
 
     def _exec_Expr(self, node, scope):
-        self.eval(node.value, scope)
+        self.evaluate_node(node.value, scope)
 
     def _exec_Pass(self, node, scope):
         pass
@@ -86,7 +86,7 @@ class Statements:
         raise _Continue()
 
     def _exec_Return(self, node, scope):
-        raise _Return(None if node.value is None else self.eval(node.value, scope))
+        raise _Return(None if node.value is None else self.evaluate_node(node.value, scope))
 
     def _exec_Raise(self, node, scope):
         # Reaching a `raise` means the model's own checks reject the arguments.
@@ -94,13 +94,13 @@ class Statements:
         if node.exc is not None:
             exc = node.exc
             if isinstance(exc, cst.Call) and exc.args:
-                message = self.eval(exc.args[0].value, scope)
+                message = self.evaluate_node(exc.args[0].value, scope)
                 if isinstance(message, str):
                     detail = f": {message}"
         raise self.fail(f"the model raises an error here{detail}", node, code="SF111")
 
     def _exec_Assign(self, node, scope):
-        value = self.eval(node.value, scope)
+        value = self.evaluate_node(node.value, scope)
         for target in node.targets:
             self.assign(target.target, value, scope)
 
@@ -108,12 +108,12 @@ class Statements:
         if scope.is_class and isinstance(node.target, cst.Name) and "__annotations__" in scope.vars:
             scope.vars["__annotations__"][node.target.value] = node.annotation
         if node.value is not None:
-            self.assign(node.target, self.eval(node.value, scope), scope)
+            self.assign(node.target, self.evaluate_node(node.value, scope), scope)
 
     def _exec_AugAssign(self, node, scope):
-        current = self.eval(node.target, scope)
+        current = self.evaluate_node(node.target, scope)
         operation = _AUGMENTED[type(node.operator)]
-        value = self.binary(operation, current, self.eval(node.value, scope), node)
+        value = self.binary(operation, current, self.evaluate_node(node.value, scope), node)
         self.assign(node.target, value, scope)
 
     def _exec_If(self, node, scope):
@@ -128,7 +128,7 @@ class Statements:
                 self.exec_statement(orelse.body, scope)
 
     def _exec_For(self, node, scope):
-        iterable = self.eval(node.iter, scope)
+        iterable = self.evaluate_node(node.iter, scope)
         broke = False
         for item in self.iterate(iterable, node.iter):
             self.budget.loop(self, node)
@@ -157,7 +157,7 @@ class Statements:
 
     def _exec_With(self, node, scope):
         for item in node.items:
-            value = self.eval(item.item, scope)
+            value = self.evaluate_node(item.item, scope)
             if item.asname is not None:
                 self.assign(item.asname.name, value, scope)
         self.exec_statement(node.body, scope)
@@ -187,7 +187,7 @@ class Statements:
         defaults = {}
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             if param.default is not None:
-                defaults[param.name.value] = self.eval(param.default, scope)
+                defaults[param.name.value] = self.evaluate_node(param.default, scope)
         return defaults
 
     def _exec_ClassDef(self, node, scope):
@@ -195,7 +195,7 @@ class Statements:
         for arg in node.bases:
             # Reported only if the class is used: a file may define classes on top of
             # third-party ones (PIL's ImageDraw) next to the layers a model needs.
-            base, reports = self.quietly(lambda arg=arg: self.eval(arg.value, scope))
+            base, reports = self.quietly(lambda arg=arg: self.evaluate_node(arg.value, scope))
             held += reports
             if isinstance(base, Class):
                 bases.append(base)
@@ -224,7 +224,7 @@ class Statements:
             expression = decorator.decorator
             name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression)
             if name.rsplit(".", 1)[-1] == "dataclass":  # other class decorators only register or document
-                cls = self.call(self.eval(expression, scope), [cls], {}, decorator)
+                cls = self.call(self.evaluate_node(expression, scope), [cls], {}, decorator)
         scope.assign(node.name.value, cls)
 
     def _exec_Import(self, node, scope):
@@ -257,10 +257,10 @@ class Statements:
         if isinstance(target, cst.Name):
             scope.assign(target.value, value)
         elif isinstance(target, cst.Attribute):
-            receiver = self.eval(target.value, scope)
+            receiver = self.evaluate_node(target.value, scope)
             self.set_attribute(receiver, target.attr.value, value, target)
         elif isinstance(target, cst.Subscript):
-            container = self.eval(target.value, scope)
+            container = self.evaluate_node(target.value, scope)
             key = self._subscript_key(target, scope)
             self.set_item(container, key, value, target)
         elif isinstance(target, (cst.Tuple, cst.List)):

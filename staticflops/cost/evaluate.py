@@ -15,12 +15,10 @@ from staticflops.rulesets import FormulaError, RuleSet
 from staticflops.shapes import numel
 
 
-@dataclass
-class OpCost:
-    op: OpCall
-    flops: object = 0
-    macs: object = 0
-    known: bool = True
+@dataclass(kw_only=True)
+class Amounts:
+    """Backward and memory amounts an op has and a whole model sums."""
+
     input_grad: object = 0  # backward FLOPs, filled only for training (state_grad included)
     weight_grad: object = 0
     skipped_input_grad: object = 0  # what an input gradient would have cost had it been needed
@@ -35,6 +33,14 @@ class OpCost:
     @property
     def backward(self):
         return self.input_grad + self.weight_grad
+
+
+@dataclass
+class OpCost(Amounts):
+    op: OpCall
+    flops: object = 0
+    macs: object = 0
+    known: bool = True
 
 
 @dataclass
@@ -54,7 +60,7 @@ class LayerCost:
 
 
 @dataclass
-class CostResult:
+class CostResult(Amounts):
     ops: list
     layers: list  # LayerCost, pre-order
     flops: object
@@ -63,18 +69,6 @@ class CostResult:
     trainable_params: object
     unknowns: list  # (Location, str)
     training: bool = False
-    input_grad: object = 0
-    weight_grad: object = 0
-    skipped_input_grad: object = 0
-    skipped_weight_grad: object = 0
-    mem_read: object = 0  # elements, like OpCost's
-    mem_write: object = 0
-    activation: object = 0
-    saved: object = 0
-
-    @property
-    def backward(self):
-        return self.input_grad + self.weight_grad
 
     @property
     def complete(self) -> bool:

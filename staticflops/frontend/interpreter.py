@@ -55,6 +55,7 @@ class Interpreter(Statements, Expressions):
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
         self.anchor: Location | None = None  # user call site while our stub code runs
         self.literals: dict = {}  # syntax node -> its constant value
+        self._signatures: dict = {}  # signature text -> Function (see signature())
         self.project = None  # ProjectImports: the analysed project's other files
 
     # ---- reporting -------------------------------------------------------------
@@ -395,6 +396,15 @@ class Interpreter(Statements, Expressions):
         except (TypeError, KeyError, IndexError, ValueError, AttributeError) as error:
             # A call shape we do not model (odd arguments): unknown, never a crash.
             return self.unknown(f"`{builtin.name}` called in a way that is not modelled ({error})", node)
+
+    def signature(self, text: str) -> Function:
+        """A framework class's constructor signature (``"in_features, out_features, bias=True"``)
+        as a Function to bind arguments with; parsed once, defaults evaluated by us."""
+        cached = self._signatures.get(text)
+        if cached is None:
+            fn_node = cst.parse_module(f"def _({text}): pass\n").body[0]
+            cached = self._signatures[text] = Function("_", fn_node, Scope(), None, self._defaults(fn_node.params, Scope()))
+        return cached
 
     def current_method(self):
         return self.frames[-1] if self.frames else None

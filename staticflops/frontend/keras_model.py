@@ -23,7 +23,7 @@ from staticflops.frontend.select import _names_used_outside_own_definition as _n
 from staticflops.frontend.select import _needs_no_arguments, _used_elsewhere
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.tracer import Tracer
-from staticflops.frontend.values import Class, Function, Instance, Unknown
+from staticflops.frontend.values import Class, Function, Instance, Unknown, named_modules
 from staticflops.ir import LayerNode, ModelIR, ParamDecl
 from staticflops.shapes import InputSpec, parse_input_spec
 
@@ -43,7 +43,7 @@ def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     tensors = [KerasTensor(spec.shape, spec.dtype) for spec in specs]
     argument = tensors[0] if len(tensors) == 1 else tensors
     result = interp.call(root, [argument], {}, anchor)
-    paths = {id(layer): path for path, layer in _named_layers(root)}
+    paths = {id(layer): path for path, layer in named_modules(root)}
     return ModelIR(
         name=name, framework="keras", file=source.path,
         root=_layer_tree(root, "", paths, framework.tracer, False),
@@ -60,7 +60,7 @@ def _select_model(interp, source, scope, framework, model: str | None, kwargs: d
                                 code="SF103")
         return _materialise(interp, source, framework, value, model, kwargs)
     models = {n: v for n, v in scope.vars.items() if is_layer(v) and v.cls.is_subclass_of(framework.engine.model_class)}
-    nested = {id(child) for v in models.values() for _, child in _named_layers(v) if child is not v}
+    nested = {id(child) for v in models.values() for _, child in named_modules(v) if child is not v}
     outermost = [n for n, v in models.items() if id(v) not in nested]
     if len(outermost) == 1:
         return models[outermost[0]], outermost[0], _definition_node(source, outermost[0])
@@ -112,17 +112,6 @@ def _declared_inputs(root: Instance, name: str) -> list[InputSpec]:
         raise AnalysisError(f"`{name}` declares no input shape (no Input(shape=...), InputLayer or input_shape=); "
                             f"pass one with --input, e.g. --input 1x32x32x3", code="SF102")
     return [InputSpec(tuple(shape), "float32") for shape in declared]
-
-
-def _named_layers(layer: Instance, prefix: str = "", seen=None):
-    seen = set() if seen is None else seen
-    if id(layer) in seen:
-        return
-    seen.add(id(layer))
-    yield prefix, layer
-    for name, child in layer.module.children.items():
-        if child is not None:
-            yield from _named_layers(child, f"{prefix}.{name}" if prefix else name, seen)
 
 
 def _layer_tree(layer: Instance, path: str, paths: dict, tracer, frozen_above: bool) -> LayerNode:

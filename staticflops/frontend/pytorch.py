@@ -8,10 +8,10 @@ from staticflops.diagnostics import AnalysisError, Location
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.torch.framework import TorchFramework
-from staticflops.frontend.torch.modules import is_module, layer_parameters, named_modules
+from staticflops.frontend.torch.modules import is_module, layer_parameters
 from staticflops.frontend.imports import start_main_file
 from staticflops.frontend.select import build_model
-from staticflops.frontend.values import Class, Instance, Tensor, Unknown, describe
+from staticflops.frontend.values import Class, Instance, Tensor, Unknown, describe, named_modules
 from staticflops.ir import LayerNode, ModelIR, OpCall, ParamDecl
 from staticflops.shapes import InputSpec
 

@@ -256,3 +256,15 @@ def describe(value) -> str:
 def show(value) -> str:
     text = repr(value) if not isinstance(value, Expr) else str(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def named_modules(module: "Instance", prefix: str = "", seen=None):
+    """(dotted path, module) for a module tree, each module once (shared ones at their first path)."""
+    seen = set() if seen is None else seen
+    if id(module) in seen:
+        return
+    seen.add(id(module))
+    yield prefix, module
+    for name, child in module.module.children.items():
+        if child is not None:
+            yield from named_modules(child, f"{prefix}.{name}" if prefix else name, seen)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import libcst as cst
 
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.keras.graph import KerasTensor, adopt, graph_nodes, replay, tensors_in
@@ -59,7 +58,6 @@ class KerasEngine:
         self.framework = framework
         self.interp = interp
         self._names: dict = {}
-        self._signatures: dict = {}
         self.layer_class = Class("Layer", (framework.object_class,), self._methods("Layer", {
             "__init__": self._layer_init, "__setattr__": self._setattr, "__call__": self._call,
             "call": self._missing_call, "build": _none, "add_weight": self._add_weight,
@@ -432,10 +430,7 @@ class KerasEngine:
 
     # ---- built-in layers -----------------------------------------------------------------
     def _signature(self, text: str) -> Function:
-        if text not in self._signatures:
-            fn_node = cst.parse_module(f"def _(self, {text}): pass\n").body[0]
-            self._signatures[text] = Function("_", fn_node, Scope(), None, self.interp._defaults(fn_node.params, Scope()))
-        return self._signatures[text]
+        return self.interp.signature(f"self, {text}")
 
     def _builtin_class(self, name: str, spec: KerasLayerSpec) -> Class:
         engine = self

@@ -3,12 +3,13 @@ framework layers as classes whose ``forward`` runs shape inference and records a
 
 from __future__ import annotations
 
-import libcst as cst
 
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.torch import replay
 from staticflops.frontend.tracer import TracedOp
-from staticflops.frontend.values import Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown
+from staticflops.frontend.values import (
+    Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown, named_modules,
+)
 from staticflops.frontend.torch.layers import CALL_DEFAULTS, LAYERS, LayerSpec, has_parameters, normalise, parameter_shapes
 from staticflops.shapes import format_shape
 from staticflops.shapes.layers import infer
@@ -87,15 +88,6 @@ def _getattr_fallback(interp, module, name, node):
     return interp.unknown(f"{module.cls.name} has no attribute `{name}`", node)
 
 
-def named_modules(module, prefix: str = "", seen=None):
-    seen = set() if seen is None else seen
-    if id(module) in seen:
-        return
-    seen.add(id(module))
-    yield prefix, module
-    for name, child in module.module.children.items():
-        if child is not None:
-            yield from named_modules(child, f"{prefix}.{name}" if prefix else name, seen)
 
 
 def layer_parameters(module) -> dict:
@@ -337,17 +329,10 @@ class LayerFactory:
     def __init__(self, interp, module_class: Class):
         self.interp = interp
         self.module_class = module_class
-        self._signatures: dict = {}
         self.classes = {name: self._make(name, spec) for name, spec in LAYERS.items()}
 
     def signature(self, text: str) -> Function:
-        if text not in self._signatures:
-            tree = cst.parse_module(f"def _({text}): pass\n")
-            fn_node = tree.body[0]
-            from staticflops.frontend.scope import Scope
-            defaults = self.interp._defaults(fn_node.params, Scope())
-            self._signatures[text] = Function("_", fn_node, Scope(), None, defaults)
-        return self._signatures[text]
+        return self.interp.signature(text)
 
     def _make(self, name: str, spec: LayerSpec) -> Class:
         factory = self

@@ -19,6 +19,13 @@ def _field_names(node_type: type) -> tuple:
     return tuple(f.name for f in fields(node_type))
 
 
+@lru_cache(maxsize=None)
+def _is_node_type(value_type: type) -> bool:
+    # ``isinstance(x, cst.CSTNode)`` goes through ABCMeta, whose first negative answer for a
+    # type walks every one of CSTNode's ~200 subclasses: 0.05 s of a cold ResNet-50 run.
+    return cst.CSTNode in value_type.__mro__
+
+
 def names_in(node: cst.CSTNode, skip: tuple = ()):
     """Every ``Name`` node under ``node`` (itself included), not entering node types in ``skip``."""
     stack = [node]
@@ -31,7 +38,7 @@ def names_in(node: cst.CSTNode, skip: tuple = ()):
             continue
         for name in _field_names(type(current)):
             value = getattr(current, name)
-            if isinstance(value, cst.CSTNode):
+            if _is_node_type(type(value)):
                 stack.append(value)
             elif isinstance(value, (list, tuple)):
-                stack.extend(item for item in value if isinstance(item, cst.CSTNode))
+                stack.extend(item for item in value if _is_node_type(type(item)))

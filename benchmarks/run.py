@@ -37,21 +37,16 @@ SAMPLE = ROOT / "samples" / "resnet50.py"
 GPT_SAMPLE = ROOT / "samples" / "transformer.py"
 FOLDER_SAMPLES = (ROOT / "samples" / "resnet50.py", ROOT / "samples" / "mobilenet_v2.py")  # both 1x3x224x224
 
-# Each child reports its own peak RSS (KiB on Linux) on its last stderr line.
-_PEAK = "import resource, sys; print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
 
 
 def _cli(*args: str) -> str:
-    """A child that runs the CLI as `staticflops ARGS` and then reports its peak memory."""
+    """A child that runs the console script's entry point as `staticflops ARGS` (it ends the
+    process itself, with os._exit, as the installed command does)."""
     return f"""
 import sys
 sys.argv = ['staticflops', *{list(args)!r}]
 from staticflops.cli.app import main
-try:
-    main()
-except SystemExit:
-    pass
-{_PEAK}
+main()
 """
 
 
@@ -61,10 +56,7 @@ def _gpt(layers: int, width: int) -> str:
     return _cli("analyze", str(GPT_SAMPLE), "--input", "1x2048:int64", "--format", "json", "--kwargs", kwargs)
 
 
-IMPORT_TORCH = f"""
-import torch
-{_PEAK}
-"""
+IMPORT_TORCH = "import torch"
 
 RUN_TORCH = f"""
 import importlib.util, torch
@@ -76,7 +68,6 @@ model = module.ResNet50().eval()
 with torch.no_grad(), FlopCounterMode(display=False) as counter:
     model(torch.randn(1, 3, 224, 224))
 assert counter.get_total_flops() == 8178368512
-{_PEAK}
 """
 
 
@@ -87,19 +78,24 @@ def _env() -> dict:
 
 
 def measure(python: str, code: str, repeat: int, cwd: Path = ROOT) -> tuple[float, float]:
-    """(median seconds, peak MiB) over ``repeat`` fresh processes, after one untimed warm-up."""
+    """(median seconds, peak MiB) over ``repeat`` fresh processes, after one untimed warm-up.
+    Peak memory is the child's own maximum resident set, as the kernel reports it to ``wait4``."""
     times, peaks = [], []
     for attempt in range(repeat + 1):
         start = time.perf_counter()
-        result = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd=cwd, env=_env())
+        child = subprocess.Popen([python, "-c", code], cwd=cwd, env=_env(), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - start
-        if result.returncode != 0:
-            raise RuntimeError(result.stderr[-2000:])
+        errors = child.stderr.read().decode(errors="replace")
+        child.stderr.close()
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            raise RuntimeError(errors[-2000:])
         if attempt == 0:
             continue
         times.append(elapsed)
-        peak_line = [line for line in result.stderr.splitlines() if line.startswith("PEAK")][-1]
-        peaks.append(int(peak_line.split()[1]) / 1024)
+        peaks.append(usage.ru_maxrss / 1024)  # KiB on Linux
     return statistics.median(times), max(peaks)
 
 

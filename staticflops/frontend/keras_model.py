@@ -64,7 +64,7 @@ def _select_model(interp, source, scope, framework, model: str | None, kwargs: d
     outermost = [n for n, v in models.items() if id(v) not in nested]
     if len(outermost) == 1:
         return models[outermost[0]], outermost[0], _definition_node(source, outermost[0])
-    used = _names_used_outside_own_class(source.module)
+    used = _names_used_outside_own_class(source, {n for n, v in scope.vars.items() if isinstance(v, (Class, Function))})
     classes = [n for n, v in scope.vars.items() if isinstance(v, Class) and v.is_subclass_of(framework.engine.model_class)
                and v.location and v.location.path == source.path and _needs_no_arguments(v) and not _used_elsewhere(n, used)]
     builders = [n for n, v in scope.vars.items() if isinstance(v, Function) and v.source is source

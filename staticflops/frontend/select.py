@@ -82,17 +82,18 @@ def _whole_file(source: SourceFile) -> Location:
 
 def candidates(source: SourceFile, scope, framework) -> tuple[dict, dict]:
     """Top-level model classes and builder functions of this file that nothing else in it uses."""
-    used = _names_used_outside_own_definition(source.module)
     classes, builders = {}, {}
     for name, value in scope.vars.items():
-        if isinstance(value, LazyValue) or _used_elsewhere(name, used):
+        if isinstance(value, LazyValue):
             continue
         if (isinstance(value, Class) and value.is_subclass_of(framework.module_class) and value.location
                 and value.location.path == source.path):
             classes[name] = value
         elif isinstance(value, Function) and value.source is source and not name.startswith("_") and name != "main":
             builders[name] = value
-    return classes, builders
+    used = _names_used_outside_own_definition(source, {*classes, *builders})
+    return ({name: value for name, value in classes.items() if not _used_elsewhere(name, used)},
+            {name: value for name, value in builders.items() if not _used_elsewhere(name, used)})
 
 
 def _listing(source, scope, framework) -> str:
@@ -144,15 +145,29 @@ def definition_node(source: SourceFile, name: str):
     return None
 
 
-def _names_used_outside_own_definition(module: cst.Module) -> dict:
-    """Map: name -> set of top-level definitions (other than itself) that mention it."""
+def _names_used_outside_own_definition(source: SourceFile, wanted: set) -> dict:
+    """Map: each name of ``wanted`` -> the top-level definitions (other than itself) that mention it."""
     used: dict = {}
-    for statement in module.body:
+    body = source.module.body
+    starts = [source.positions.get(statement, (None,))[0] for statement in body] + [None]
+    lines = source.text.splitlines(keepends=True)
+    for index, statement in enumerate(body):
         owner = statement.name.value if isinstance(statement, (cst.ClassDef, cst.FunctionDef)) else "<module>"
         if isinstance(statement, cst.If):  # `if __name__ == "__main__":` demos use the model
             continue
+        others = wanted - {owner}
+        if not others:
+            continue
+        # A statement whose text names none of them needs no walk: a 20,000-line class body
+        # holding the only model is skipped instead of visiting its 500,000 nodes.
+        first, after = starts[index], starts[index + 1]
+        if lines and first and (after or index + 1 == len(body)):
+            segment = "".join(lines[first - 1:(after - 1) if after else None])
+            if not any(name in segment for name in others):
+                continue
         for name in names_in(statement, skip=(cst.Decorator,)):  # `@register_model()` does not make a builder a helper
-            used.setdefault(name.value, set()).add(owner)
+            if name.value in wanted:
+                used.setdefault(name.value, set()).add(owner)
     return used
 
 

@@ -23,6 +23,7 @@ class SourceFile:
     positions: dict = field(repr=False)  # node -> (line, zero-based column) where it starts
     internal: bool = False  # our own stub source: report the user's call site instead
     origin: Path | None = None  # the file on disk, for following its imports
+    text: str = field(default="", repr=False)  # what was parsed
 
     def location(self, node: cst.CSTNode | None) -> Location:
         position = self.positions.get(node) if node is not None else None
@@ -103,13 +104,13 @@ def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
     try:
         module = cst.parse_module(text)
         if internal:  # our stub code reports the user's call site, so it needs no positions
-            return SourceFile(name, module, {}, internal)
+            return SourceFile(name, module, {}, internal, text=text)
         positions = start_positions(module)
     except cst.ParserSyntaxError as error:
         raise _syntax_error(text, name, error) from None
     except RecursionError:
         raise AnalysisError("the file nests too deeply to parse", Location(name, 1, 1), code="SF005") from None
-    return SourceFile(name, module, positions, internal)
+    return SourceFile(name, module, positions, internal, text=text)
 
 
 def _syntax_error(text: str, name: str, error: cst.ParserSyntaxError) -> AnalysisError:

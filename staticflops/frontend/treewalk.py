@@ -27,18 +27,21 @@ def _is_node_type(value_type: type) -> bool:
 
 
 def names_in(node: cst.CSTNode, skip: tuple = ()):
-    """Every ``Name`` node under ``node`` (itself included), not entering node types in ``skip``."""
+    """Every ``Name`` node under ``node`` (itself included), not entering node types in ``skip``
+    (exact types: libcst's concrete node classes have no subclasses)."""
     stack = [node]
+    name_type, skip = cst.Name, frozenset(skip)
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Name):
+        kind = type(current)
+        if kind is name_type:
             yield current
             continue
-        if skip and isinstance(current, skip):
+        if kind in skip:
             continue
-        for name in _field_names(type(current)):
+        for name in _field_names(kind):
             value = getattr(current, name)
             if _is_node_type(type(value)):
                 stack.append(value)
-            elif isinstance(value, (list, tuple)):
+            elif type(value) in (list, tuple):
                 stack.extend(item for item in value if _is_node_type(type(item)))

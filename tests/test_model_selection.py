@@ -1,0 +1,47 @@
+"""Which top-level definition is the model when --model is not given: a class or builder that
+no other top-level definition mentions (helpers and blocks are used by the model)."""
+
+import pytest
+
+import staticflops
+
+HEADER = "import torch\nfrom torch import nn\n\n\n"
+
+NET = '''class Net(nn.Module):
+    """A helper would be named in another definition; this docstring's "Block" is not a use."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+'''
+
+
+def _analyze(tmp_path, text):
+    path = tmp_path / "model.py"
+    path.write_text(HEADER + text)
+    return staticflops.analyze(path, inputs=["1x4"])
+
+
+def test_builder_that_uses_the_class_is_the_model(tmp_path):
+    report = _analyze(tmp_path, NET + "\n\ndef build():\n    return Net()\n")
+    assert report.model == "build"
+    assert report.totals.macs == 16  # Linear(4, 4) on 1x4: 4*4
+
+
+def test_block_used_by_the_model_class_is_not_a_candidate(tmp_path):
+    block = "class Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x):\n        return self.fc(x)\n\n\n"
+    wrapper = ("class Wrapper(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+               "        self.a = Block()\n        self.b = Block()\n\n    def forward(self, x):\n        return self.b(self.a(x))\n")
+    report = _analyze(tmp_path, block + wrapper)
+    assert report.model == "Wrapper"
+    assert report.totals.macs == 32  # two Linear(4, 4) on 1x4: 2 * 4*4
+
+
+def test_a_name_only_inside_a_string_is_not_a_use(tmp_path):
+    other = NET.replace("class Net", "class Block").replace('"Block"', '"Net"')
+    with pytest.raises(staticflops.AnalysisError) as error:
+        _analyze(tmp_path, NET + "\n\n" + other)
+    assert "several models" in error.value.message and "Net, Block" in error.value.message

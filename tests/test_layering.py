@@ -10,7 +10,7 @@ PACKAGE = Path(staticflops.__file__).resolve().parent
 # stage -> the internal stages it may import (besides itself)
 ALLOWED = {
     "diagnostics": set(),
-    "limits": set(),  # the budgets' names and defaults, shared by the interpreter, config and flags
+    "limits": {"diagnostics"},  # the budgets' names and defaults, shared by the interpreter, config and flags
     "shapes": {"diagnostics"},
     "ir": {"diagnostics", "shapes"},
     "frontend": {"diagnostics", "limits", "shapes", "ir"},

@@ -217,6 +217,9 @@ def test_config_limit_typo_names_the_closest_limit(tmp_path):
     assert result.returncode == 1
     assert "unknown limit 'max_stepz'; did you mean 'max_steps'?" in result.stderr
     assert "Traceback" not in result.stderr
+    pyproject.write_text(pyproject.read_text().replace("max_stepz = 12", "max_steps = 0"))
+    result = cli("check", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (1, "staticflops: error: limit `max_steps` must be a positive integer, got 0\n")
 
 
 def test_diff_takes_the_budget_flags(tmp_path):

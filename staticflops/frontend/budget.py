@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from staticflops.diagnostics import BudgetExceeded, UsageError
-from staticflops.limits import DEFAULT_LIMITS, LIMIT_NAMES
+from staticflops.diagnostics import BudgetExceeded
+from staticflops.limits import DEFAULT_LIMITS, LIMIT_NAMES, checked_limits  # noqa: F401  (LIMIT_NAMES: its old home)
 
 MAX_FILE_BYTES = DEFAULT_LIMITS["max_file_bytes"]
 
@@ -118,10 +118,4 @@ def _terms(value) -> int:
 
 def make_budget(limits: dict | None) -> Budget:
     """A fresh budget with the caller's overrides (``{"max_steps": 10_000_000}``)."""
-    limits = {k: v for k, v in (limits or {}).items() if v is not None}
-    for name, value in limits.items():
-        if name not in LIMIT_NAMES:
-            raise UsageError(f"unknown limit `{name}`; known: {', '.join(LIMIT_NAMES)}")
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise UsageError(f"limit `{name}` must be a positive integer, got {value!r}")
-    return Budget(**limits)
+    return Budget(**checked_limits(limits))

@@ -38,10 +38,10 @@ def run_diff(base: str, paths: list[str] = (), config_path: str | None = None, u
 
 
 def _config(config_path: str | None, limits: dict | None = None):
-    from staticflops.api import make_budget
+    from staticflops.limits import checked_limits
     from staticflops.project.config import find_config, load_config
 
     config = load_config(Path(config_path) if config_path else find_config(Path.cwd()))
-    config.limits = {**config.limits, **{k: v for k, v in (limits or {}).items() if v is not None}}
-    make_budget(config.limits)  # a wrong name or value: one usage error before any analysis
+    # flags over the config; a wrong name or value: one usage error before any analysis
+    config.limits = checked_limits({**config.limits, **checked_limits(limits)})
     return config

@@ -345,3 +345,16 @@ def test_config_alias_bomb_is_refused_with_its_location(tmp_path):
     result = cli("check", cwd=tmp_path)
     assert result.returncode == 1
     assert "staticflops.yaml:" in result.stderr and "expands to over 200,000 YAML nodes" in result.stderr
+
+
+def test_keras_constructor_budget_hit_lists_the_layers_built(tmp_path):
+    # Keras layers get their weights on the first call, so a constructor-only result lists the
+    # layer with its parameters unknown (reported, never a silent zero).
+    path = write(tmp_path, "import keras\nfrom keras import layers\n\n\nclass Net(keras.Model):\n"
+                           "    def __init__(self):\n        super().__init__()\n        self.a = layers.Dense(16)\n"
+                           "        while True:\n            pass\n        self.b = layers.Dense(4)\n\n"
+                           "    def call(self, x):\n        return self.b(self.a(x))\n")
+    report = staticflops.analyze(path, inputs=["2x8"], limits={"max_loop_iterations": 50})
+    assert report.partial and report.stopped.location == f"{path}:9:9"
+    assert [row.name for row in report.layers] == ["a"]
+    assert report.unknown and report.unknown[0].location == f"{path}:8:18"

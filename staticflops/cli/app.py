@@ -96,7 +96,8 @@ def analyze(
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
-    """Analyse one model file (or every model file of a folder) and print its cost per layer and in total."""
+    """Analyse one model file (or every model file of a folder) and print its cost per layer and in total.
+    A --max-* budget hit prints the partial report (marked PARTIAL, a lower bound) and exits 1."""
     from pathlib import Path
 
     if len(paths) > 1 or Path(paths[0]).is_dir():

@@ -37,16 +37,22 @@ def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     framework.install(interp)
     scope = start_main_file(interp, source, reader)
     interp.source = source
-    root, name, anchor = _select_model(interp, source, scope, framework, model, kwargs)
-    specs = list(inputs) or _declared_inputs(root, name)
-    framework.tracer = Tracer(active=True)  # what construction traced is replaced by one clean forward pass
-    tensors = [KerasTensor(spec.shape, spec.dtype) for spec in specs]
-    argument = tensors[0] if len(tensors) == 1 else tensors
     result, stopped = None, None
     try:
-        result = interp.call(root, [argument], {}, anchor)
-    except BudgetExceeded as error:  # the layers called so far are kept; the result is partial
-        stopped = error
+        root, name, anchor = _select_model(interp, source, scope, framework, model, kwargs)
+    except BudgetExceeded as error:
+        if error.building is None:  # stopped before the model's constructor: nothing of it exists
+            raise
+        root, name, anchor, stopped = error.building, model or error.building.cls.name, None, error  # as for PyTorch
+    specs = list(inputs) or _declared_inputs(root, name)
+    framework.tracer = Tracer(active=True)  # what construction traced is replaced by one clean forward pass
+    if stopped is None:
+        tensors = [KerasTensor(spec.shape, spec.dtype) for spec in specs]
+        argument = tensors[0] if len(tensors) == 1 else tensors
+        try:
+            result = interp.call(root, [argument], {}, anchor)
+        except BudgetExceeded as error:  # the layers called so far are kept; the result is partial
+            stopped = error
     paths = {id(layer): path for path, layer in named_modules(root)}
     return ModelIR(
         name=name, framework="keras", file=source.path,

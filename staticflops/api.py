@@ -55,8 +55,14 @@ def analyze(
     ``batch``: Keras models only: the size of a batch dimension the source leaves open
     (``Input(shape=...)``); without it that dimension is the symbol ``B``.
     ``dtype``: element type for the memory figures (float32, bfloat16, float16, int8).
-    ``limits``: overrides of the interpreter's bounds (``frontend.budget.LIMIT_NAMES``, e.g.
-    ``{"max_steps": 10_000_000}``); hitting one raises ``AnalysisError`` at the construct.
+    ``limits``: overrides of the interpreter's bounds (``staticflops.limits.DEFAULT_LIMITS``,
+    e.g. ``{"max_steps": 10_000_000}``).
+    Hitting a bound does not raise: the analysis stops there and the returned Report has
+    ``partial=True`` and ``stopped`` (the budget's message and ``path:line:col``, also in
+    ``diagnostics``); it prices the layers built and the ops traced until then, so every
+    count is a lower bound (``totals.complete`` is False).  Stopped inside the model's
+    constructor: the layers constructed so far, no forward pass.  Stopped before the model's
+    constructor ran (module level, an import): ``AnalysisError``, as nothing of it exists.
     Raises ``AnalysisError`` (with a location) when the model cannot be analysed and
     ``UsageError`` for malformed arguments.
     """
@@ -165,13 +171,16 @@ def compare(
     limits: dict | None = None,
 ) -> Comparison:
     """Analyse once, price under several rule sets (default: every built-in one), and list
-    the ``top`` layers where they disagree most."""
+    the ``top`` layers where they disagree most.  A budget hit (``limits``) raises
+    ``AnalysisError``: a comparison is never made from a partial analysis."""
     names = list(rules) if rules else _builtin_order()
     rulesets = [load_ruleset(name) for name in names]
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
     budget = make_budget(limits)
     source = _with_deep_stack(lambda: load_source(path, max_bytes=budget.max_file_bytes))
     ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, budget=budget))
+    if ir.stopped is not None:  # conventions compared on a partial trace would mislead: an error
+        raise AnalysisError(ir.stopped.message, ir.stopped.location, ir.stopped.code)
     return build_comparison(ir, price_all(ir, rulesets), top)
 
 

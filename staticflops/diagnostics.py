@@ -43,5 +43,16 @@ class AnalysisError(Exception):
         return f"{self.location}: {self.message}" if self.location else self.message
 
 
+class BudgetExceeded(AnalysisError):
+    """An interpreter budget (``frontend/budget.py``) was hit.  Front ends catch it and return
+    what they built and traced so far, marked partial; ``building`` is the outermost module
+    whose constructor was still running (None when the budget was hit elsewhere)."""
+
+    def __init__(self, message: str, location: Location | None = None, code: str = "SF120"):
+        super().__init__(message, location, code)
+        self.building = None
+
+
 class UsageError(Exception):
-    """The caller's request is malformed (bad --input, bad --kwargs): exit status 2."""
+    """The caller's request is malformed (bad --input, bad --kwargs, a rule or config file
+    that fails validation): the CLI prints one line and exits 1, like an analysis error."""

@@ -70,12 +70,30 @@ def test_syntax_error_exits_1_with_location(tmp_path):
     ["--input", "1xQ-3"],
     ["--input", "1x784", "--kwargs", "{bad"],
     ["--input", "1x784", "--kwargs", "[1, 2]"],
-    ["--format", "yaml"],
 ])
-def test_usage_errors_exit_2(args):
+def test_bad_input_values_exit_1(args):
+    """Wrong --input or --kwargs is bad input: exit 1 with one line (issue 8), not 2."""
+    result = run("analyze", "samples/lenet5.py", *args)
+    assert result.returncode == 1
+    assert result.stderr.startswith("staticflops: error: --") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["--format", "yaml"],  # not a choice
+    ["--bogus-flag"],  # unknown option
+    ["--input", "1x784", "--max-steps", "many"],  # not an integer
+    ["--input", "1x784", "--max-steps", "0"],  # below the flag's minimum
+])
+def test_command_line_errors_exit_2(args):
+    """Click's own errors about the command line keep exit 2."""
     result = run("analyze", "samples/lenet5.py", *args)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
+
+
+def test_missing_argument_exits_2():
+    assert run("analyze").returncode == 2
 
 
 def test_unknown_rule_set_is_a_clear_error():

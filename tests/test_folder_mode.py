@@ -107,5 +107,5 @@ def test_several_processes_give_the_same_numbers(models):
 
 def test_missing_path_is_a_usage_error(tmp_path):
     result = run("analyze", "nope", "also-nope", cwd=tmp_path)
-    assert result.returncode == 2
+    assert result.returncode == 1  # bad input: exit 1 (issue 8)
     assert "nope: no such file or folder" in result.stderr

@@ -105,4 +105,4 @@ def test_cli_batch_flag_and_json():
 
 def test_cli_rejects_a_non_positive_batch():
     result = CliRunner().invoke(app, ["analyze", "samples/keras_seed.py", "--batch", "0"])
-    assert result.exit_code == 2
+    assert result.exit_code == 1  # a bad value is bad input (issue 8)

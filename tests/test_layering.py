@@ -10,15 +10,16 @@ PACKAGE = Path(staticflops.__file__).resolve().parent
 # stage -> the internal stages it may import (besides itself)
 ALLOWED = {
     "diagnostics": set(),
+    "limits": {"diagnostics"},  # the budgets' names and defaults, shared by the interpreter, config and flags
     "shapes": {"diagnostics"},
     "ir": {"diagnostics", "shapes"},
-    "frontend": {"diagnostics", "shapes", "ir"},
+    "frontend": {"diagnostics", "limits", "shapes", "ir"},
     "rulesets": {"diagnostics", "shapes"},
     "cost": {"diagnostics", "shapes", "ir", "rulesets"},
     "report": {"diagnostics", "shapes", "ir", "rulesets", "cost"},
     "api": {"diagnostics", "shapes", "ir", "frontend", "rulesets", "cost", "report"},
-    "project": {"diagnostics", "rulesets", "report", "api"},
-    "cli": {"diagnostics", "api", "report", "project"},
+    "project": {"diagnostics", "limits", "rulesets", "report", "api"},
+    "cli": {"diagnostics", "limits", "api", "report", "project"},
     "__init__": {"diagnostics", "api", "report"},
     "__main__": {"cli"},
 }

@@ -123,7 +123,7 @@ def test_cache_hit_parses_nothing(tmp_path, monkeypatch):
 
 def test_missing_config_is_a_usage_error(tmp_path):
     result = run("check", cwd=tmp_path)
-    assert result.returncode == 2
+    assert result.returncode == 1  # usage errors from the API exit 1 (issue 8)
     assert "no staticflops config found" in result.stderr and "Traceback" not in result.stderr
 
 

@@ -102,7 +102,7 @@ def test_unparseable_base_is_reported_not_raised(tmp_path):
 
 def test_bad_revision_is_a_usage_error(repo):
     result = run("diff", "--base", "no-such-branch", cwd=repo)
-    assert result.returncode == 2
+    assert result.returncode == 1  # usage errors from the API exit 1 (issue 8)
     assert "unknown git revision 'no-such-branch'" in result.stderr and "Traceback" not in result.stderr
 
 

@@ -1,8 +1,10 @@
 """The ``staticflops`` command: a thin layer over :func:`staticflops.analyze`.
 
-Exit status: 0 analysed (even with unknowns, which are listed), 1 the model could not be
-analysed (message on stderr), 2 usage error, 3 internal error (a bug: please report it;
-``--debug`` shows the traceback).
+Exit status: 0 analysed (even with unknowns, which are listed); 1 the model could not be
+analysed, or its input is wrong (--input, --kwargs, a rule or config file, a limit), or a
+budget stopped the analysis (the partial report is printed): one located line on stderr;
+2 the command line itself is wrong (unknown option, missing argument: click's errors);
+3 internal error (a bug: please report it; ``--debug`` shows the traceback).
 """
 
 from __future__ import annotations
@@ -27,18 +29,43 @@ class Format(str, Enum):
     markdown = "markdown"
 
 
-# Bounds on the interpreter (frontend/budget.py); None keeps the default.
-MaxSteps = Annotated[Optional[int], typer.Option("--max-steps", min=1, help="Interpreter step budget (default 2,000,000).")]
-MaxLoops = Annotated[Optional[int], typer.Option("--max-loop-iterations", min=1, help="Loop iterations in all (default 1,000,000).")]
-MaxDepth = Annotated[Optional[int], typer.Option("--max-depth", min=1, help="Nested calls (default 150).")]
-MaxFileBytes = Annotated[Optional[int], typer.Option("--max-file-bytes", min=1, help="Size of one analysed file (default 5,000,000).")]
-MaxImportDepth = Annotated[Optional[int], typer.Option("--max-import-depth", min=1, help="Project files importing each other in a chain (default 50).")]
 Debug = Annotated[bool, typer.Option("--debug", help="On an internal error, show the traceback.")]
 
+# The interpreter's bounds (names and defaults: staticflops/limits.py): one --max-* flag each.
+_LIMIT_HELP = {
+    "max_steps": "Interpreter evaluation steps",
+    "max_loop_iterations": "Loop iterations in all",
+    "max_depth": "Nested calls",
+    "max_container": "Items in one list, tuple or string built by the model's code",
+    "max_expr_terms": "Terms of one symbolic expression, e.g. (B + S) ** 200",
+    "max_int_bits": "Bits of one integer, e.g. 2 ** 10**9",
+    "max_import_depth": "Project files importing each other in a chain",
+    "max_file_bytes": "Size of one analysed file in bytes",
+}
 
-def _limits(steps, loops, depth, file_bytes, import_depth) -> dict:
-    return {"max_steps": steps, "max_loop_iterations": loops, "max_depth": depth, "max_file_bytes": file_bytes,
-            "max_import_depth": import_depth}
+
+def with_limits(command):
+    """Give a command every ``--max-*`` budget flag; it receives them as one ``limits`` dict
+    (None = the default).  One definition for all commands instead of a copy per command."""
+    import functools
+    import inspect
+
+    from staticflops.limits import DEFAULT_LIMITS
+
+    signature = inspect.signature(command, eval_str=True)
+    flags = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
+        Optional[int], typer.Option("--" + name.replace("_", "-"), min=1,
+                                    help=f"{text} (default {DEFAULT_LIMITS[name]:,}).")])
+        for name, text in _LIMIT_HELP.items()]
+    kept = [p for p in signature.parameters.values() if p.name != "limits"]
+
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        return command(*args, limits={name: kwargs.pop(name) for name in _LIMIT_HELP}, **kwargs)
+
+    run.__signature__ = signature.replace(parameters=kept + flags)
+    run.__annotations__ = {}  # typer reads the signature above
+    return run
 
 
 @app.callback()
@@ -47,6 +74,7 @@ def _root() -> None:
 
 
 @app.command()
+@with_limits
 def analyze(
     paths: Annotated[list[str], typer.Argument(help="Python file that defines the model. A folder, or several files: analyse every model file in them in parallel (results cached).", metavar="PATH")],
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model class or builder function (default: the file's single top-level model class).")] = None,
@@ -65,14 +93,11 @@ def analyze(
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, int8.")] = "float32",
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
-    max_steps: MaxSteps = None,
-    max_loop_iterations: MaxLoops = None,
-    max_depth: MaxDepth = None,
-    max_file_bytes: MaxFileBytes = None,
-    max_import_depth: MaxImportDepth = None,
     debug: Debug = False,
+    limits: Optional[dict] = None,
 ) -> None:
-    """Analyse one model file (or every model file of a folder) and print its cost per layer and in total."""
+    """Analyse one model file (or every model file of a folder) and print its cost per layer and in total.
+    A --max-* budget hit prints the partial report (marked PARTIAL, a lower bound) and exits 1."""
     from pathlib import Path
 
     if len(paths) > 1 or Path(paths[0]).is_dir():
@@ -84,15 +109,13 @@ def analyze(
             options["batch"] = batch
         if dtype != "float32":
             options["dtype"] = dtype
-        limits = _limits(max_steps, max_loop_iterations, max_depth, max_file_bytes, max_import_depth)
-        if any(value is not None for value in limits.values()):
+        if any(value is not None for value in (limits or {}).values()):
             options["limits"] = limits
         _analyze_folder(paths, options, output_format, jobs, not no_cache)
         return
     path = paths[0]
     from staticflops.api import analyze as run
 
-    limits = _limits(max_steps, max_loop_iterations, max_depth, max_file_bytes, max_import_depth)
     report = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules,
                                   training=training, freeze=freeze or (), steps=steps, hardware=hardware,
                                   precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits), debug, path)
@@ -104,6 +127,11 @@ def analyze(
     else:
         from staticflops.report.text import render_table
         render_table(report, _console(), depth)
+    if report.partial:  # the figures are printed, marked PARTIAL; the run still failed
+        stop = report.stopped
+        typer.echo(f"{stop.location or path}: error: {stop.message}; the report above is partial (a lower bound)",
+                   err=True)
+        raise typer.Exit(1)
 
 
 def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs: int | None, use_cache: bool) -> None:
@@ -115,7 +143,7 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
     files = _guarded(lambda: model_files(paths))
     if not files:
         typer.echo(f"staticflops: error: no model file (importing torch, keras or tensorflow) in {' '.join(paths)}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(1)
     data = analyse_files(files, options, jobs, use_cache).to_dict()
     from staticflops.report.schema import contract_dict
 
@@ -134,6 +162,7 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
 
 
 @app.command()
+@with_limits
 def check(
     paths: Annotated[Optional[list[str]], typer.Argument(help="Check only the models that read these files (what pre-commit passes). Default: every configured model.")] = None,
     config: Annotated[Optional[str], typer.Option("--config", "-c", help="pyproject.toml or staticflops.yaml (default: the nearest one at or above the working directory).")] = None,
@@ -142,13 +171,14 @@ def check(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
     debug: Debug = False,
+    limits: Optional[dict] = None,
 ) -> None:
     """Check every configured model against its budget: exit 1 on any overrun."""
     from staticflops.project import run_check
     from staticflops.report.review_markdown import render_check_markdown
     from staticflops.report.review_text import render_check
 
-    result = _guarded(lambda: run_check(paths or [], config, not no_cache, jobs), debug, config or "the configuration")
+    result = _guarded(lambda: run_check(paths or [], config, not no_cache, jobs, limits), debug, config or "the configuration")
     if not result.models:
         typer.echo("staticflops check: no configured model reads the given files")
         return
@@ -158,6 +188,7 @@ def check(
 
 
 @app.command()
+@with_limits
 def diff(
     paths: Annotated[Optional[list[str]], typer.Argument(help="Compare only the models that read these files. Default: every configured model.")] = None,
     base: Annotated[str, typer.Option("--base", "-b", help="Git revision to compare the working tree with (origin/main, HEAD~1, a commit).")] = "HEAD",
@@ -167,17 +198,19 @@ def diff(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
     debug: Debug = False,
+    limits: Optional[dict] = None,
 ) -> None:
     """Each configured model at a git revision versus the working tree: totals and changed layers."""
     from staticflops.project import run_diff
     from staticflops.report.review_markdown import render_diff_markdown
     from staticflops.report.review_text import render_diff
 
-    result = _guarded(lambda: run_diff(base, paths or [], config, not no_cache, jobs), debug, config or "the configuration")
+    result = _guarded(lambda: run_diff(base, paths or [], config, not no_cache, jobs, limits), debug, config or "the configuration")
     _emit(result, output_format, render_diff, render_diff_markdown, exact)
 
 
 @app.command()
+@with_limits
 def compare(
     path: Annotated[str, typer.Argument(help="Python file that defines the model.")],
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model class or builder function.")] = None,
@@ -186,18 +219,13 @@ def compare(
     rules: Annotated[Optional[list[str]], typer.Option("--rules", "-r", help="Rule sets to compare (default: every built-in one). Repeatable.")] = None,
     top: Annotated[int, typer.Option("--top", help="How many disagreeing layers to list.")] = 5,
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
-    max_steps: MaxSteps = None,
-    max_loop_iterations: MaxLoops = None,
-    max_depth: MaxDepth = None,
-    max_file_bytes: MaxFileBytes = None,
-    max_import_depth: MaxImportDepth = None,
     debug: Debug = False,
+    limits: Optional[dict] = None,
 ) -> None:
     """One row per counting convention (FLOPs, MACs, params, what it counts), then the layers
     where the conventions disagree most."""
     from staticflops.api import compare as run
 
-    limits = _limits(max_steps, max_loop_iterations, max_depth, max_file_bytes, max_import_depth)
     comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top,
                                       limits=limits), debug, path)
     if output_format is Format.json:
@@ -238,8 +266,10 @@ def rules_validate(path: Annotated[str, typer.Argument(help="YAML rule file to c
 
 
 def _guarded(action, debug: bool = False, subject: str | None = None):
-    """Run an API call; usage errors exit 2, analysis errors exit 1, both as one clear line;
-    anything else is our bug: a short request for a report, exit 3 (traceback with --debug)."""
+    """Run an API call; an error about the input (UsageError: --input, --kwargs, rule, config
+    or limit values) or the model (AnalysisError) is one clear line and exit 1 (issue 8); exit 2
+    stays for click's own command-line errors.  Anything else is our bug: a short request for
+    a report, exit 3 (traceback with --debug)."""
     from staticflops import __version__
     from staticflops.diagnostics import AnalysisError, UsageError
     _settle_heap()
@@ -247,7 +277,7 @@ def _guarded(action, debug: bool = False, subject: str | None = None):
         return action()
     except UsageError as error:
         typer.echo(f"staticflops: error: {error}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(1) from None
     except AnalysisError as error:
         typer.echo(f"{error.location}: error: {error.message}" if error.location else f"staticflops: error: {error.message}", err=True)
         raise typer.Exit(1) from None

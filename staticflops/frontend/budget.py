@@ -5,22 +5,24 @@ construct and its location."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
-from staticflops.diagnostics import AnalysisError, UsageError
+from staticflops.diagnostics import BudgetExceeded
+from staticflops.limits import DEFAULT_LIMITS, LIMIT_NAMES, checked_limits  # noqa: F401  (LIMIT_NAMES: its old home)
 
-MAX_FILE_BYTES = 5_000_000
+MAX_FILE_BYTES = DEFAULT_LIMITS["max_file_bytes"]
 
 
 @dataclass
 class Budget:
-    max_steps: int = 2_000_000
-    max_loop_iterations: int = 1_000_000
-    max_depth: int = 150
-    max_container: int = 1_000_000
-    max_expr_terms: int = 10_000  # terms of one symbolic polynomial, e.g. (B + S) ** 200
-    max_import_depth: int = 50  # project files importing each other in a chain
-    max_file_bytes: int = MAX_FILE_BYTES
+    max_steps: int = DEFAULT_LIMITS["max_steps"]
+    max_loop_iterations: int = DEFAULT_LIMITS["max_loop_iterations"]
+    max_depth: int = DEFAULT_LIMITS["max_depth"]
+    max_container: int = DEFAULT_LIMITS["max_container"]
+    max_expr_terms: int = DEFAULT_LIMITS["max_expr_terms"]
+    max_int_bits: int = DEFAULT_LIMITS["max_int_bits"]
+    max_import_depth: int = DEFAULT_LIMITS["max_import_depth"]
+    max_file_bytes: int = DEFAULT_LIMITS["max_file_bytes"]
 
     steps: int = 0
     iterations: int = 0
@@ -29,7 +31,19 @@ class Budget:
     def step(self, interp, node) -> None:
         self.steps += 1
         if self.steps > self.max_steps:
-            self.refuse(interp, f"evaluation step budget of {self.max_steps:,} exhausted (--max-steps)", node)
+            error = BudgetExceeded(f"evaluation step budget of {self.max_steps:,} exhausted (--max-steps)",
+                                   interp.location(node))
+            error.in_loop = False  # not yet blamed on a loop: see `blame_loop`
+            raise error
+
+    def blame_loop(self, interp, error: BudgetExceeded, loop) -> None:
+        """Steps run out inside a loop (``while True: pass``): point at the innermost loop, the
+        construct to look at, rather than whichever statement of its body came last."""
+        if getattr(error, "in_loop", True):
+            return
+        error.in_loop = True
+        error.message = error.message.replace("exhausted", f"exhausted in this `{type(loop).__name__.lower()}` loop")
+        error.location = interp.location(loop)
 
     def loop(self, interp, node) -> None:
         self.iterations += 1
@@ -47,7 +61,7 @@ class Budget:
 
     def container(self, interp, items: list, node) -> list:
         if len(items) > self.max_container:
-            self.refuse(interp, f"container of {len(items):,} items is over the limit", node)
+            self.refuse(interp, f"container of {len(items):,} items is over the limit of {self.max_container:,} (--max-container)", node)
         return items
 
     def check_repeat(self, interp, left, right, node) -> None:
@@ -55,7 +69,7 @@ class Budget:
         for sequence, count in ((left, right), (right, left)):
             if isinstance(sequence, (list, tuple, str)) and isinstance(count, int):
                 if len(sequence) * count > self.max_container:
-                    self.refuse(interp, f"repetition builds {len(sequence) * count:,} items, over the limit", node)
+                    self.refuse(interp, f"repetition builds {len(sequence) * count:,} items, over the limit of {self.max_container:,} (--max-container)", node)
 
     def bounded_range(self, interp, value: range, node):
         if len(value) > self.max_loop_iterations:
@@ -72,10 +86,27 @@ class Budget:
         else:
             return
         if estimate > self.max_expr_terms:
-            self.refuse(interp, f"symbolic expression would have over {self.max_expr_terms:,} terms", node)
+            self.refuse(interp, f"symbolic expression would have over {self.max_expr_terms:,} terms (--max-expr-terms)", node)
+
+    def check_int(self, interp, op: str, left, right, node) -> None:
+        """``2 ** 10**9``, ``1 << 10**10``, ``x * x`` in a loop: refuse an integer result over
+        ``max_int_bits`` from the operands' sizes, before Python computes it."""
+        if not (type(left) is int and type(right) is int):  # bools are small; Exprs are checked above
+            return
+        if op == "Power" and right > 1 and abs(left) > 1:
+            bits = (abs(left).bit_length() - 1) * right + 1
+        elif op == "LeftShift" and left:
+            bits = abs(left).bit_length() + right
+        elif op == "Multiply":
+            bits = abs(left).bit_length() + abs(right).bit_length()
+        else:
+            return
+        if bits > self.max_int_bits:
+            self.refuse(interp, f"integer result of about {bits:,} bits is over the limit of {self.max_int_bits:,} "
+                                "(--max-int-bits)", node)
 
     def refuse(self, interp, message: str, node):
-        raise AnalysisError(message, interp.location(node), code="SF120")
+        raise BudgetExceeded(message, interp.location(node))
 
 
 def _terms(value) -> int:
@@ -83,15 +114,8 @@ def _terms(value) -> int:
     return len(terms) if isinstance(terms, dict) else 1
 
 
-LIMIT_NAMES = tuple(f.name for f in fields(Budget) if f.name.startswith("max_"))
 
 
 def make_budget(limits: dict | None) -> Budget:
     """A fresh budget with the caller's overrides (``{"max_steps": 10_000_000}``)."""
-    limits = {k: v for k, v in (limits or {}).items() if v is not None}
-    for name, value in limits.items():
-        if name not in LIMIT_NAMES:
-            raise UsageError(f"unknown limit `{name}`; known: {', '.join(LIMIT_NAMES)}")
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise UsageError(f"limit `{name}` must be a positive integer, got {value!r}")
-    return Budget(**limits)
+    return Budget(**checked_limits(limits))

@@ -171,8 +171,7 @@ class Interpreter(Statements, Expressions):
             return self.framework.tensor_binary(self, op_class.__name__, left, right, node)
         if isinstance(left, Instance) or isinstance(right, Instance):
             return self.framework.instance_binary(self, op_class.__name__, left, right, node)
-        if op_class is cst.Power and isinstance(right, int) and abs(right) > 4096 and left not in (0, 1, -1):
-            self.budget.refuse(self, "integer power too large", node)
+        self.budget.check_int(self, op_class.__name__, left, right, node)
         if op_class is cst.Multiply:
             self.budget.check_repeat(self, left, right, node)
         if isinstance(left, Expr) or isinstance(right, Expr):

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from staticflops.diagnostics import AnalysisError, Location
+from staticflops.diagnostics import AnalysisError, BudgetExceeded, Location
 from staticflops.frontend.imports import start_main_file
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.detect import uses_keras  # noqa: F401  (re-exported: its old home)
 from staticflops.frontend.keras.engine import is_layer
 from staticflops.frontend.keras.framework import KerasFramework
 from staticflops.frontend.keras.graph import KerasTensor
-from staticflops.frontend.pytorch import _op, _output_shapes
+from staticflops.frontend.pytorch import _op, _output_shapes, stopped_diagnostic
 from staticflops.frontend.select import _names_used_outside_own_definition as _names_used_outside_own_class
 from staticflops.frontend.select import _needs_no_arguments, _used_elsewhere
 from staticflops.frontend.source import SourceFile
@@ -37,18 +37,28 @@ def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     framework.install(interp)
     scope = start_main_file(interp, source, reader)
     interp.source = source
-    root, name, anchor = _select_model(interp, source, scope, framework, model, kwargs)
+    result, stopped = None, None
+    try:
+        root, name, anchor = _select_model(interp, source, scope, framework, model, kwargs)
+    except BudgetExceeded as error:
+        if error.building is None:  # stopped before the model's constructor: nothing of it exists
+            raise
+        root, name, anchor, stopped = error.building, model or error.building.cls.name, None, error  # as for PyTorch
     specs = list(inputs) or _declared_inputs(root, name)
     framework.tracer = Tracer(active=True)  # what construction traced is replaced by one clean forward pass
-    tensors = [KerasTensor(spec.shape, spec.dtype) for spec in specs]
-    argument = tensors[0] if len(tensors) == 1 else tensors
-    result = interp.call(root, [argument], {}, anchor)
+    if stopped is None:
+        tensors = [KerasTensor(spec.shape, spec.dtype) for spec in specs]
+        argument = tensors[0] if len(tensors) == 1 else tensors
+        try:
+            result = interp.call(root, [argument], {}, anchor)
+        except BudgetExceeded as error:  # the layers called so far are kept; the result is partial
+            stopped = error
     paths = {id(layer): path for path, layer in named_modules(root)}
     return ModelIR(
         name=name, framework="keras", file=source.path,
         root=_layer_tree(root, "", paths, framework.tracer, False),
         ops=[_op(op, paths) for op in framework.tracer.ops],
-        inputs=specs, outputs=_output_shapes(result), unknowns=interp.unknowns,
+        inputs=specs, outputs=_output_shapes(result), unknowns=interp.unknowns, stopped=stopped_diagnostic(stopped),
     )
 
 

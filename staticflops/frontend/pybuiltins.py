@@ -33,6 +33,13 @@ def _plain(python_fn, name):
     return Builtin(name, fn, bind_self=False)
 
 
+def _bounded_pow(interp, args, kwargs, node):
+    """``pow(2, 10**9)`` is ``2 ** 10**9``: the same integer-size budget applies."""
+    if len(args) == 2 and not kwargs:
+        interp.budget.check_int(interp, "Power", args[0], args[1], node)
+    return _plain(pow, "pow").fn(interp, args, kwargs, node)
+
+
 def _iterable(interp, value, node):
     return list(interp.iterate(value, node))
 
@@ -114,7 +121,7 @@ def build_builtins(object_class: Class) -> dict:
     b["abs"] = _plain(abs, "abs")
     b["round"] = _plain(round, "round")
     b["divmod"] = _plain(divmod, "divmod")
-    b["pow"] = _plain(pow, "pow")
+    b["pow"] = Builtin("pow", _bounded_pow, bind_self=False)
     b["repr"] = _plain(repr, "repr")
     b["hash"] = _plain(hash, "hash")
     b["chr"], b["ord"] = _plain(chr, "chr"), _plain(ord, "ord")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 
-from staticflops.diagnostics import AnalysisError, Location
+from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic, Location
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.torch.framework import TorchFramework
@@ -22,26 +22,45 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     interp = Interpreter(framework, budget)
     framework.install(interp)
     scope = start_main_file(interp, source, reader)
-    root, name, anchor = build_model(interp, source, scope, framework, model, kwargs)
-    if not is_module(root):
+    stopped = None
+    try:
+        root, name, anchor = build_model(interp, source, scope, framework, model, kwargs)
+    except BudgetExceeded as error:
+        if error.building is None:  # stopped outside the model's constructor: nothing of it exists
+            raise
+        # Stopped inside the constructor: the layers built so far, no forward pass (a half-built
+        # model would run into attributes that do not exist yet).
+        root, name, anchor, stopped = error.building, model or error.building.cls.name, None, error
+    if stopped is None and not is_module(root):
         where = interp.location(anchor) if anchor is not None else None
         raise AnalysisError(f"`{name}` did not produce an nn.Module ({describe(root)})", where, "SF101")
     if not inputs:
         raise AnalysisError(f"no --input given: pass one shape per argument of {name}.forward, e.g. --input 1x3x224x224",
                             code="SF102")
     _freeze(root, freeze)
-    tensors = [Tensor(spec.shape, spec.dtype) for spec in inputs]  # model inputs do not require grad
-    framework.tracer.active = True
-    result = interp.call(root, tensors, {}, anchor)
-    framework.tracer.active = False
+    result = None
+    if stopped is None:
+        tensors = [Tensor(spec.shape, spec.dtype) for spec in inputs]  # model inputs do not require grad
+        framework.tracer.active = True
+        try:
+            result = interp.call(root, tensors, {}, anchor)
+        except BudgetExceeded as error:  # the ops traced so far are kept; the result is partial
+            stopped = error
+        finally:
+            framework.tracer.active = False
     paths = {id(m): path for path, m in named_modules(root)}
     return ModelIR(
         name=name, framework="pytorch", file=source.path,
         root=_layer_tree(root, "", paths, framework.tracer),
         ops=[_op(op, paths) for op in framework.tracer.ops],
         inputs=list(inputs), outputs=_output_shapes(result),
-        unknowns=interp.unknowns,
+        unknowns=interp.unknowns, stopped=stopped_diagnostic(stopped),
     )
+
+
+def stopped_diagnostic(error: BudgetExceeded | None) -> Diagnostic | None:
+    """The budget that ended the analysis early, as the report's error diagnostic."""
+    return None if error is None else Diagnostic("error", error.code, error.location, error.message)
 
 
 def _freeze(root: Instance, patterns: tuple) -> None:

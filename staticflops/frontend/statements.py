@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from staticflops.diagnostics import BudgetExceeded
 from staticflops.frontend import pyclasses
 from staticflops.frontend.imports import all_members
 from staticflops.frontend.scope import Scope
@@ -130,28 +131,36 @@ class Statements:
     def _exec_For(self, node, scope):
         iterable = self.evaluate_node(node.iter, scope)
         broke = False
-        for item in self.iterate(iterable, node.iter):
-            self.budget.loop(self, node)
-            self.assign(node.target, item, scope)
-            try:
-                self.exec_statement(node.body, scope)
-            except _Break:
-                broke = True
-                break
-            except _Continue:
-                continue
+        try:
+            for item in self.iterate(iterable, node.iter):
+                self.budget.loop(self, node)
+                self.assign(node.target, item, scope)
+                try:
+                    self.exec_statement(node.body, scope)
+                except _Break:
+                    broke = True
+                    break
+                except _Continue:
+                    continue
+        except BudgetExceeded as error:
+            self.budget.blame_loop(self, error, node)
+            raise
         if not broke and node.orelse is not None:
             self.exec_statement(node.orelse.body, scope)
 
     def _exec_While(self, node, scope):
-        while self.decide(node.test, scope):
-            self.budget.loop(self, node)
-            try:
-                self.exec_statement(node.body, scope)
-            except _Break:
-                return
-            except _Continue:
-                continue
+        try:
+            while self.decide(node.test, scope):
+                self.budget.loop(self, node)
+                try:
+                    self.exec_statement(node.body, scope)
+                except _Break:
+                    return
+                except _Continue:
+                    continue
+        except BudgetExceeded as error:
+            self.budget.blame_loop(self, error, node)
+            raise
         if node.orelse is not None:
             self.exec_statement(node.orelse.body, scope)
 

@@ -71,3 +71,4 @@ class ModelIR(_IR):
     outputs: list[Optional[tuple]]
     unknowns: list[tuple[Location, str]]
     diagnostics: list[Diagnostic] = Field(default_factory=list)
+    stopped: Optional[Diagnostic] = None  # a budget ended the analysis early: the IR is partial

@@ -12,30 +12,36 @@ from staticflops.report.review import CheckResult, DiffResult
 
 
 def run_check(paths: list[str] = (), config_path: str | None = None, use_cache: bool = True,
-              jobs: int | None = None) -> CheckResult:
+              jobs: int | None = None, limits: dict | None = None) -> CheckResult:
     """Check the configured models against their budgets; with ``paths``, only the models
-    that read one of those files (what pre-commit passes)."""
+    that read one of those files (what pre-commit passes).  ``limits``: interpreter bounds
+    (as for ``analyze``) over the config's ``limits``; a budget hit fails the model."""
     from staticflops.project.check import check_project, select_models
     from staticflops.project.run import known_files
 
-    config = _config(config_path)
+    config = _config(config_path, limits)
     models = select_models(config, list(paths), known_files(config, config.models) if paths else None)
     return check_project(config, models, use_cache, jobs)
 
 
 def run_diff(base: str, paths: list[str] = (), config_path: str | None = None, use_cache: bool = True,
-             jobs: int | None = None) -> DiffResult:
-    """Each configured model at git revision ``base`` against the working tree."""
+             jobs: int | None = None, limits: dict | None = None) -> DiffResult:
+    """Each configured model at git revision ``base`` against the working tree (``limits``
+    as for :func:`run_check`)."""
     from staticflops.project.check import select_models
     from staticflops.project.diff import diff_project
     from staticflops.project.run import known_files
 
-    config = _config(config_path)
+    config = _config(config_path, limits)
     models = select_models(config, list(paths), known_files(config, config.models) if paths else None)
     return diff_project(config, models, base, use_cache, jobs)
 
 
-def _config(config_path: str | None):
+def _config(config_path: str | None, limits: dict | None = None):
+    from staticflops.limits import checked_limits
     from staticflops.project.config import find_config, load_config
 
-    return load_config(Path(config_path) if config_path else find_config(Path.cwd()))
+    config = load_config(Path(config_path) if config_path else find_config(Path.cwd()))
+    # flags over the config; a wrong name or value: one usage error before any analysis
+    config.limits = checked_limits({**config.limits, **checked_limits(limits)})
+    return config

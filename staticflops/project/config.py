@@ -15,7 +15,9 @@ from typing import Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from staticflops.diagnostics import Location, UsageError
+from staticflops.diagnostics import AnalysisError, Location, UsageError
+from staticflops.rulesets.loader import bound_expansion
+from staticflops.limits import LIMIT_NAMES
 from staticflops.project.budget import METRICS, BudgetError, parse_budget
 
 if sys.version_info >= (3, 11):
@@ -75,6 +77,17 @@ class ProjectConfig(BaseModel):
     allow_unknown: bool = False
     cache_dir: str = ".staticflops_cache"
     jobs: Optional[int] = Field(default=None, ge=1)  # parallel processes; default: the CPU count
+    limits: dict[str, int] = Field(default_factory=dict)  # interpreter bounds, as the --max-* flags
+
+    @field_validator("limits")
+    @classmethod
+    def _limit_names(cls, value):
+        for key in value:
+            if key not in LIMIT_NAMES:
+                close = difflib.get_close_matches(key, LIMIT_NAMES, 1)
+                raise ValueError(f"unknown limit {key!r}" + (f"; did you mean {close[0]!r}?" if close else "")
+                                 + f" known: {', '.join(LIMIT_NAMES)}")
+        return value
 
     _root: Path = PrivateAttr(default=Path("."))  # the directory holding the config
     _file: Path = PrivateAttr(default=Path("."))
@@ -238,13 +251,17 @@ def _toml_table(lines: list, pattern: str):
 def _from_yaml(path: Path, text: str):
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path), 1, 1)
         raise ConfigError(f"not valid YAML: {getattr(error, 'problem', None) or error}", where) from None
     if node is None:
         raise ConfigError("the config is empty", Location(str(path), 1, 1))
+    try:  # aliases that expand into a huge structure (kwargs are copied and hashed: it would hang)
+        bound_expansion(path, node)
+    except AnalysisError as error:
+        raise ConfigError(error.message, error.location) from None
+    data = yaml.SafeLoader("").construct_document(node)  # from the checked nodes: no second parse
     return data, lambda loc: _yaml_position(path, node, loc)
 
 

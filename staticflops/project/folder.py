@@ -48,13 +48,23 @@ class FolderRun:
     def to_dict(self) -> dict:
         return {
             "schema_version": 1,
-            "files": [{"path": r.path, "cached": r.cached, **({"report": r.report} if r.report else {"error": r.error})}
-                      for r in self.results],
-            "summary": {"files": len(self.results), "analysed": sum(r.report is not None for r in self.results),
+            "files": [self._entry(r) for r in self.results],
+            "summary": {"files": len(self.results),
+                        "analysed": sum(r.report is not None and r.error is None for r in self.results),
                         "errors": sum(r.error is not None for r in self.results),
                         "cached": sum(r.cached for r in self.results), "seconds": round(self.seconds, 3),
                         "files_per_second": round(self.files_per_second, 1), "jobs": self.jobs},
         }
+
+
+    @staticmethod
+    def _entry(result: FileResult) -> dict:
+        """A file's row: its report, or its error, or both when a budget stopped the analysis
+        (``partial``: the report is a lower bound and the file counts as failed)."""
+        entry = {"path": result.path, "cached": result.cached}
+        if result.report and result.error:
+            return {**entry, "partial": True, "report": result.report, "error": result.error}
+        return {**entry, **({"report": result.report} if result.report else {"error": result.error})}
 
 
 def _analyse_guarded(request: dict, reader) -> tuple:
@@ -121,7 +131,7 @@ def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_
         workers = 1
         outcomes = [_analyse_guarded(request, reader) for _, _, request in missing]
     for (path, key, _request), (report, error, sources, disk) in zip(missing, outcomes):
-        if report is not None:
+        if report is not None and error is None:  # a partial report is analysed again next time
             cache.store(key, sources, disk, report)
         results[path] = FileResult(path, report, error)
     return FolderRun([results[path] for path in files], time.perf_counter() - start, workers)

@@ -41,6 +41,8 @@ def request_for(config: ProjectConfig, model: ModelConfig) -> dict:
                "rules": config.rules_for(model)}
     if any(metric in model.budget for metric in TRAINING_METRICS):
         request["training"] = True  # passed on only when supported; an upgrade changes the cache key anyway
+    if config.limits:  # only when set: the cache keys of configs without limits stay as they were
+        request["limits"] = dict(config.limits)
     return request
 
 
@@ -71,14 +73,17 @@ def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use
     else:
         results = [_analyse_one(request, reader) for _, _, request in missing]
     for (name, key, _request), (report, error, sources, disk) in zip(missing, results):
-        if report is not None:
+        if report is not None and error is None:
             cache.store(key, sources, disk, report)
-        outcomes[name] = Outcome(name, Report.model_validate(report) if report else None, error, list(sources))
+        # A partial report (a budget stopped the analysis) never passes: it counts as an error.
+        usable = report is not None and error is None
+        outcomes[name] = Outcome(name, Report.model_validate(report) if usable else None, error, list(sources))
     return {model.name: outcomes[model.name] for model in models}
 
 
 def _analyse_one(request: dict, reader) -> tuple:
-    """(report as a dict, error message, source hashes, rule-file hashes); runs in a worker."""
+    """(report as a dict, error message, source hashes, rule-file hashes); runs in a worker.
+    A partial report (a budget was hit) comes with the budget's message as the error."""
     from staticflops import api
 
     recording = RecordingReader(reader)
@@ -92,7 +97,11 @@ def _analyse_one(request: dict, reader) -> tuple:
         return None, f"{where}error: {error.message}", recording.hashes, {}
     except UsageError as error:
         return None, f"{request['path']}: error: {error}", recording.hashes, {}
-    return report.model_dump(mode="json"), None, recording.hashes, _rule_files(request["rules"])
+    error = None
+    if report.partial:
+        stop = report.stopped
+        error = f"{stop.location or request['path']}: error: {stop.message} (partial result: a lower bound)"
+    return report.model_dump(mode="json"), error, recording.hashes, _rule_files(request["rules"])
 
 
 def _rule_files(rules: str) -> dict:

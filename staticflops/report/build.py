@@ -5,7 +5,7 @@ from __future__ import annotations
 from staticflops.cost import CostResult
 from staticflops.cost.memory import dtype_bytes
 from staticflops.ir import ModelIR
-from staticflops.report.schema import Layer, Report, Totals, Training, Unknown
+from staticflops.report.schema import DiagnosticOut, Layer, Report, Totals, Training, Unknown
 from staticflops.rulesets import RuleSet
 from staticflops.shapes import Expr, format_dim
 
@@ -33,11 +33,17 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Traini
         outputs=[shape_out(s) for s in ir.outputs],
         totals=Totals(forward_flops=count(cost.flops), macs=count(cost.macs), params=count(cost.params),
                       trainable_params=count(cost.trainable_params), convention=rules.convention,
-                      complete=cost.complete, dtype=dtype, **_memory(cost, size)),
+                      complete=cost.complete and ir.stopped is None, dtype=dtype, **_memory(cost, size)),
         layers=_rows(cost, size),
         unknown=[Unknown.model_construct(location=str(where), what=what) for where, what in cost.unknowns],
         training=training,
     )
+    if ir.stopped is not None:
+        stop = ir.stopped
+        report.partial = True
+        report.stopped = DiagnosticOut(severity=stop.severity, code=stop.code, message=stop.message,
+                                       location=str(stop.location) if stop.location else None)
+        report.diagnostics.append(report.stopped)
     if cost.training:
         totals = report.totals
         totals.backward_flops = count(cost.backward)

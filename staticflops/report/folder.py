@@ -11,6 +11,8 @@ def _row(entry: dict) -> tuple:
         return entry["path"], "-", "-", "-", "-", f"error: {entry['error']}"
     totals = report["totals"]
     status = ("cached" if entry["cached"] else "ok") + ("" if totals["complete"] else ", has unknowns (lower bound)")
+    if entry.get("partial"):
+        status = f"PARTIAL (lower bound): {entry['error']}"
     return (entry["path"], report["model"], count_text(totals["params"]), count_text(totals["forward_flops"], "FLOPs"),
             count_text(totals["macs"], "MACs"), status)
 

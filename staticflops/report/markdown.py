@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from staticflops.report.schema import Report
-from staticflops.report.units import human, share
+from staticflops.report.units import human, partial_banner, share
 
 
 def render_markdown(report: Report, max_depth: int | None = None) -> str:
     totals = report.totals
-    lines = [
-        f"**{report.model}** (`{report.file}`, rules `{report.rules}`): "
+    lines = [f"> **{partial_banner(report)}**", ""] if report.partial else []
+    lines += [
+        f"**{'PARTIAL (lower bound) ' if report.partial else ''}{report.model}** (`{report.file}`, rules `{report.rules}`): "
         f"**{human(totals.forward_flops, 'FLOPs')}** forward ({human(totals.macs, 'MACs')}), "
         f"**{human(totals.params)}** params",
         "",

@@ -102,6 +102,10 @@ class Report(BaseModel):
     unknown: list[Unknown] = Field(default_factory=list)
     diagnostics: list[DiagnosticOut] = Field(default_factory=list)
     training: Optional[Training] = None  # with --training only
+    # A budget (--max-steps, --max-loop-iterations, ...) stopped the analysis: the layers built
+    # and the ops traced until then are priced as usual, so every count is a lower bound.
+    partial: bool = False
+    stopped: Optional[DiagnosticOut] = None  # which budget, where (also in `diagnostics`)
 
     def to_json(self) -> str:
         """The JSON contract: training-only fields are absent (not null) without --training."""

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from staticflops.report.schema import Report
-from staticflops.report.units import human, share
+from staticflops.report.units import human, partial_banner, share
 
 
 def _shape(shape, calls: int = 1) -> str:
@@ -24,6 +24,8 @@ def _where(location: str, main_file: str) -> str:
 
 def render_table(report: Report, console: Console, max_depth: int | None = None) -> None:
     totals = report.totals
+    if report.partial:
+        console.print(f"[bold red]{partial_banner(report)}[/bold red]", highlight=False)
     table = Table(box=box.SIMPLE_HEAD, title=f"{report.model} ({report.file}) — rules: {report.rules}",
                   title_justify="left")
     training = totals.training_flops is not None
@@ -45,7 +47,8 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
                   _where(row.location, report.file)]
         table.add_row(*cells, style=style)
     console.print(table)
-    console.print(f"[bold]Total forward:[/bold] {human(totals.forward_flops, 'FLOPs')}  "
+    prefix = "[bold red]PARTIAL (lower bound)[/bold red] " if report.partial else ""
+    console.print(f"{prefix}[bold]Total forward:[/bold] {human(totals.forward_flops, 'FLOPs')}  "
                   f"({human(totals.macs, 'MACs')})   [bold]Params:[/bold] {human(totals.params)} "
                   f"(trainable {human(totals.trainable_params)})")
     console.print(f"[bold]Memory[/bold] ({totals.dtype}): params {human(totals.param_bytes, 'B')}, "
@@ -53,7 +56,8 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
                   f"read {human(totals.mem_read_bytes, 'B')}, write {human(totals.mem_write_bytes, 'B')} "
                   f"({report.rules} convention)"
                   + (f", saved for backward {human(totals.saved_activation_bytes, 'B')}" if training else ""))
-    console.print(f"Inputs: {', '.join(report.inputs)}   Outputs: {', '.join(_shape(s) for s in report.outputs)}")
+    outputs = ", ".join(_shape(s) for s in report.outputs) or ("? (stopped before the end)" if report.partial else "")
+    console.print(f"Inputs: {', '.join(report.inputs)}   Outputs: {outputs}")
     console.print(f"Convention ({report.rules}): {totals.convention}")
     if training:
         _print_training(report, console)

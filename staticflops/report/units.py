@@ -56,3 +56,12 @@ def signed(delta: int | str | None, reference: int | str | None = None, unit: st
         if scale >= size:
             return f"{delta / size:+.2f} {prefix}{unit}".rstrip()
     return f"{delta:+d} {unit}".strip()
+
+
+def partial_banner(report) -> str:
+    """What table and Markdown output say first when a budget stopped the analysis."""
+    stop = report.stopped
+    where = f" at {stop.location}" if stop and stop.location else ""
+    why = f": {stop.message}" if stop else ""
+    return (f"PARTIAL RESULT: the analysis stopped{where}{why}. The figures below cover only what was "
+            "built and traced before that point: lower bounds.")

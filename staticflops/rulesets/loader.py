@@ -186,7 +186,8 @@ def _compile(kind, rule: Rule, inherited: CompiledRule | None, path, node, loc) 
 def _read_yaml(path: Path):
     raw = path.read_bytes()
     if len(raw) > MAX_RULE_FILE_BYTES:
-        raise AnalysisError(f"rule file {path} is over {MAX_RULE_FILE_BYTES} bytes", code="SF204")
+        raise AnalysisError(f"rule file {path} is {len(raw):,} bytes, over the {MAX_RULE_FILE_BYTES:,}-byte limit",
+                            Location(str(path), 1, 1), code="SF204")
     try:
         text = raw.decode("utf-8")
         node = yaml.compose(text, Loader=_LOADER)
@@ -198,7 +199,7 @@ def _read_yaml(path: Path):
         raise AnalysisError(f"rule file is not valid YAML: {getattr(error, 'problem', error)}", where, code="SF204") from None
     if node is None:
         raise AnalysisError("rule file is empty", Location(str(path), 1, 1), code="SF204")
-    _bound_expansion(path, node)
+    bound_expansion(path, node)
     data = _LOADER("").construct_document(node)  # from the checked nodes: no second parse
     return node, data
 
@@ -206,8 +207,9 @@ def _read_yaml(path: Path):
 MAX_EXPANDED_NODES = 200_000
 
 
-def _bound_expansion(path: Path, root) -> None:
-    """Aliases may share small pieces; refuse a file whose expansion would be huge."""
+def bound_expansion(path: Path, root) -> None:
+    """Aliases may share small pieces; refuse a file whose expansion would be huge (a
+    "billion laughs" file: a few lines that expand to 10**9 items)."""
     visited = 0
     stack = [root]
     while stack:

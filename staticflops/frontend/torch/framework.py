@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from staticflops.diagnostics import AnalysisError
+from staticflops.diagnostics import AnalysisError, BudgetExceeded
 from staticflops.frontend import pybuiltins
 from staticflops.frontend.scope import Scope
 from staticflops.frontend.tracer import Tracer
@@ -147,7 +147,12 @@ class TorchFramework:
             init, owner = cls.lookup_owner("__init__")
         except KeyError:
             return instance
-        interp.call(BoundMethod(instance, init, owner), list(args), dict(kwargs), node)
+        try:
+            interp.call(BoundMethod(instance, init, owner), list(args), dict(kwargs), node)
+        except BudgetExceeded as error:
+            if instance.module is not None:
+                error.building = instance  # set again by each enclosing constructor: ends as the outermost
+            raise
         self.after_init(instance)
         return instance
 

@@ -14,6 +14,7 @@ DEFAULT_LIMITS = {
     "max_container": 1_000_000,  # items in one list, tuple or string
     "max_expr_terms": 10_000,  # terms of one symbolic polynomial, e.g. (B + S) ** 200
     "max_int_bits": 100_000,  # bits of one integer: `2 ** 10**9` would take minutes and gigabytes
+    "max_ops": 100_000,  # ops traced in the forward pass: each is kept, priced and reported
     "max_import_depth": 50,  # project files importing each other in a chain
     "max_file_bytes": 5_000_000,  # size of one analysed file
 }

@@ -358,3 +358,38 @@ def test_keras_constructor_budget_hit_lists_the_layers_built(tmp_path):
     assert report.partial and report.stopped.location == f"{path}:9:9"
     assert [row.name for row in report.layers] == ["a"]
     assert report.unknown and report.unknown[0].location == f"{path}:8:18"
+
+
+# Linear(8, 16) then Linear(16, 4) on 2x8, then `x = x + 1` forever (line 14, column 17):
+# every turn traces one add, so the op budget stops it.  With --max-ops 10: the two Linear ops
+# and 8 adds are kept, the 11th op is refused.  FLOPs (standard: adds cost 0)
+#   2*(2*8*16) + 2*(2*16*4) = 512 + 256 = 768; params (8*16 + 16) + (16*4 + 4) = 144 + 68 = 212
+GROWING_TRACE = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    class Grow(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(8, 16)
+            self.b = nn.Linear(16, 4)
+
+        def forward(self, x):
+            x = self.b(self.a(x))
+            while True:
+                x = x + 1
+            return x
+""")
+
+
+def test_op_budget_bounds_a_loop_that_traces_an_op_per_turn(tmp_path):
+    path = write(tmp_path, GROWING_TRACE)
+    report = staticflops.analyze(path, inputs=["2x8"], limits={"max_ops": 10})
+    assert report.partial is True
+    assert (report.totals.forward_flops, report.totals.params) == (768, 212)
+    assert (report.stopped.location, report.stopped.message) == (
+        f"{path}:14:17", "traced op budget of 10 exhausted (--max-ops)")
+    result = CliRunner().invoke(app, ["analyze", str(path), "-i", "2x8", "--max-ops", "10", "-f", "json"])
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["partial"] is True

@@ -39,6 +39,7 @@ _LIMIT_HELP = {
     "max_container": "Items in one list, tuple or string built by the model's code",
     "max_expr_terms": "Terms of one symbolic expression, e.g. (B + S) ** 200",
     "max_int_bits": "Bits of one integer, e.g. 2 ** 10**9",
+    "max_ops": "Ops traced in the forward pass (each is kept, priced and reported)",
     "max_import_depth": "Project files importing each other in a chain",
     "max_file_bytes": "Size of one analysed file in bytes",
 }

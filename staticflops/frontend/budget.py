@@ -21,6 +21,7 @@ class Budget:
     max_container: int = DEFAULT_LIMITS["max_container"]
     max_expr_terms: int = DEFAULT_LIMITS["max_expr_terms"]
     max_int_bits: int = DEFAULT_LIMITS["max_int_bits"]
+    max_ops: int = DEFAULT_LIMITS["max_ops"]
     max_import_depth: int = DEFAULT_LIMITS["max_import_depth"]
     max_file_bytes: int = DEFAULT_LIMITS["max_file_bytes"]
 

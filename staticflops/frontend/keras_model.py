@@ -45,7 +45,7 @@ def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: l
             raise
         root, name, anchor, stopped = error.building, model or error.building.cls.name, None, error  # as for PyTorch
     specs = list(inputs) or _declared_inputs(root, name)
-    framework.tracer = Tracer(active=True)  # what construction traced is replaced by one clean forward pass
+    framework.tracer = Tracer(active=True, max_ops=interp.budget.max_ops)  # what construction traced is replaced by one clean forward pass
     if stopped is None:
         tensors = [KerasTensor(spec.shape, spec.dtype) for spec in specs]
         argument = tensors[0] if len(tensors) == 1 else tensors

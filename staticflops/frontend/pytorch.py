@@ -20,6 +20,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
                   freeze: tuple = (), reader=None, budget=None) -> ModelIR:
     framework = TorchFramework()
     interp = Interpreter(framework, budget)
+    framework.tracer.max_ops = interp.budget.max_ops
     framework.install(interp)
     scope = start_main_file(interp, source, reader)
     stopped = None

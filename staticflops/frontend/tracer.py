@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from staticflops.diagnostics import Location
+from staticflops.diagnostics import BudgetExceeded, Location
 
 
 @dataclass(eq=False)
@@ -32,10 +32,15 @@ class Tracer:
     # (RegNet's width schedule, a dummy forward in __init__ to size a layer) is not its cost.
     active: bool = False
     module_call_inputs: dict = field(default_factory=dict)  # id(module) -> [input values per call]
+    # `while True: x = x + 1` traces an op per turn; each is kept, priced and reported, so
+    # the count is bounded like the interpreter's steps (0: no bound).
+    max_ops: int = 0
 
     def current_module(self):
         return self.stack[-1] if self.stack else None
 
     def record(self, op: TracedOp) -> None:
         if self.active:
+            if self.max_ops and len(self.ops) >= self.max_ops:
+                raise BudgetExceeded(f"traced op budget of {self.max_ops:,} exhausted (--max-ops)", op.location)
             self.ops.append(op)

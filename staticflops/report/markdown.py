@@ -16,6 +16,12 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
         "",
         f"Convention: {totals.convention}. Inputs: {', '.join(f'`{i}`' for i in report.inputs)}.",
         "",
+        *_training_lines(report),
+        f"Memory ({totals.dtype}): params {human(totals.param_bytes, 'B')}, activations "
+        f"{human(totals.activation_bytes, 'B')} (every op output), read {human(totals.mem_read_bytes, 'B')}, "
+        f"write {human(totals.mem_write_bytes, 'B')} ({report.rules} convention)"
+        + (f", saved for backward {human(totals.saved_activation_bytes, 'B')}" if report.training else "") + ".",
+        "",
         "<details><summary>Layers</summary>",
         "",
         "| Layer | Type | Output | FLOPs | MACs | Params | % | Where |",
@@ -35,3 +41,12 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
         lines += ["", f"**Not resolved ({len(report.unknown)})** — totals are lower bounds:", ""]
         lines += [f"- `{u.location}`: {u.what}" for u in report.unknown]
     return "\n".join(lines) + "\n"
+
+
+def _training_lines(report: Report) -> list[str]:
+    if report.training is None:
+        return []
+    totals = report.totals
+    return [f"Training per step: **{human(totals.training_flops, 'FLOPs')}** = forward "
+            f"{human(totals.forward_flops, 'FLOPs')} + backward {human(totals.backward_flops, 'FLOPs')} (input gradients "
+            f"{human(totals.input_grad_flops, 'FLOPs')}, weight gradients {human(totals.weight_grad_flops, 'FLOPs')}).", ""]

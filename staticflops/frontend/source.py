@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Callable
 
 import ast
+import warnings
 import re
 
 import libcst as cst
@@ -116,7 +117,9 @@ def _syntax_error(text: str, name: str, error: cst.ParserSyntaxError) -> Analysi
     """libcst's positions point past the fault; Python's own parser (parse only,
     nothing is run) names the exact place and a message users know."""
     try:
-        ast.parse(text, filename=name)
+        with warnings.catch_warnings():  # its SyntaxWarnings would print around our one-line message
+            warnings.simplefilter("ignore")
+            ast.parse(text, filename=name)
     except SyntaxError as precise:
         where = Location(name, precise.lineno or 1, precise.offset or 1)
         return AnalysisError(f"syntax error: {precise.msg}", where, code="SF004")

@@ -24,6 +24,15 @@ UNARY_MATH = ("abs", "exp", "log", "sqrt", "rsqrt", "neg", "sin", "cos", "erf", 
 REDUCTIONS = ("sum", "mean", "amax", "amin", "prod", "std", "var", "norm", "logsumexp")
 
 
+def _unknown_argument(attrs: dict) -> str | None:
+    """The first attribute that is, or holds, an Unknown value."""
+    for name, value in attrs.items():
+        if isinstance(value, Unknown) or (isinstance(value, (tuple, list))
+                                          and any(isinstance(v, Unknown) for v in value)):
+            return name
+    return None
+
+
 class TorchOps:
     """Implements each function once; ``namespace``/``method`` expose them under their names."""
 
@@ -55,6 +64,10 @@ class TorchOps:
     def record(self, interp, kind, label, attrs, inputs, node, outputs=None, facts=None, dtype="float32"):
         """Infer the output shape of a computing op, record it, return the result tensor(s)."""
         attrs = dict(attrs, kind=kind)
+        if outputs is None and (name := _unknown_argument(attrs)):
+            # an unresolved argument (a scale factor, a size) leaves the output shape unknown
+            reason = attrs[name].reason if isinstance(attrs[name], Unknown) else "not resolved"
+            return interp.unknown(f"{label} argument `{name}` is unknown ({reason})", node)
         if outputs is None:
             try:
                 outputs, facts = infer(kind, attrs, inputs)

@@ -1,0 +1,75 @@
+"""Regressions for what coverage-guided fuzzing (tools/fuzz_atheris.py) found: each input
+once escaped as an internal exception; now it is a located message or a sound result."""
+
+import pytest
+
+from staticflops import AnalysisError
+from staticflops.api import analyze_text
+
+HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n\n\n"
+
+
+def error_of(source: str, **options) -> str:
+    with pytest.raises(AnalysisError) as caught:
+        analyze_text(HEADER + source, "m.py", **options)
+    return str(caught.value)
+
+
+def test_return_in_a_class_body_is_a_located_syntax_error():
+    # libcst parses it; Python's compiler rejects it. Was: the interpreter's internal _Return escaped.
+    source = "class Model(nn.Module):\n    return 1\n"
+    assert error_of(source) == "m.py:7:5: syntax error: 'return' outside function"
+
+
+def test_break_and_continue_outside_a_loop_are_located_syntax_errors():
+    assert error_of("break\n") == "m.py:6:1: syntax error: 'break' outside loop"
+    source = ("class Model(nn.Module):\n    def forward(self, x):\n        continue\n\n\n"
+              "def build():\n    return Model()\n")
+    message = error_of(source, model="build", inputs=["1x4"])
+    assert message == "m.py:8:9: syntax error: 'continue' not properly in loop"
+
+
+CONV = """class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, 3{extra})
+
+    def forward(self, x):
+        return self.conv(x)
+"""
+
+
+@pytest.mark.parametrize("extra, message", [
+    (", groups=0", "m.py:9:21: Conv2d: groups must be a positive integer"),  # was ZeroDivisionError
+    (", groups=3", "m.py:9:21: Conv2d: in_channels must be divisible by groups"),  # 4 % 3 != 0
+])
+def test_conv_groups_pytorch_rejects_are_located_errors(extra, message):
+    assert error_of(CONV.format(extra=extra), inputs=["1x4x8x8"]) == message
+
+
+@pytest.mark.parametrize("extra", [", stride=0", ", dilation=0", ", stride=(1, -2)"])
+def test_non_positive_conv_stride_or_dilation_is_a_located_error(extra):
+    # was ZeroDivisionError in the output-size formula (stride 0)
+    message = error_of(CONV.format(extra=extra), inputs=["1x4x8x8"])
+    assert message.startswith("m.py:12:16: non-positive ")
+
+
+def test_non_positive_pool_stride_is_a_located_error():
+    source = "class Model(nn.Module):\n    def forward(self, x):\n        return F.max_pool2d(x, 2, stride=0)\n"
+    assert error_of(source, inputs=["1x4x8x8"]).startswith("m.py:8:16: ")
+
+
+def test_unknown_interpolate_scale_leaves_the_output_unknown_not_a_crash():
+    # scale_factor is an undefined name: was TypeError (an Unknown inside the shape) when pricing
+    source = ("class Model(nn.Module):\n    def forward(self, x):\n"
+              "        return F.interpolate(x, scale_factor=missing, mode='nearest')\n")
+    report = analyze_text(HEADER + source, "m.py", inputs=["1x3x6x7"])
+    assert report.totals.forward_flops == 0
+    assert any(u.location.startswith("m.py:8:") and "scale_factor" in u.what for u in report.unknown)
+
+
+def test_a_syntax_error_does_not_also_emit_python_syntax_warnings(recwarn):
+    # `1if` makes Python's parser warn (invalid decimal literal) before the real error
+    with pytest.raises(AnalysisError, match=r"^m\.py:2:7: syntax error"):
+        analyze_text("x = 1if 2 else 3\ndef f(:\n", "m.py")
+    assert not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]

@@ -73,3 +73,16 @@ def test_a_syntax_error_does_not_also_emit_python_syntax_warnings(recwarn):
     with pytest.raises(AnalysisError, match=r"^m\.py:2:7: syntax error"):
         analyze_text("x = 1if 2 else 3\ndef f(:\n", "m.py")
     assert not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]
+
+
+@pytest.mark.parametrize("source, where, keyword", [
+    ("def f(x):\n    return*x\n", "m.py:2:5", "return"),  # was libcst's CSTValidationError escaping
+    ("for x in*y:\n    pass\n", "m.py:1:7", "in"),
+    ("def f(x):\n    yield*x\n", "m.py:2:5", "yield"),
+])
+def test_keyword_written_against_an_operator_is_a_located_syntax_error(source, where, keyword):
+    # Python's parser accepts these; libcst refuses to build the node, without a position
+    with pytest.raises(AnalysisError) as caught:
+        analyze_text(source, "m.py")
+    assert str(caught.value) == f"{where}: syntax error: Must have at least one space after '{keyword}'" + (
+        "." if keyword == "return" else " keyword.")

@@ -86,3 +86,15 @@ def test_keyword_written_against_an_operator_is_a_located_syntax_error(source, w
         analyze_text(source, "m.py")
     assert str(caught.value) == f"{where}: syntax error: Must have at least one space after '{keyword}'" + (
         "." if keyword == "return" else " keyword.")
+
+
+@pytest.mark.parametrize("call, shape, message", [
+    ("x.split(0, dim=-1)", "1x6", "split: split size must be positive, got 0"),  # was ZeroDivisionError
+    ("torch.chunk(x, 0, dim=1)", "1x6", "split: chunk count must be positive, got 0"),
+    # 10**12 pieces of size 1: was MemoryError (or OverflowError past 2**63) building the list
+    ("x.split(1, dim=1)", "1x1000000000000",
+     "split: splitting into 1,000,000,000,000 pieces: more than the 1,000,000 this analysis handles"),
+])
+def test_split_into_zero_or_too_many_pieces_is_a_located_error(call, shape, message):
+    source = f"class Model(nn.Module):\n    def forward(self, x):\n        return {call}\n"
+    assert error_of(source, inputs=[shape]) == f"m.py:8:16: {message}"

@@ -98,3 +98,37 @@ def test_keyword_written_against_an_operator_is_a_located_syntax_error(source, w
 def test_split_into_zero_or_too_many_pieces_is_a_located_error(call, shape, message):
     source = f"class Model(nn.Module):\n    def forward(self, x):\n        return {call}\n"
     assert error_of(source, inputs=[shape]) == f"m.py:8:16: {message}"
+
+
+# Same classes as the findings above, probed by hand: sizes that are strings, zero divisors.
+PROBE = """class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = {layer}
+
+    def forward(self, x):
+        return {call}
+"""
+
+
+@pytest.mark.parametrize("layer, call, shape, message", [
+    # each was a TypeError/ValueError/ZeroDivisionError from the shape arithmetic or pricing
+    ("nn.Linear(6, 'b')", "self.m(x)", "1x6", "a size must be an integer, got 'b'"),
+    ("nn.Conv2d(3, 'b', 3)", "self.m(x)", "1x3x8x8", "a size must be an integer, got 'b'"),
+    ("nn.Embedding(10, 'a')", "self.m(x)", "1x8:int64", "a size must be an integer, got 'a'"),
+    ("nn.Unflatten(1, (0, -1))", "self.m(x)", "1x6", "cannot compute the output shape from these arguments"),
+    ("nn.AdaptiveAvgPool2d('a')", "self.m(x)", "1x4x8x8", "a size must be an integer, got 'a'"),
+    ("nn.Identity()", "F.interpolate(x, size='ab')", "1x3x6x7", "F.interpolate: a size must be an integer"),
+    ("nn.Identity()", "x.split([1, 'a'], 1)", "1x6", "split: split sizes must be non-negative integers, got 'a'"),
+    ("nn.Identity()", "torch.arange(0, 10, 0)", "1x6", "torch.arange: step must be nonzero"),
+    ("nn.Identity()", "torch.arange(10, 0)", "1x6", "torch.arange(10, 0, 1): the bounds are inconsistent"),
+])
+def test_sizes_that_are_not_sizes_are_located_errors(layer, call, shape, message):
+    assert error_of(PROBE.format(layer=layer, call=call), inputs=[shape]).startswith(f"m.py:12:16: {message}")
+
+
+def test_arange_with_a_float_step_has_an_integer_length():
+    # ceil((2.5 - 0) / 0.5) = 5 elements: 0, 0.5, 1, 1.5, 2 (was the float size 5.0)
+    report = analyze_text(HEADER + PROBE.format(layer="nn.Identity()", call="torch.arange(0, 2.5, 0.5)"),
+                          "m.py", inputs=["1x6"])
+    assert report.outputs == [[5]]

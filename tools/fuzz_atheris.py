@@ -11,7 +11,7 @@ optional first line ``# fuzz: model=NAME inputs=1x3x32x32;1x8:int64 training`` (
 line numbers do not move) picks the model, its inputs and --training; the seeds carry it.
 
 The oracle: the only acceptable outcomes are a Report or AnalysisError/UsageError, and every
-location named (the error's, each unknown's, each layer's) lies inside the input (line 1..lines+1).
+location named (the error's, each unknown's, layer's and diagnostic's) lies inside the input (line 1..lines+1).
 Anything else is a finding, saved under WORK/findings/ (one file per distinct kind and place)
 and fuzzing goes on.  Hangs (``-timeout``) and memory blow-ups (``-rss_limit_mb``) end a
 libFuzzer run with a timeout-/oom- artifact in WORK/findings/; the driver then starts a new
@@ -69,9 +69,13 @@ def seed_sources() -> dict[str, bytes]:
 def seed_corpus(corpus: Path) -> None:
     corpus.mkdir(parents=True, exist_ok=True)
     for name, data in seed_sources().items():
-        target = corpus / ("seed-" + name.replace("/", "_"))
-        if not target.exists():
-            target.write_bytes(data)
+        variants = {"seed-": data}
+        if data.startswith(b"# fuzz:"):  # the same model with --training (backward rules, training facts)
+            variants["seed-training-"] = data.replace(b"\n", b" training\n", 1)
+        for prefix, variant in variants.items():
+            target = corpus / (prefix + name.replace("/", "_"))
+            if not target.exists():
+                target.write_bytes(variant)
 
 
 # ---- one execution ---------------------------------------------------------------------------
@@ -140,6 +144,8 @@ def analyse_once(data: bytes) -> str:
         check_location(unknown.location, lines, "unknown")
     for layer in report.layers:
         check_location(layer.location, lines, "layer")
+    for diagnostic in report.diagnostics:
+        check_location(diagnostic.location, lines, "diagnostic")
     report.to_json()
     render_markdown(report)
     render_table(report, Console(file=open(os.devnull, "w"), width=120))
@@ -272,7 +278,7 @@ def drive(args) -> int:
         executions += run_executions
         seconds += time.monotonic() - started
         print(f"run {runs}: exit {process.returncode}, {run_executions} executions", file=sys.stderr)
-    found = sorted(p.name for p in findings.iterdir() if not p.name.endswith(".txt"))
+    found = sorted(p.name for p in findings.iterdir() if p.is_file() and not p.name.endswith(".txt"))
     print("\n==== atheris summary ====")
     print(f"mode: {'structured' if args.structured else 'bytes'}; runs: {runs}; time: {seconds:.0f} s")
     print(f"executions: {executions}; exec/s: {executions / max(seconds, 1):.1f}")

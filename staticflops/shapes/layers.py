@@ -26,7 +26,18 @@ def infer(kind: str, attrs: dict, inputs: list) -> tuple[list, dict]:
     fn = SHAPE_FUNCTIONS.get(kind)
     if fn is None:
         raise KeyError(kind)
-    return fn(attrs, inputs)
+    try:
+        outputs, facts = fn(attrs, inputs)
+    except (TypeError, ValueError, ArithmeticError) as error:
+        # the attributes are the model's own arguments: a string or 0 where PyTorch wants a size
+        raise ShapeError(f"cannot compute the output shape from these arguments ({error})") from None
+    for shape in outputs:
+        for dim in shape or ():
+            if isinstance(dim, bool) or not isinstance(dim, (int, Expr)):
+                raise ShapeError(f"a size must be an integer, got {dim!r}")
+            if isinstance(dim, int) and dim < 0:
+                raise ShapeError(f"negative size {dim} in the output shape {format_shape(shape)}")
+    return outputs, facts
 
 
 def _expect_rank(x: Shape, ranks, what: str) -> None:

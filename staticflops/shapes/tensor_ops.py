@@ -164,6 +164,9 @@ def _piece_count(count: int) -> int:
 def split_sizes(size: Dim, split, chunks: bool = False) -> list:
     """Sizes of the pieces of a dimension for ``split`` (int or list) or ``chunk``."""
     if isinstance(split, (list, tuple)):
+        for piece in split:
+            if isinstance(piece, bool) or not isinstance(piece, (int, Expr)) or (isinstance(piece, int) and piece < 0):
+                raise ShapeError(f"split sizes must be non-negative integers, got {piece!r}")
         return list(split)
     if isinstance(split, int) and split <= 0:  # PyTorch refuses these too (0 only for an empty dimension)
         raise ShapeError(f"chunk count must be positive, got {split}" if chunks

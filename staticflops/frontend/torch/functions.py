@@ -542,7 +542,14 @@ def build_constructors(t: TorchOps) -> dict:
         for v in (start, end, step):
             if isinstance(v, Unknown):
                 return v
+        if isinstance(step, (int, float)) and step == 0:
+            raise AnalysisError("torch.arange: step must be nonzero", interp.location(node), "SF301")
         length = end - start if step == 1 else -((start - end) // step)
+        if isinstance(length, float):
+            length = int(length)  # ceil((end - start) / step) elements, as an integer size
+        if isinstance(length, int) and length < 0:
+            raise AnalysisError(f"torch.arange({start}, {end}, {step}): the bounds are inconsistent with the step",
+                                interp.location(node), "SF301")
         has_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtype_of(kwargs, "float32" if has_float else "int64")
         values = None

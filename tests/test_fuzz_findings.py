@@ -132,3 +132,19 @@ def test_arange_with_a_float_step_has_an_integer_length():
     report = analyze_text(HEADER + PROBE.format(layer="nn.Identity()", call="torch.arange(0, 2.5, 0.5)"),
                           "m.py", inputs=["1x6"])
     assert report.outputs == [[5]]
+
+
+@pytest.mark.parametrize("loop", ["[i for i in range(2**63)]", "[i for i in range(10**30, 0, -1)]"])
+def test_a_range_past_2_63_items_hits_the_loop_budget(loop):
+    # was OverflowError from len(range) in the budget check
+    source = f"class Model(nn.Module):\n    def forward(self, x):\n        n = {loop}\n        return x\n"
+    message = error_of(source, inputs=["1x6"])
+    assert message.startswith("m.py:8:") and "over the loop budget (--max-loop-iterations)" in message
+
+
+def test_len_of_a_huge_range_is_unknown_not_a_crash():
+    source = ("class Model(nn.Module):\n    def forward(self, x):\n        n = len(range(2**64))\n"
+              "        return x\n")
+    report = analyze_text(HEADER + source, "m.py", inputs=["1x6"])
+    assert report.outputs == [[1, 6]]
+    assert any(u.location.startswith("m.py:8:") and "2**63" in u.what for u in report.unknown)

@@ -148,7 +148,8 @@ def analyse_once(data: bytes) -> str:
         check_location(diagnostic.location, lines, "diagnostic")
     report.to_json()
     render_markdown(report)
-    render_table(report, Console(file=open(os.devnull, "w"), width=120))
+    with open(os.devnull, "w") as sink:
+        render_table(report, Console(file=sink, width=120))
     return f"report ({len(report.unknown)} unknown)"
 
 

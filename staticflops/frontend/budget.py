@@ -73,8 +73,10 @@ class Budget:
                     self.refuse(interp, f"repetition builds {len(sequence) * count:,} items, over the limit of {self.max_container:,} (--max-container)", node)
 
     def bounded_range(self, interp, value: range, node):
-        if len(value) > self.max_loop_iterations:
-            self.refuse(interp, f"range of {len(value):,} items is over the loop budget (--max-loop-iterations)", node)
+        # len() of a range past 2**63 items raises OverflowError; the arithmetic does not
+        length = max(0, (value.stop - value.start + value.step - (1 if value.step > 0 else -1)) // value.step)
+        if length > self.max_loop_iterations:
+            self.refuse(interp, f"range of {length:,} items is over the loop budget (--max-loop-iterations)", node)
         return iter(value)
 
     def check_expr(self, interp, op: str, left, right, node) -> None:

@@ -18,7 +18,7 @@ from staticflops.diagnostics import AnalysisError, Location
 from staticflops.frontend import pyclasses
 from staticflops.frontend.budget import Budget
 from staticflops.frontend.expressions import Expressions
-from staticflops.frontend.statements import Statements, _Return
+from staticflops.frontend.statements import Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.values import (
@@ -100,6 +100,8 @@ class Interpreter(Statements, Expressions):
         previous, self.source = self.source, source
         try:
             self.exec_block(source.module.body, scope)
+        except _Jump as jump:
+            raise self.misplaced(jump) from None
         finally:
             self.source = previous
         return scope
@@ -424,6 +426,8 @@ class Interpreter(Statements, Expressions):
                 self.exec_statement(body, scope)
             except _Return as result:
                 return result.value
+            except _Jump as jump:  # break/continue outside any loop of this function
+                raise self.misplaced(jump) from None
             return None
         finally:
             self.source = previous

@@ -70,6 +70,8 @@ def build_builtins(object_class: Class) -> dict:
             return len(value)
         except TypeError:
             return interp.unknown(f"len() of {type(value).__name__}", node)
+        except OverflowError:  # len(range(2**63)) fails in Python too
+            return interp.unknown("len() of a sequence of 2**63 items or more", node)
     b["len"] = len_
 
     def converter(pytype, name):

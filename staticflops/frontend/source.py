@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import Callable
 
 import ast
+import io
+import tokenize
+import warnings
 import re
 
 import libcst as cst
@@ -108,20 +111,42 @@ def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
         positions = start_positions(module)
     except cst.ParserSyntaxError as error:
         raise _syntax_error(text, name, error) from None
+    except cst.CSTValidationError as error:  # parsed, but not a valid node (`return*x`): no position
+        raise _syntax_error(text, name, error) from None
     except RecursionError:
         raise AnalysisError("the file nests too deeply to parse", Location(name, 1, 1), code="SF005") from None
     return SourceFile(name, module, positions, internal, text=text)
 
 
-def _syntax_error(text: str, name: str, error: cst.ParserSyntaxError) -> AnalysisError:
+def _keyword_without_space(text: str, name: str, message: str) -> Location:
+    """libcst's validation errors carry no position; they name a keyword written straight
+    against an operator (`return*x`, `for x in*y`): find the first such place."""
+    keyword = re.search(r"after '(\w+)'", message)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        tokens = []
+    for token, following in zip(tokens, tokens[1:]):
+        if (keyword and token.type == tokenize.NAME and token.string == keyword.group(1)
+                and following.start == token.end and following.type == tokenize.OP
+                and following.string not in "()[]{}:;,"):
+            return Location(name, token.start[0], token.start[1] + 1)
+    return Location(name, 1, 1)
+
+
+def _syntax_error(text: str, name: str, error: cst.ParserSyntaxError | cst.CSTValidationError) -> AnalysisError:
     """libcst's positions point past the fault; Python's own parser (parse only,
     nothing is run) names the exact place and a message users know."""
     try:
-        ast.parse(text, filename=name)
+        with warnings.catch_warnings():  # its SyntaxWarnings would print around our one-line message
+            warnings.simplefilter("ignore")
+            ast.parse(text, filename=name)
     except SyntaxError as precise:
         where = Location(name, precise.lineno or 1, precise.offset or 1)
         return AnalysisError(f"syntax error: {precise.msg}", where, code="SF004")
     except (ValueError, RecursionError, MemoryError):
         pass
+    if isinstance(error, cst.CSTValidationError):
+        return AnalysisError(f"syntax error: {error}", _keyword_without_space(text, name, str(error)), code="SF004")
     where = Location(name, error.raw_line, error.raw_column + 1)
     return AnalysisError(f"syntax error: {error.message}", where, code="SF004")

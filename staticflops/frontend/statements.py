@@ -11,17 +11,30 @@ from staticflops.frontend.scope import Scope
 from staticflops.frontend.values import Class, Function, Namespace, Unknown, dotted_name
 
 
-class _Return(Exception):
-    def __init__(self, value):
+class _Jump(Exception):
+    """`return`/`break`/`continue` unwinding to their function or loop; ``node`` is the
+    statement, for the message when none encloses it (Python's compiler rejects that)."""
+
+    outside = ""
+
+    def __init__(self, node):
+        self.node = node
+
+
+class _Return(_Jump):
+    outside = "'return' outside function"
+
+    def __init__(self, value, node=None):
+        super().__init__(node)
         self.value = value
 
 
-class _Break(Exception):
-    pass
+class _Break(_Jump):
+    outside = "'break' outside loop"
 
 
-class _Continue(Exception):
-    pass
+class _Continue(_Jump):
+    outside = "'continue' not properly in loop"
 
 
 _AUGMENTED = {
@@ -81,13 +94,17 @@ class Statements:
             scope.vars.pop(target.value, None)
 
     def _exec_Break(self, node, scope):
-        raise _Break()
+        raise _Break(node)
 
     def _exec_Continue(self, node, scope):
-        raise _Continue()
+        raise _Continue(node)
 
     def _exec_Return(self, node, scope):
-        raise _Return(None if node.value is None else self.evaluate_node(node.value, scope))
+        raise _Return(None if node.value is None else self.evaluate_node(node.value, scope), node)
+
+    def misplaced(self, jump: _Jump):
+        """The error for a `return`/`break`/`continue` that nothing encloses."""
+        return self.fail(f"syntax error: {jump.outside}", jump.node, code="SF004")
 
     def _exec_Raise(self, node, scope):
         # Reaching a `raise` means the model's own checks reject the arguments.
@@ -219,10 +236,13 @@ class Statements:
         if held:
             body_scope.vars["__held_reports__"] = held
         statements = node.body.body
-        if pyclasses.is_enum(cls):
-            pyclasses.exec_enum_body(self, cls, statements, body_scope)
-        else:
-            self.exec_block(statements, body_scope)
+        try:
+            if pyclasses.is_enum(cls):
+                pyclasses.exec_enum_body(self, cls, statements, body_scope)
+            else:
+                self.exec_block(statements, body_scope)
+        except _Jump as jump:  # a class body is neither a function nor a loop
+            raise self.misplaced(jump) from None
         if any("__namedtuple__" in base.namespace for base in bases):
             names = list(body_scope.vars["__annotations__"])
             defaults = {n: body_scope.vars[n] for n in names if n in body_scope.vars}

@@ -26,7 +26,18 @@ def infer(kind: str, attrs: dict, inputs: list) -> tuple[list, dict]:
     fn = SHAPE_FUNCTIONS.get(kind)
     if fn is None:
         raise KeyError(kind)
-    return fn(attrs, inputs)
+    try:
+        outputs, facts = fn(attrs, inputs)
+    except (TypeError, ValueError, ArithmeticError) as error:
+        # the attributes are the model's own arguments: a string or 0 where PyTorch wants a size
+        raise ShapeError(f"cannot compute the output shape from these arguments ({error})") from None
+    for shape in outputs:
+        for dim in shape or ():
+            if isinstance(dim, bool) or not isinstance(dim, (int, Expr)):
+                raise ShapeError(f"a size must be an integer, got {dim!r}")
+            if isinstance(dim, int) and dim < 0:
+                raise ShapeError(f"negative size {dim} in the output shape {format_shape(shape)}")
+    return outputs, facts
 
 
 def _expect_rank(x: Shape, ranks, what: str) -> None:
@@ -94,6 +105,13 @@ def _with_channels(attrs, x: Shape, batched: bool, channels: Dim, spatial: tuple
     return lead + (channels,) + tuple(spatial)
 
 
+def _positive(values, what: str) -> None:
+    """Strides, dilations and windows divide or scale sizes: PyTorch refuses non-positive ones."""
+    for value in values:
+        if isinstance(value, int) and value <= 0:
+            raise ShapeError(f"non-positive {what} {value} is not supported")
+
+
 def same_output_size(size, stride) -> Dim:
     """'same' padding: ceil(size / stride) (TensorFlow/Keras; stride 1 keeps the size)."""
     return size if stride == 1 else (size + stride - 1) // stride
@@ -107,6 +125,8 @@ def conv_output_size(size, kernel, stride, padding, dilation) -> Dim:
 def _conv(attrs, inputs):
     x = inputs[0]
     batched, spatial = _conv_input(attrs, x, attrs.get("type", "Conv"))
+    _positive(attrs["stride"], "stride")
+    _positive(attrs["dilation"], "dilation")
     padding = attrs["padding"]
     out = []
     for i, size in enumerate(spatial):
@@ -128,6 +148,8 @@ def _conv(attrs, inputs):
 def _conv_transpose(attrs, inputs):
     x = inputs[0]
     batched, spatial = _conv_input(attrs, x, attrs.get("type", "ConvTranspose"))
+    _positive(attrs["stride"], "stride")
+    _positive(attrs["dilation"], "dilation")
     out = []
     for i, size in enumerate(spatial):
         k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
@@ -197,6 +219,8 @@ def pool_output_size(size, kernel, stride, padding, dilation, ceil_mode) -> Dim:
 @shape_function("max_pool", "avg_pool", "lp_pool")
 def _pool(attrs, inputs):
     lead, spatial = _pool_window(attrs, inputs[0])
+    _positive(attrs["kernel_size"], "kernel size")
+    _positive(attrs["stride"], "stride")
     if isinstance(attrs["padding"], str):  # Keras: 'valid' / 'same'
         out = tuple(same_output_size(size, s) if attrs["padding"] == "same" else (size - k) // s + 1
                     for size, k, s in zip(spatial, attrs["kernel_size"], attrs["stride"]))
@@ -352,6 +376,7 @@ def _scaled(size, scale):
 def _pixel_shuffle(attrs, inputs):
     x = inputs[0]
     r = attrs["upscale_factor"]
+    _positive((r,), "upscale factor")
     channels = x[-3] // (r * r)
     return [x[:-3] + (channels, x[-2] * r, x[-1] * r)], {}
 

@@ -152,10 +152,25 @@ def stack(shapes: list, dim: int) -> Shape:
     return unsqueeze(first, dim)[:normalize_dim(dim, len(first) + 1)] + (len(shapes),) + first[normalize_dim(dim, len(first) + 1):]
 
 
+MAX_PIECES = 1_000_000  # as many as the interpreter's largest container
+
+
+def _piece_count(count: int) -> int:
+    if count > MAX_PIECES:
+        raise ShapeError(f"splitting into {count:,} pieces: more than the {MAX_PIECES:,} this analysis handles")
+    return count
+
+
 def split_sizes(size: Dim, split, chunks: bool = False) -> list:
     """Sizes of the pieces of a dimension for ``split`` (int or list) or ``chunk``."""
     if isinstance(split, (list, tuple)):
+        for piece in split:
+            if isinstance(piece, bool) or not isinstance(piece, (int, Expr)) or (isinstance(piece, int) and piece < 0):
+                raise ShapeError(f"split sizes must be non-negative integers, got {piece!r}")
         return list(split)
+    if isinstance(split, int) and split <= 0:  # PyTorch refuses these too (0 only for an empty dimension)
+        raise ShapeError(f"chunk count must be positive, got {split}" if chunks
+                         else f"split size must be positive, got {split}")
     if chunks:
         piece = -(-size // split) if not isinstance(size, Expr) else size // split
         split = piece
@@ -163,8 +178,8 @@ def split_sizes(size: Dim, split, chunks: bool = False) -> list:
         count = size // split
         if isinstance(count, Expr):
             raise ShapeError(f"cannot split a symbolic dimension {format_dim(size)} into a known number of pieces")
-        return [split] * int(count)
-    pieces = [split] * (size // split)
+        return [split] * _piece_count(int(count))
+    pieces = [split] * _piece_count(size // split)
     if size % split:
         pieces.append(size % split)
     return pieces

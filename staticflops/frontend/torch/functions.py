@@ -24,6 +24,15 @@ UNARY_MATH = ("abs", "exp", "log", "sqrt", "rsqrt", "neg", "sin", "cos", "erf", 
 REDUCTIONS = ("sum", "mean", "amax", "amin", "prod", "std", "var", "norm", "logsumexp")
 
 
+def _unknown_argument(attrs: dict) -> str | None:
+    """The first attribute that is, or holds, an Unknown value."""
+    for name, value in attrs.items():
+        if isinstance(value, Unknown) or (isinstance(value, (tuple, list))
+                                          and any(isinstance(v, Unknown) for v in value)):
+            return name
+    return None
+
+
 class TorchOps:
     """Implements each function once; ``namespace``/``method`` expose them under their names."""
 
@@ -55,6 +64,10 @@ class TorchOps:
     def record(self, interp, kind, label, attrs, inputs, node, outputs=None, facts=None, dtype="float32"):
         """Infer the output shape of a computing op, record it, return the result tensor(s)."""
         attrs = dict(attrs, kind=kind)
+        if outputs is None and (name := _unknown_argument(attrs)):
+            # an unresolved argument (a scale factor, a size) leaves the output shape unknown
+            reason = attrs[name].reason if isinstance(attrs[name], Unknown) else "not resolved"
+            return interp.unknown(f"{label} argument `{name}` is unknown ({reason})", node)
         if outputs is None:
             try:
                 outputs, facts = infer(kind, attrs, inputs)
@@ -529,7 +542,14 @@ def build_constructors(t: TorchOps) -> dict:
         for v in (start, end, step):
             if isinstance(v, Unknown):
                 return v
+        if isinstance(step, (int, float)) and step == 0:
+            raise AnalysisError("torch.arange: step must be nonzero", interp.location(node), "SF301")
         length = end - start if step == 1 else -((start - end) // step)
+        if isinstance(length, float):
+            length = int(length)  # ceil((end - start) / step) elements, as an integer size
+        if isinstance(length, int) and length < 0:
+            raise AnalysisError(f"torch.arange({start}, {end}, {step}): the bounds are inconsistent with the step",
+                                interp.location(node), "SF301")
         has_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtype_of(kwargs, "float32" if has_float else "int64")
         values = None

@@ -131,6 +131,19 @@ def normalise(name: str, spec: LayerSpec, args: dict) -> dict:
     return attrs
 
 
+def argument_error(kind: str, attrs: dict) -> str | None:
+    """What PyTorch's constructor rejects among the normalised attributes (None: accepted).
+    Only known integers are checked; the weight shapes below divide by ``groups``."""
+    if kind in ("conv", "conv_transpose"):
+        groups = attrs.get("groups")
+        if isinstance(groups, int) and groups <= 0:
+            return "groups must be a positive integer"
+        for key in ("in_channels", "out_channels"):
+            if isinstance(groups, int) and isinstance(attrs.get(key), int) and attrs[key] % groups:
+                return f"{key} must be divisible by groups"
+    return None
+
+
 _AFFINE_FLAG = {"batch_norm": "affine", "instance_norm": "affine", "group_norm": "affine",
                 "layer_norm": "elementwise_affine", "rms_norm": "elementwise_affine"}
 _WEIGHTED = {"linear", "bilinear", "conv", "conv_transpose", "embedding", "rnn", "gru", "lstm",

@@ -10,7 +10,8 @@ from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import (
     Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown, named_modules,
 )
-from staticflops.frontend.torch.layers import CALL_DEFAULTS, LAYERS, LayerSpec, has_parameters, normalise, parameter_shapes
+from staticflops.frontend.torch.layers import (CALL_DEFAULTS, LAYERS, LayerSpec, argument_error, has_parameters,
+                                              normalise, parameter_shapes)
 from staticflops.shapes import format_shape
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -352,6 +353,8 @@ class LayerFactory:
                 interp.unknown(f"{name} argument `{unknown[0]}` is unknown ({reason})", node)
             self.module.kind = spec.kind if not unknown else None
             self.module.attrs = normalise(name, spec, bound) if not unknown else {"kind": spec.kind, "type": name}
+            if not unknown and (problem := argument_error(spec.kind, self.module.attrs)):
+                raise interp.fail(f"{name}: {problem}", node, code="SF301")
             self.attrs.update({k: v for k, v in bound.items() if not k.startswith("_")})
             if spec.kind in ("conv", "conv_transpose") and not unknown:
                 # ConvNd stores these as tuples: `conv.kernel_size[0]` is how model code reads them.

@@ -137,9 +137,12 @@ def test_arange_with_a_float_step_has_an_integer_length():
 @pytest.mark.parametrize("loop", ["[i for i in range(2**63)]", "[i for i in range(10**30, 0, -1)]"])
 def test_a_range_past_2_63_items_hits_the_loop_budget(loop):
     # was OverflowError from len(range) in the budget check
+    # hit in forward, so the report comes back partial (issue 8) with the budget as its reason
     source = f"class Model(nn.Module):\n    def forward(self, x):\n        n = {loop}\n        return x\n"
-    message = error_of(source, inputs=["1x6"])
-    assert message.startswith("m.py:8:") and "over the loop budget (--max-loop-iterations)" in message
+    report = analyze_text(HEADER + source, "m.py", inputs=["1x6"])
+    assert report.partial is True
+    assert report.stopped.location.startswith("m.py:8:")
+    assert "over the loop budget (--max-loop-iterations)" in report.stopped.message
 
 
 def test_len_of_a_huge_range_is_unknown_not_a_crash():

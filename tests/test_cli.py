@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +128,12 @@ def test_model_and_kwargs_options(tmp_path):
     # conv 8*3*9 + 8; head 8*10 + 10
     assert report["totals"]["params"] == 224 + 90
     assert report["outputs"] == [[1, 10]]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "staticflops", "analyze", "samples/lenet5.py", "-i", "1x1x28x28",
+                                 "-f", "json"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert result.returncode == 1
+    assert result.stderr == "staticflops: error: cannot write the output: No space left on device\n"

@@ -322,10 +322,20 @@ def main() -> None:
         status = 0
     except SystemExit as done:
         status = _exit_status(done.code)
+    except BrokenPipeError:  # `| head` closed the pipe: the rest was not wanted
+        status = 0
+    except OSError as error:  # writing the report failed (the API's own errors never get here)
+        sys.stderr.write(f"staticflops: error: cannot write the output: {error.strerror or error}\n")
+        status = 1
     try:
         sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    except (OSError, ValueError):  # a full disk: the output is incomplete
+        status = status or 1
+    try:
         sys.stderr.flush()
-    except (BrokenPipeError, ValueError):  # `| head` closed the pipe: the rest was not wanted
+    except (OSError, ValueError):
         pass
     os._exit(status)
 

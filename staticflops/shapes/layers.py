@@ -230,6 +230,10 @@ def _pool(attrs, inputs):
                          attrs.get("dilation", (1,) * len(spatial))[i], attrs.get("ceil_mode", False))
         for i, size in enumerate(spatial)
     )
+    for size, length in zip(spatial, out):
+        if isinstance(length, int) and length <= 0:  # PyTorch: "Output size is too small"
+            raise ShapeError(f"output size is too small: input {format_shape(tuple(spatial))} gives "
+                             f"{format_shape(out)} with kernel {format_shape(tuple(attrs['kernel_size']))}")
     return [lead + out], {}
 
 
@@ -355,8 +359,12 @@ def _interpolate(attrs, inputs):
     size, scale = attrs.get("size"), attrs.get("scale_factor")
     if size is not None:
         out = tuple(size) if isinstance(size, (tuple, list)) else (size,) * spatial
+        _positive(out, "output size")
     elif scale is not None:
         scales = tuple(scale) if isinstance(scale, (tuple, list)) else (scale,) * spatial
+        for factor in scales:  # 0 or less gives an empty or negative output in PyTorch's formula
+            if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor <= 0:
+                raise ShapeError(f"scale_factor must be positive, got {factor!r}")
         out = tuple(_scaled(d, s) for d, s in zip(x[2:], scales))
     else:
         raise ShapeError("interpolation needs either size or scale_factor")

@@ -248,14 +248,17 @@ def build_functions(t: TorchOps) -> dict:
     f["expand"] = expand
 
     def expand_as(interp, args, kwargs, node):
+        x, other = shape(interp, args[0], node), shape(interp, args[1], node)
+        return Tensor(t.moved(interp, ops.expand, "expand_as", node, x, list(other)), args[0].dtype)
+    f["expand_as"] = expand_as
+
+    def same_shape_as(interp, args, kwargs, node):
         return Tensor(shape(interp, args[1], node), args[0].dtype)
-    f["expand_as"] = f["view_as"] = f["reshape_as"] = expand_as
+    f["view_as"] = f["reshape_as"] = same_shape_as
 
     def repeat(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
-        times = _sizes(args[1:])
-        x = (1,) * (len(times) - len(x)) + tuple(x)
-        return Tensor(tuple(a * b for a, b in zip(x, times)), args[0].dtype)
+        return Tensor(t.moved(interp, ops.repeat, "repeat", node, x, _sizes(args[1:])), args[0].dtype)
     f["repeat"] = repeat
 
     def size(interp, args, kwargs, node):

@@ -131,16 +131,61 @@ def normalise(name: str, spec: LayerSpec, args: dict) -> dict:
     return attrs
 
 
+def _number(value) -> bool:
+    """A known Python number (symbolic sizes and unknowns are never judged here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _not_positive_integer(attrs: dict, key: str) -> str | None:
+    value = attrs.get(key)
+    if isinstance(value, bool) or (_number(value) and (not isinstance(value, int) or value <= 0)):
+        return f"{key} must be a positive integer, got {value!r}"
+    return None
+
+
+def _negative(attrs: dict, *keys: str) -> str | None:
+    """Sizes of a weight: 0 is allowed (an empty weight), negative is not."""
+    for key in keys:
+        value = attrs.get(key)
+        if isinstance(value, bool) or (_number(value) and (not isinstance(value, int) or value < 0)):
+            return f"{key} must be a non-negative integer, got {value!r}"
+    return None
+
+
+def _not_divisible(attrs: dict, key: str, by: str) -> str | None:
+    value, divisor = attrs.get(key), attrs.get(by)
+    if isinstance(value, int) and isinstance(divisor, int) and divisor > 0 and value % divisor:
+        return f"{key} ({value}) must be divisible by {by} ({divisor})"
+    return None
+
+
+def _first(*problems) -> str | None:
+    return next((p for p in problems if p), None)
+
+
 def argument_error(kind: str, attrs: dict) -> str | None:
     """What PyTorch's constructor rejects among the normalised attributes (None: accepted).
-    Only known integers are checked; the weight shapes below divide by ``groups``."""
+    Only known numbers are checked; weight shapes and rule formulas divide by these values,
+    so accepting them would give a silently wrong shape or count."""
     if kind in ("conv", "conv_transpose"):
-        groups = attrs.get("groups")
-        if isinstance(groups, int) and groups <= 0:
-            return "groups must be a positive integer"
-        for key in ("in_channels", "out_channels"):
-            if isinstance(groups, int) and isinstance(attrs.get(key), int) and attrs[key] % groups:
-                return f"{key} must be divisible by groups"
+        return _first(_not_positive_integer(attrs, "groups"), _not_divisible(attrs, "in_channels", "groups"),
+                      _not_divisible(attrs, "out_channels", "groups"))
+    if kind == "group_norm":
+        return _first(_not_positive_integer(attrs, "num_groups"),
+                      _not_divisible(attrs, "num_channels", "num_groups"))
+    if kind == "multihead_attention":
+        return _first(_not_positive_integer(attrs, "embed_dim"), _not_positive_integer(attrs, "num_heads"),
+                      _not_divisible(attrs, "embed_dim", "num_heads"))
+    if kind in ("rnn", "gru", "lstm"):
+        return _first(*(_not_positive_integer(attrs, key) for key in ("input_size", "hidden_size", "num_layers")))
+    if kind == "linear":
+        return _negative(attrs, "in_features", "out_features")
+    if kind == "embedding":
+        return _negative(attrs, "num_embeddings", "embedding_dim")
+    if kind == "dropout":
+        p = attrs.get("p")
+        if _number(p) and not 0 <= p <= 1:
+            return f"dropout probability has to be between 0 and 1, got {p!r}"
     return None
 
 

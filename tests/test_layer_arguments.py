@@ -1,0 +1,155 @@
+"""Arguments PyTorch rejects are located errors naming the layer or op, never a silent wrong
+shape or count (issue 8, "never a silent wrong number"). Each input below was accepted before:
+the comment says what it gave. PyTorch's own behaviour was checked with torch 2.13.0."""
+
+import pytest
+
+from staticflops import AnalysisError
+from staticflops.api import analyze_text
+
+HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n\n\n"
+
+# the layer is built on line 9 (column 18: `nn...`), called on line 12 (column 16: `self.l(x)`)
+MODEL = """class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = {layer}
+
+    def forward(self, x):
+        return {call}
+"""
+
+
+def analyze(layer: str, call: str, shape: str):
+    return analyze_text(HEADER + MODEL.format(layer=layer, call=call), "m.py", inputs=[shape])
+
+
+def error_of(layer: str, call: str, shape: str) -> str:
+    with pytest.raises(AnalysisError) as caught:
+        analyze(layer, call, shape)
+    return str(caught.value)
+
+
+# 1. expand / expand_as / repeat: only -1 keeps a dimension; only a size-1 dimension may grow.
+@pytest.mark.parametrize("call, shape, message", [
+    # was shape [-5, 6]; torch: "Trying to create tensor with negative dimension" (numel overflow)
+    ("x.expand(-5, 6)", "1x6", "expand: the expanded size -5 is negative (only -1, keeping the dimension, is allowed)"),
+    # was 2x4; torch: "The expanded size of the tensor (4) must match the existing size (3) at
+    # non-singleton dimension 1"
+    ("x.expand(2, 4)", "2x3", "expand: the expanded size 4 must match the existing size 3 at non-singleton "
+                              "dimension 1 (target 2x4, tensor 2x3)"),
+    # was 2x3 kept silently as 2x2x3 with a -1 leading size; torch: "isn't allowed in a leading,
+    # non-existing dimension 0"
+    ("x.expand(-1, 2, 3)", "2x3", "expand: the expanded size -1 is not allowed in the new leading dimension 0"),
+    # was 2x4 (the other tensor's shape, unchecked)
+    ("x.expand_as(torch.zeros(2, 4))", "2x3", "expand_as: the expanded size 4 must match the existing size 3 at "
+                                              "non-singleton dimension 1 (target 2x4, tensor 2x3)"),
+    # was -2x6; torch: "Trying to create tensor with negative dimension -2"
+    ("x.repeat(-1, 2)", "2x3", "repeat: negative repeat count -1"),
+    # was 2x6 (zip dropped a dimension); torch: "Number of dimensions of repeat dims can not be
+    # smaller than number of dimensions of tensor"
+    ("x.repeat(2)", "2x3", "repeat: repeat with 1 counts is fewer than the tensor's 2 dimensions"),
+])
+def test_expand_and_repeat_reject_what_pytorch_rejects(call, shape, message):
+    assert error_of("nn.Identity()", call, shape) == "m.py:12:16: " + message
+
+
+def test_expand_still_keeps_minus_one_grows_singletons_and_adds_leading_dims():
+    # 1x6 expanded to (4, -1): 4x6; then (3, 4, 6) adds a leading 3 -> 3x4x6 = 72 elements;
+    # repeat(2, 1, 1) of 3x4x6 -> 6x4x6
+    report = analyze("nn.Identity()", "x.expand(4, -1).expand(3, 4, 6).repeat(2, 1, 1)", "1x6")
+    assert report.outputs == [[6, 4, 6]]
+
+
+# 2.-5. constructor arguments, located at the layer's construction (line 9, column 18)
+@pytest.mark.parametrize("layer, message", [
+    # non-integer groups: was a fractional channel split (in_channels 4 / 1.5) in the weight shape
+    ("nn.Conv2d(4, 8, 3, groups=1.5)", "Conv2d: groups must be a positive integer, got 1.5"),
+    ("nn.Conv1d(4, 8, 3, groups=2.0)", "Conv1d: groups must be a positive integer, got 2.0"),
+    ("nn.Conv3d(4, 8, 3, groups=True)", "Conv3d: groups must be a positive integer, got True"),
+    ("nn.ConvTranspose2d(4, 8, 3, groups=0.5)", "ConvTranspose2d: groups must be a positive integer, got 0.5"),
+    # was accepted: head_dim 8 // 3 = 2 would give 6 channels, not 8 (torch asserts)
+    ("nn.MultiheadAttention(8, 3)", "MultiheadAttention: embed_dim (8) must be divisible by num_heads (3)"),
+    ("nn.MultiheadAttention(8, 0)", "MultiheadAttention: num_heads must be a positive integer, got 0"),
+    # the stub nn.TransformerEncoderLayer builds a MultiheadAttention: located at the user's line
+    ("nn.TransformerEncoderLayer(d_model=8, nhead=3)",
+     "MultiheadAttention: embed_dim (8) must be divisible by num_heads (3)"),
+    # was accepted (torch: ZeroDivisionError / "num_channels (8) must be divisible by num_groups (3)")
+    ("nn.GroupNorm(0, 8)", "GroupNorm: num_groups must be a positive integer, got 0"),
+    ("nn.GroupNorm(3, 8)", "GroupNorm: num_channels (8) must be divisible by num_groups (3)"),
+])
+def test_constructor_arguments_pytorch_rejects_are_located_errors(layer, message):
+    assert error_of(layer, "self.l(x)", "2x4x8") == "m.py:9:18: " + message
+
+
+# 5. scale factors and sizes of an interpolation must be positive (were size-0 or negative dims)
+@pytest.mark.parametrize("layer, call, message", [
+    ("nn.Upsample(scale_factor=0)", "self.l(x)", "Upsample: scale_factor must be positive, got 0"),
+    ("nn.Upsample(scale_factor=(2, -1.5))", "self.l(x)", "Upsample: scale_factor must be positive, got -1.5"),
+    ("nn.Identity()", "F.interpolate(x, scale_factor=-2)", "F.interpolate: scale_factor must be positive, got -2"),
+    ("nn.Identity()", "F.interpolate(x, size=(0, 4))", "F.interpolate: non-positive output size 0 is not supported"),
+])
+def test_interpolation_scale_and_size_must_be_positive(layer, call, message):
+    assert error_of(layer, call, "1x3x4x4") == "m.py:12:16: " + message
+
+
+def test_interpolation_with_a_positive_scale_still_works():
+    # 1x3x4x4 scaled by 1.5 -> floor(4 * 1.5) = 6 per side: 1x3x6x6
+    assert analyze("nn.Upsample(scale_factor=1.5)", "self.l(x)", "1x3x4x4").outputs == [[1, 3, 6, 6]]
+
+
+# 6. errors raised while running a layer name it, as construction-time errors do
+@pytest.mark.parametrize("layer, shape, message", [
+    ("nn.Conv2d(4, 8, 3, stride=0)", "1x4x8x8", "Conv2d: non-positive stride 0 is not supported"),
+    ("nn.Conv2d(4, 8, 3, dilation=(1, -2))", "1x4x8x8", "Conv2d: non-positive dilation -2 is not supported"),
+    ("nn.MaxPool2d(2, stride=0)", "1x4x8x8", "MaxPool2d: non-positive stride 0 is not supported"),
+    ("nn.PixelShuffle(0)", "1x4x8x8", "PixelShuffle: non-positive upscale factor 0 is not supported"),
+    # messages that already start with the layer's name are not labelled twice
+    ("nn.Conv2d(4, 8, 3)", "1x5x8x8", "Conv2d expects 4 input channels, got 5"),
+])
+def test_run_time_errors_of_a_layer_start_with_its_name(layer, shape, message):
+    assert error_of(layer, "self.l(x)", shape) == "m.py:12:16: " + message
+
+
+def test_a_subclassed_layer_is_labelled_with_its_class_name_as_written():
+    source = HEADER + ("class Wide(nn.Conv2d):\n    pass\n\n\n" + MODEL.format(layer="Wide(4, 8, 3, stride=0)",
+                                                                          call="self.l(x)"))
+    with pytest.raises(AnalysisError) as caught:
+        analyze_text(source, "m.py", inputs=["1x4x8x8"])
+    assert str(caught.value) == "m.py:16:16: Wide: non-positive stride 0 is not supported"
+
+
+# 7. other common layers' arguments
+@pytest.mark.parametrize("layer, message", [
+    # was a -1920 FLOPs forward (num_layers 0 in the rule's layer count)
+    ("nn.GRU(8, 8, num_layers=0)", "GRU: num_layers must be a positive integer, got 0"),
+    # was 0 FLOPs and a 2x4x0 output (torch: "hidden_size must be greater than zero")
+    ("nn.LSTM(8, 0)", "LSTM: hidden_size must be a positive integer, got 0"),
+    ("nn.RNN(0, 4)", "RNN: input_size must be a positive integer, got 0"),
+    ("nn.Dropout(1.5)", "Dropout: dropout probability has to be between 0 and 1, got 1.5"),
+    ("nn.Dropout2d(p=-0.1)", "Dropout2d: dropout probability has to be between 0 and 1, got -0.1"),
+    # torch: "Trying to create tensor with negative dimension -2: [-2, 4]"
+    ("nn.Linear(8, -2)", "Linear: out_features must be a non-negative integer, got -2"),
+    ("nn.Embedding(-1, 4)", "Embedding: num_embeddings must be a non-negative integer, got -1"),
+])
+def test_other_layer_arguments_pytorch_rejects(layer, message):
+    assert error_of(layer, "self.l(x)", "2x4x8") == "m.py:9:18: " + message
+
+
+@pytest.mark.parametrize("layer, call", [
+    ("nn.MaxPool2d(5)", "self.l(x)"),  # (4 - 5) // 5 + 1 = 0 per side; was a 1x3x0x0 output
+    ("nn.AvgPool2d(5)", "self.l(x)"),
+    ("nn.Identity()", "F.max_pool2d(x, 5)"),
+])
+def test_a_pool_window_larger_than_the_padded_input_is_an_error(layer, call):
+    # torch: "Given input size: (3x4x4). Calculated output size: (3x0x0). Output size is too small"
+    label = call.split("(")[0].replace("self.l", layer.split("(")[0].removeprefix("nn."))
+    assert error_of(layer, call, "1x3x4x4") == (
+        f"m.py:12:16: {label}: output size is too small: input 4x4 gives 0x0 with kernel 5x5")
+
+
+def test_zero_sized_weights_pytorch_allows_are_still_accepted():
+    # torch allows Linear(0, 4): an empty weight, output 2x4 (the bias only); params 0*4 + 4 = 4
+    report = analyze("nn.Linear(0, 4)", "self.l(x)", "2x0")
+    assert report.outputs == [[2, 4]]
+    assert report.totals.params == 4

@@ -153,3 +153,54 @@ def test_zero_sized_weights_pytorch_allows_are_still_accepted():
     report = analyze("nn.Linear(0, 4)", "self.l(x)", "2x0")
     assert report.outputs == [[2, 4]]
     assert report.totals.params == 4
+
+
+# more of the same pattern (each was accepted with a silently wrong shape or count; the torch
+# message is what torch 2.13.0 raises for the same input)
+@pytest.mark.parametrize("layer, message", [
+    # torch: "Trying to create tensor with negative dimension -8: [-8, 4, 3, 3]"; was -8 channels out
+    ("nn.Conv2d(4, -8, 3)", "Conv2d: out_channels must be a non-negative integer, got -8"),
+    # torch: "Trying to create tensor with negative dimension -3: [-3]"
+    ("nn.BatchNorm1d(-3)", "BatchNorm1d: num_features must be a non-negative integer, got -3"),
+    ("nn.LayerNorm(-4)", "LayerNorm: normalized_shape must be a non-negative integer, got -4"),
+    # torch: "Padding_idx must be within num_embeddings"
+    ("nn.Embedding(10, 4, padding_idx=12)", "Embedding: padding_idx 12 must be within num_embeddings (10)"),
+])
+def test_more_constructor_arguments_pytorch_rejects(layer, message):
+    assert error_of(layer, "self.l(x)", "2x4x8") == "m.py:9:18: " + message
+
+
+@pytest.mark.parametrize("layer, call, shape, message", [
+    # torch: "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of
+    # upscale_factor"; was 6 // 4 = 1 channel out
+    ("nn.PixelShuffle(2)", "self.l(x)", "1x6x4x4",
+     "PixelShuffle: input channels 6 are not divisible by the square of the upscale factor 2"),
+    # torch: "pad should be at most half of effective kernel size"; was a 1x3x5x5 output
+    ("nn.MaxPool2d(3, padding=2)", "self.l(x)", "1x3x8x8",
+     "MaxPool2d: padding 2 must be between 0 and half the effective kernel size 3"),
+    # torch: "negative padding is not supported"; was 4x4 per side
+    ("nn.Conv2d(4, 8, 3, padding=-1)", "self.l(x)", "1x4x8x8", "Conv2d: negative padding -1 is not supported"),
+    # torch: "kernel size should be greater than zero"; was a 9x9 output with 0 FLOPs
+    ("nn.Conv2d(4, 8, 0)", "self.l(x)", "1x4x8x8", "Conv2d: non-positive kernel size 0 is not supported"),
+    # torch: "output padding must be smaller than either stride or dilation"; was a 12x12 output
+    ("nn.ConvTranspose2d(4, 8, 3, output_padding=2)", "self.l(x)", "1x4x8x8",
+     "ConvTranspose2d: output padding 2 must be smaller than either stride 1 or dilation 1"),
+    # torch: "flatten() has invalid args: start_dim cannot come after end_dim"
+    ("nn.Identity()", "x.flatten(1, 0)", "2x4x3", "flatten: start_dim 1 comes after end_dim 0"),
+    # torch: "dropout probability has to be between 0 and 1, but got 1.5"
+    ("nn.Identity()", "F.dropout(x, p=1.5)", "2x4", "F.dropout: dropout probability has to be between 0 and 1, got 1.5"),
+    # torch: "zeros: Dimension size must be non-negative." / "Trying to create tensor with negative dimension"
+    ("nn.Identity()", "torch.zeros(-1, 4)", "2x4", "torch.zeros: negative size -1 in the requested shape"),
+    ("nn.Identity()", "torch.randn(2, -3)", "2x4", "torch.randn: negative size -3 in the requested shape"),
+    ("nn.Identity()", "x.new_zeros(-3)", "2x4", "new_zeros: negative size -3 in the requested shape"),
+])
+def test_more_call_arguments_pytorch_rejects(layer, call, shape, message):
+    assert error_of(layer, call, shape) == "m.py:12:16: " + message
+
+
+def test_valid_pool_padding_and_transposed_output_padding_are_still_accepted():
+    # MaxPool2d(3, stride=2, padding=1) on 8x8: (8 + 2 - 2 - 1) // 2 + 1 = 4 per side;
+    # ConvTranspose2d(3, 2, 3, stride=2, output_padding=1): (4 - 1) * 2 + (3 - 1) + 1 + 1 = 10
+    report = analyze("nn.MaxPool2d(3, stride=2, padding=1)",
+                     "nn.ConvTranspose2d(3, 2, 3, stride=2, output_padding=1)(self.l(x))", "1x3x8x8")
+    assert report.outputs == [[1, 2, 10, 10]]

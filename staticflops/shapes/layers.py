@@ -112,6 +112,12 @@ def _positive(values, what: str) -> None:
             raise ShapeError(f"non-positive {what} {value} is not supported")
 
 
+def _non_negative(values, what: str) -> None:
+    for value in values:
+        if isinstance(value, int) and value < 0:
+            raise ShapeError(f"negative {what} {value} is not supported")
+
+
 def same_output_size(size, stride) -> Dim:
     """'same' padding: ceil(size / stride) (TensorFlow/Keras; stride 1 keeps the size)."""
     return size if stride == 1 else (size + stride - 1) // stride
@@ -127,7 +133,10 @@ def _conv(attrs, inputs):
     batched, spatial = _conv_input(attrs, x, attrs.get("type", "Conv"))
     _positive(attrs["stride"], "stride")
     _positive(attrs["dilation"], "dilation")
+    _positive(attrs["kernel_size"], "kernel size")
     padding = attrs["padding"]
+    if not isinstance(padding, str):
+        _non_negative(padding, "padding")
     out = []
     for i, size in enumerate(spatial):
         k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
@@ -150,6 +159,13 @@ def _conv_transpose(attrs, inputs):
     batched, spatial = _conv_input(attrs, x, attrs.get("type", "ConvTranspose"))
     _positive(attrs["stride"], "stride")
     _positive(attrs["dilation"], "dilation")
+    _positive(attrs["kernel_size"], "kernel size")
+    if not isinstance(attrs["padding"], str):
+        _non_negative(attrs["padding"], "padding")
+    for extra, s, d in zip(attrs["output_padding"] or (), attrs["stride"], attrs["dilation"]):
+        # PyTorch: the extra rows must be fewer than the stride or the dilation
+        if all(isinstance(v, int) for v in (extra, s, d)) and not 0 <= extra < max(s, d):
+            raise ShapeError(f"output padding {extra} must be smaller than either stride {s} or dilation {d}")
     out = []
     for i, size in enumerate(spatial):
         k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
@@ -225,6 +241,11 @@ def _pool(attrs, inputs):
         out = tuple(same_output_size(size, s) if attrs["padding"] == "same" else (size - k) // s + 1
                     for size, k, s in zip(spatial, attrs["kernel_size"], attrs["stride"]))
         return [lead + out + inputs[0][-1:] if channels_last(attrs) else lead + out], {}
+    dilation = attrs.get("dilation", (1,) * len(spatial))
+    for pad, k, d in zip(attrs["padding"], attrs["kernel_size"], dilation):
+        if all(isinstance(v, int) for v in (pad, k, d)) and not 0 <= pad <= (d * (k - 1) + 1) // 2:
+            raise ShapeError(f"padding {pad} must be between 0 and half the effective kernel size "
+                             f"{d * (k - 1) + 1}")
     out = tuple(
         pool_output_size(size, attrs["kernel_size"][i], attrs["stride"][i], attrs["padding"][i],
                          attrs.get("dilation", (1,) * len(spatial))[i], attrs.get("ceil_mode", False))
@@ -385,6 +406,8 @@ def _pixel_shuffle(attrs, inputs):
     x = inputs[0]
     r = attrs["upscale_factor"]
     _positive((r,), "upscale factor")
+    if isinstance(x[-3], int) and isinstance(r, int) and x[-3] % (r * r):
+        raise ShapeError(f"input channels {x[-3]} are not divisible by the square of the upscale factor {r}")
     channels = x[-3] // (r * r)
     return [x[:-3] + (channels, x[-2] * r, x[-1] * r)], {}
 

@@ -81,6 +81,8 @@ def flatten(shape: Shape, start: int = 0, end: int = -1) -> Shape:
     if not shape:
         return (1,)
     start, end = normalize_dim(start, len(shape)), normalize_dim(end, len(shape))
+    if start > end:
+        raise ShapeError(f"start_dim {start} comes after end_dim {end}")
     return shape[:start] + (numel(shape[start:end + 1]),) + shape[end + 1:]
 
 
@@ -138,6 +140,14 @@ def expand(shape: Shape, sizes: list) -> Shape:
         else:  # symbolic and not provably equal: PyTorch would need them equal at run time
             result.append(size)
     return tuple(result)
+
+
+def new_shape(sizes) -> Shape:
+    """The shape of a new tensor (``torch.zeros(2, 3)``): sizes must be non-negative."""
+    for size in sizes:
+        if isinstance(size, int) and not isinstance(size, bool) and size < 0:
+            raise ShapeError(f"negative size {size} in the requested shape")
+    return tuple(sizes)
 
 
 def repeat(shape: Shape, times: list) -> Shape:

@@ -205,13 +205,14 @@ def build_functions(t: TorchOps) -> dict:
         return Tensor(tuple(x), args[0].dtype)
     f["pad"] = pad
 
-    def new_tensor(interp, args, kwargs, node):
-        sizes = _sizes(args[1:]) or list(kwargs.get("size", ()))
-        return Tensor(tuple(sizes), kwargs.get("dtype", args[0].dtype) if isinstance(kwargs.get("dtype"), str) else args[0].dtype)
-    f["new_zeros"] = f["new_ones"] = f["new_empty"] = new_tensor
+    def new_tensor(interp, args, kwargs, node, label="new_tensor"):
+        sizes = t.moved(interp, ops.new_shape, label, node, _sizes(args[1:]) or list(kwargs.get("size", ())))
+        return Tensor(sizes, kwargs.get("dtype", args[0].dtype) if isinstance(kwargs.get("dtype"), str) else args[0].dtype)
+    for name in ("new_zeros", "new_ones", "new_empty"):
+        f[name] = lambda interp, args, kwargs, node, label=name: new_tensor(interp, args, kwargs, node, label)
 
     def new_full(interp, args, kwargs, node):
-        return new_tensor(interp, args[:2], kwargs, node)
+        return new_tensor(interp, args[:2], kwargs, node, "new_full")
     f["new_full"] = new_full
 
     def meshgrid(interp, args, kwargs, node):
@@ -391,6 +392,10 @@ def build_functions(t: TorchOps) -> dict:
     f["silu_"] = f["silu"]
 
     def dropout(interp, args, kwargs, node):
+        p = _dim_arg(args, kwargs, 1, 0.5, "p")
+        if isinstance(p, (int, float)) and not isinstance(p, bool) and not 0 <= p <= 1:
+            raise AnalysisError(f"F.dropout: dropout probability has to be between 0 and 1, got {p!r}",
+                                interp.location(node), "SF301")
         return t.record(interp, "dropout", "dropout", {}, [shape(interp, args[0], node)], node)
     f["dropout"] = f["dropout1d"] = f["dropout2d"] = f["dropout3d"] = dropout
 
@@ -512,17 +517,19 @@ def build_constructors(t: TorchOps) -> dict:
             return default
         return "int64" if dtype in _INT_DTYPES else ("bool" if dtype == "bool" else "float32")
 
-    def creator(interp, args, kwargs, node):
-        sizes = _sizes(args) or list(kwargs.get("size", ()))
-        for s in sizes:
-            if isinstance(s, Unknown):
-                return s
-        return Tensor(tuple(sizes), dtype_of(kwargs))
+    def creator(name):
+        def create(interp, args, kwargs, node):
+            sizes = _sizes(args) or list(kwargs.get("size", ()))
+            for s in sizes:
+                if isinstance(s, Unknown):
+                    return s
+            return Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node, sizes), dtype_of(kwargs))
+        return create
     for name in ("zeros", "ones", "randn", "rand", "empty", "Tensor", "FloatTensor"):
-        c[name] = creator
+        c[name] = creator(name)
 
     def full(interp, args, kwargs, node):
-        return Tensor(tuple(_sizes(args[:1])), dtype_of(kwargs))
+        return Tensor(t.moved(interp, ops.new_shape, "torch.full", node, _sizes(args[:1])), dtype_of(kwargs))
     c["full"] = full
 
     def randint(interp, args, kwargs, node):

@@ -168,7 +168,7 @@ def argument_error(kind: str, attrs: dict) -> str | None:
     Only known numbers are checked; weight shapes and rule formulas divide by these values,
     so accepting them would give a silently wrong shape or count."""
     if kind in ("conv", "conv_transpose"):
-        return _first(_not_positive_integer(attrs, "groups"), _not_divisible(attrs, "in_channels", "groups"),
+        return _first(_negative(attrs, "in_channels", "out_channels"), _not_positive_integer(attrs, "groups"), _not_divisible(attrs, "in_channels", "groups"),
                       _not_divisible(attrs, "out_channels", "groups"))
     if kind == "group_norm":
         return _first(_not_positive_integer(attrs, "num_groups"),
@@ -181,7 +181,16 @@ def argument_error(kind: str, attrs: dict) -> str | None:
     if kind == "linear":
         return _negative(attrs, "in_features", "out_features")
     if kind == "embedding":
+        index, count = attrs.get("padding_idx"), attrs.get("num_embeddings")
+        if isinstance(index, int) and isinstance(count, int) and count >= 0 and not -count <= index < count:
+            return f"padding_idx {index} must be within num_embeddings ({count})"
         return _negative(attrs, "num_embeddings", "embedding_dim")
+    if kind in ("batch_norm", "instance_norm"):
+        return _negative(attrs, "num_features")
+    if kind in ("layer_norm", "rms_norm"):
+        shape = attrs.get("normalized_shape")
+        return _first(*(_negative({"normalized_shape": size}, "normalized_shape")
+                        for size in (shape if isinstance(shape, tuple) else ())))
     if kind == "dropout":
         p = attrs.get("p")
         if _number(p) and not 0 <= p <= 1:

@@ -204,3 +204,39 @@ def test_valid_pool_padding_and_transposed_output_padding_are_still_accepted():
     report = analyze("nn.MaxPool2d(3, stride=2, padding=1)",
                      "nn.ConvTranspose2d(3, 2, 3, stride=2, output_padding=1)(self.l(x))", "1x3x8x8")
     assert report.outputs == [[1, 2, 10, 10]]
+
+
+@pytest.mark.parametrize("layer, shape, message", [
+    # torch 2.13.0 raises each of these at construction; each was accepted (the strided 'same'
+    # conv as a 4x4 output, proj_size as a smaller or negative output)
+    ("nn.Conv2d(4, 8, 3, stride=2, padding='same')", "1x4x8x8",
+     "Conv2d: padding='same' is not supported for strided convolutions"),
+    ("nn.Conv2d(4, 8, 3, padding='full')", "1x4x8x8", "Conv2d: invalid padding string 'full', should be 'valid' or 'same'"),
+    ("nn.LSTM(4, 8, proj_size=8)", "5x2x4", "LSTM: proj_size (8) has to be smaller than hidden_size (8)"),
+    ("nn.LSTM(4, 8, proj_size=-1)", "5x2x4",
+     "LSTM: proj_size should be a positive integer or zero to disable projections, got -1"),
+    ("nn.GRU(4, 8, proj_size=2)", "5x2x4", "GRU: proj_size argument is only supported for LSTM, not RNN or GRU"),
+    ("nn.LSTM(4, 8, dropout=2.0)", "5x2x4", "LSTM: dropout has to be between 0 and 1, got 2.0"),
+])
+def test_padding_strings_and_recurrent_options_pytorch_rejects(layer, shape, message):
+    assert error_of(layer, "self.l(x)", shape) == "m.py:9:18: " + message
+
+
+@pytest.mark.parametrize("layer, call, shape, message", [
+    # torch: "only one of size or scale_factor should be defined"; was the size, silently
+    ("nn.Upsample(size=4, scale_factor=2)", "self.l(x)", "1x3x4x4",
+     "Upsample: only one of size or scale_factor should be defined"),
+    # torch: "Dimension out of range (expected to be in range of [-2, 1], but got 5)"
+    ("nn.Softmax(dim=5)", "self.l(x)", "2x4", "Softmax: dimension 5 is out of range for a tensor of rank 2"),
+    ("nn.Identity()", "F.log_softmax(x, dim=-3)", "2x4", "log_softmax: dimension -3 is out of range for a tensor of rank 2"),
+])
+def test_interpolate_with_both_size_and_scale_and_softmax_dim_out_of_range(layer, call, shape, message):
+    assert error_of(layer, call, shape) == "m.py:12:16: " + message
+
+
+def test_valid_same_padding_lstm_projection_and_softmax_dim_are_still_accepted():
+    # Conv2d 'same', stride 1: 1x4x8x8 -> 1x8x8x8; softmax over dim -1 keeps the shape
+    assert analyze("nn.Conv2d(4, 8, 3, padding='same')", "F.softmax(self.l(x), dim=-1)",
+                   "1x4x8x8").outputs == [[1, 8, 8, 8]]
+    # LSTM(4, 8, proj_size=2) on 5x2x4 (seq, batch, features): output 5x2x2 (the projection)
+    assert analyze("nn.LSTM(4, 8, proj_size=2)", "self.l(x)[0]", "5x2x4").outputs == [[5, 2, 2]]

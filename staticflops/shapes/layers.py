@@ -53,9 +53,17 @@ def _expect(actual: Dim, wanted: Dim, message: str) -> None:
 
 @shape_function("identity", "dropout", "relu", "relu6", "gelu", "silu", "tanh", "sigmoid", "leaky_relu",
                 "elu", "selu", "celu", "softplus", "mish", "hardswish", "hardsigmoid", "hardtanh",
-                "prelu", "softmax", "log_softmax", "abs", "exp", "log", "sqrt", "rsqrt", "neg",
+                "prelu", "abs", "exp", "log", "sqrt", "rsqrt", "neg",
                 "sin", "cos", "clamp", "erf", "round", "floor", "ceil", "sign")
 def _same_shape(attrs, inputs):
+    return [inputs[0]], {}
+
+
+@shape_function("softmax", "log_softmax")
+def _softmax(attrs, inputs):
+    dim = attrs.get("dim")
+    if isinstance(dim, int) and not isinstance(dim, bool):  # None: PyTorch's legacy implicit choice
+        normalize_dim(dim, len(inputs[0]))
     return [inputs[0]], {}
 
 
@@ -378,6 +386,8 @@ def _interpolate(attrs, inputs):
     x = inputs[0]
     spatial = len(x) - 2
     size, scale = attrs.get("size"), attrs.get("scale_factor")
+    if size is not None and scale is not None:
+        raise ShapeError("only one of size or scale_factor should be defined")
     if size is not None:
         out = tuple(size) if isinstance(size, (tuple, list)) else (size,) * spatial
         _positive(out, "output size")

@@ -168,8 +168,9 @@ def argument_error(kind: str, attrs: dict) -> str | None:
     Only known numbers are checked; weight shapes and rule formulas divide by these values,
     so accepting them would give a silently wrong shape or count."""
     if kind in ("conv", "conv_transpose"):
-        return _first(_negative(attrs, "in_channels", "out_channels"), _not_positive_integer(attrs, "groups"), _not_divisible(attrs, "in_channels", "groups"),
-                      _not_divisible(attrs, "out_channels", "groups"))
+        return _first(_negative(attrs, "in_channels", "out_channels"), _not_positive_integer(attrs, "groups"),
+                      _not_divisible(attrs, "in_channels", "groups"),
+                      _not_divisible(attrs, "out_channels", "groups"), _padding_string(kind, attrs))
     if kind == "group_norm":
         return _first(_not_positive_integer(attrs, "num_groups"),
                       _not_divisible(attrs, "num_channels", "num_groups"))
@@ -177,7 +178,8 @@ def argument_error(kind: str, attrs: dict) -> str | None:
         return _first(_not_positive_integer(attrs, "embed_dim"), _not_positive_integer(attrs, "num_heads"),
                       _not_divisible(attrs, "embed_dim", "num_heads"))
     if kind in ("rnn", "gru", "lstm"):
-        return _first(*(_not_positive_integer(attrs, key) for key in ("input_size", "hidden_size", "num_layers")))
+        return _first(*(_not_positive_integer(attrs, key) for key in ("input_size", "hidden_size", "num_layers")),
+                      _projection(kind, attrs), _probability(attrs.get("dropout"), "dropout"))
     if kind == "linear":
         return _negative(attrs, "in_features", "out_features")
     if kind == "embedding":
@@ -192,9 +194,41 @@ def argument_error(kind: str, attrs: dict) -> str | None:
         return _first(*(_negative({"normalized_shape": size}, "normalized_shape")
                         for size in (shape if isinstance(shape, tuple) else ())))
     if kind == "dropout":
-        p = attrs.get("p")
-        if _number(p) and not 0 <= p <= 1:
-            return f"dropout probability has to be between 0 and 1, got {p!r}"
+        return _probability(attrs.get("p"), "dropout probability")
+    return None
+
+
+def _probability(p, what: str) -> str | None:
+    if _number(p) and not 0 <= p <= 1:
+        return f"{what} has to be between 0 and 1, got {p!r}"
+    return None
+
+
+def _padding_string(kind: str, attrs: dict) -> str | None:
+    """PyTorch convs take 'valid' or 'same' (not strided); transposed convs take no string."""
+    padding, strides = attrs.get("padding"), attrs.get("stride") or ()
+    if not isinstance(padding, str):
+        return None
+    if kind == "conv_transpose":
+        return f"invalid padding string {padding!r} (transposed convolutions take numbers)"
+    if padding not in ("valid", "same"):
+        return f"invalid padding string {padding!r}, should be 'valid' or 'same'"
+    if padding == "same" and any(isinstance(s, int) and s != 1 for s in strides):
+        return "padding='same' is not supported for strided convolutions"
+    return None
+
+
+def _projection(kind: str, attrs: dict) -> str | None:
+    """LSTM's proj_size: 0 (none) or a positive integer below hidden_size; LSTM only."""
+    size, hidden = attrs.get("proj_size"), attrs.get("hidden_size")
+    if size is None or size == 0 or not _number(size):
+        return None
+    if not isinstance(size, int) or size < 0:
+        return f"proj_size should be a positive integer or zero to disable projections, got {size!r}"
+    if kind != "lstm":
+        return "proj_size argument is only supported for LSTM, not RNN or GRU"
+    if isinstance(hidden, int) and size >= hidden:
+        return f"proj_size ({size}) has to be smaller than hidden_size ({hidden})"
     return None
 
 

@@ -240,3 +240,23 @@ def test_valid_same_padding_lstm_projection_and_softmax_dim_are_still_accepted()
                    "1x4x8x8").outputs == [[1, 8, 8, 8]]
     # LSTM(4, 8, proj_size=2) on 5x2x4 (seq, batch, features): output 5x2x2 (the projection)
     assert analyze("nn.LSTM(4, 8, proj_size=2)", "self.l(x)[0]", "5x2x4").outputs == [[5, 2, 2]]
+
+
+@pytest.mark.parametrize("call, message", [
+    # torch: "non-positive groups is not supported"; was "F.conv2d expects 0 input channels"
+    ("F.conv2d(x, torch.zeros(8, 4, 3, 3), groups=0)", "F.conv2d: groups must be a positive integer, got 0"),
+    # torch: "Given groups=3, expected weight to be divisible by 3 at dimension 0"
+    ("F.conv2d(x, torch.zeros(8, 2, 3, 3), groups=3)", "F.conv2d: out_channels (8) must be divisible by groups (3)"),
+    ("F.conv_transpose2d(x, torch.zeros(4, 2, 3, 3), groups=3)",
+     "F.conv_transpose2d: in_channels (4) must be divisible by groups (3)"),
+])
+def test_functional_conv_groups_pytorch_rejects(call, message):
+    assert error_of("nn.Identity()", call, "1x4x8x8") == "m.py:12:16: " + message
+
+
+def test_functional_grouped_conv_is_still_priced():
+    # F.conv2d, weight 8x2x3x3, groups 2, on 1x4x8x8: output 1x8x6x6 = 288 positions,
+    # each 2 input channels x 3 x 3 = 18 MACs: 5,184 MACs = 10,368 FLOPs (standard: 2 per MAC)
+    report = analyze("nn.Identity()", "F.conv2d(x, torch.zeros(8, 2, 3, 3), groups=2)", "1x4x8x8")
+    assert report.outputs == [[1, 8, 6, 6]]
+    assert report.totals.forward_flops == 10_368

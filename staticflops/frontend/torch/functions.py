@@ -12,7 +12,7 @@ from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import CannotKnow, Parameter, Tensor, Unknown
 from staticflops.frontend.torch import constants
-from staticflops.frontend.torch.layers import ntuple
+from staticflops.frontend.torch.layers import argument_error, ntuple
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -345,6 +345,11 @@ def build_functions(t: TorchOps) -> dict:
             bound = dict(defaults, **dict(zip(names, args)), **kwargs)
             x, w = shape(interp, bound["input"], node), shape(interp, bound["weight"], node)
             groups = bound["groups"]
+            # the weight's first dimension is split into groups (out channels, or in for transposed)
+            checked = {"groups": groups, ("in_channels" if transposed else "out_channels"): w[0]}
+            if problem := argument_error("conv_transpose" if transposed else "conv", checked):
+                label = f"F.conv{'_transpose' if transposed else ''}{dims}d"
+                raise AnalysisError(f"{label}: {problem}", interp.location(node), "SF301")
             out_channels = w[0] if not transposed else w[1] * groups
             in_channels = w[1] * groups if not transposed else w[0]
             attrs = {"dims": dims, "in_channels": in_channels, "out_channels": out_channels,

@@ -40,8 +40,8 @@ CONV = """class Model(nn.Module):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (", groups=0", "m.py:9:21: Conv2d: groups must be a positive integer"),  # was ZeroDivisionError
-    (", groups=3", "m.py:9:21: Conv2d: in_channels must be divisible by groups"),  # 4 % 3 != 0
+    (", groups=0", "m.py:9:21: Conv2d: groups must be a positive integer, got 0"),  # was ZeroDivisionError
+    (", groups=3", "m.py:9:21: Conv2d: in_channels (4) must be divisible by groups (3)"),  # 4 % 3 != 0
 ])
 def test_conv_groups_pytorch_rejects_are_located_errors(extra, message):
     assert error_of(CONV.format(extra=extra), inputs=["1x4x8x8"]) == message
@@ -51,7 +51,7 @@ def test_conv_groups_pytorch_rejects_are_located_errors(extra, message):
 def test_non_positive_conv_stride_or_dilation_is_a_located_error(extra):
     # was ZeroDivisionError in the output-size formula (stride 0)
     message = error_of(CONV.format(extra=extra), inputs=["1x4x8x8"])
-    assert message.startswith("m.py:12:16: non-positive ")
+    assert message.startswith("m.py:12:16: Conv2d: non-positive ")  # the layer named (issue 8)
 
 
 def test_non_positive_pool_stride_is_a_located_error():
@@ -112,12 +112,13 @@ PROBE = """class Model(nn.Module):
 
 
 @pytest.mark.parametrize("layer, call, shape, message", [
-    # each was a TypeError/ValueError/ZeroDivisionError from the shape arithmetic or pricing
-    ("nn.Linear(6, 'b')", "self.m(x)", "1x6", "a size must be an integer, got 'b'"),
-    ("nn.Conv2d(3, 'b', 3)", "self.m(x)", "1x3x8x8", "a size must be an integer, got 'b'"),
-    ("nn.Embedding(10, 'a')", "self.m(x)", "1x8:int64", "a size must be an integer, got 'a'"),
-    ("nn.Unflatten(1, (0, -1))", "self.m(x)", "1x6", "cannot compute the output shape from these arguments"),
-    ("nn.AdaptiveAvgPool2d('a')", "self.m(x)", "1x4x8x8", "a size must be an integer, got 'a'"),
+    # each was a TypeError/ValueError/ZeroDivisionError from the shape arithmetic or pricing;
+    # a layer's run-time errors start with its name (issue 8)
+    ("nn.Linear(6, 'b')", "self.m(x)", "1x6", "Linear: a size must be an integer, got 'b'"),
+    ("nn.Conv2d(3, 'b', 3)", "self.m(x)", "1x3x8x8", "Conv2d: a size must be an integer, got 'b'"),
+    ("nn.Embedding(10, 'a')", "self.m(x)", "1x8:int64", "Embedding: a size must be an integer, got 'a'"),
+    ("nn.Unflatten(1, (0, -1))", "self.m(x)", "1x6", "Unflatten: cannot compute the output shape from these arguments"),
+    ("nn.AdaptiveAvgPool2d('a')", "self.m(x)", "1x4x8x8", "AdaptiveAvgPool2d: a size must be an integer, got 'a'"),
     ("nn.Identity()", "F.interpolate(x, size='ab')", "1x3x6x7", "F.interpolate: a size must be an integer"),
     ("nn.Identity()", "x.split([1, 'a'], 1)", "1x6", "split: split sizes must be non-negative integers, got 'a'"),
     ("nn.Identity()", "torch.arange(0, 10, 0)", "1x6", "torch.arange: step must be nonzero"),

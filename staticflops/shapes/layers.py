@@ -53,9 +53,17 @@ def _expect(actual: Dim, wanted: Dim, message: str) -> None:
 
 @shape_function("identity", "dropout", "relu", "relu6", "gelu", "silu", "tanh", "sigmoid", "leaky_relu",
                 "elu", "selu", "celu", "softplus", "mish", "hardswish", "hardsigmoid", "hardtanh",
-                "prelu", "softmax", "log_softmax", "abs", "exp", "log", "sqrt", "rsqrt", "neg",
+                "prelu", "abs", "exp", "log", "sqrt", "rsqrt", "neg",
                 "sin", "cos", "clamp", "erf", "round", "floor", "ceil", "sign")
 def _same_shape(attrs, inputs):
+    return [inputs[0]], {}
+
+
+@shape_function("softmax", "log_softmax")
+def _softmax(attrs, inputs):
+    dim = attrs.get("dim")
+    if isinstance(dim, int) and not isinstance(dim, bool):  # None: PyTorch's legacy implicit choice
+        normalize_dim(dim, len(inputs[0]))
     return [inputs[0]], {}
 
 
@@ -112,6 +120,12 @@ def _positive(values, what: str) -> None:
             raise ShapeError(f"non-positive {what} {value} is not supported")
 
 
+def _non_negative(values, what: str) -> None:
+    for value in values:
+        if isinstance(value, int) and value < 0:
+            raise ShapeError(f"negative {what} {value} is not supported")
+
+
 def same_output_size(size, stride) -> Dim:
     """'same' padding: ceil(size / stride) (TensorFlow/Keras; stride 1 keeps the size)."""
     return size if stride == 1 else (size + stride - 1) // stride
@@ -127,7 +141,10 @@ def _conv(attrs, inputs):
     batched, spatial = _conv_input(attrs, x, attrs.get("type", "Conv"))
     _positive(attrs["stride"], "stride")
     _positive(attrs["dilation"], "dilation")
+    _positive(attrs["kernel_size"], "kernel size")
     padding = attrs["padding"]
+    if not isinstance(padding, str):
+        _non_negative(padding, "padding")
     out = []
     for i, size in enumerate(spatial):
         k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
@@ -150,6 +167,13 @@ def _conv_transpose(attrs, inputs):
     batched, spatial = _conv_input(attrs, x, attrs.get("type", "ConvTranspose"))
     _positive(attrs["stride"], "stride")
     _positive(attrs["dilation"], "dilation")
+    _positive(attrs["kernel_size"], "kernel size")
+    if not isinstance(attrs["padding"], str):
+        _non_negative(attrs["padding"], "padding")
+    for extra, s, d in zip(attrs["output_padding"] or (), attrs["stride"], attrs["dilation"]):
+        # PyTorch: the extra rows must be fewer than the stride or the dilation
+        if all(isinstance(v, int) for v in (extra, s, d)) and not 0 <= extra < max(s, d):
+            raise ShapeError(f"output padding {extra} must be smaller than either stride {s} or dilation {d}")
     out = []
     for i, size in enumerate(spatial):
         k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
@@ -225,11 +249,20 @@ def _pool(attrs, inputs):
         out = tuple(same_output_size(size, s) if attrs["padding"] == "same" else (size - k) // s + 1
                     for size, k, s in zip(spatial, attrs["kernel_size"], attrs["stride"]))
         return [lead + out + inputs[0][-1:] if channels_last(attrs) else lead + out], {}
+    dilation = attrs.get("dilation", (1,) * len(spatial))
+    for pad, k, d in zip(attrs["padding"], attrs["kernel_size"], dilation):
+        if all(isinstance(v, int) for v in (pad, k, d)) and not 0 <= pad <= (d * (k - 1) + 1) // 2:
+            raise ShapeError(f"padding {pad} must be between 0 and half the effective kernel size "
+                             f"{d * (k - 1) + 1}")
     out = tuple(
         pool_output_size(size, attrs["kernel_size"][i], attrs["stride"][i], attrs["padding"][i],
                          attrs.get("dilation", (1,) * len(spatial))[i], attrs.get("ceil_mode", False))
         for i, size in enumerate(spatial)
     )
+    for size, length in zip(spatial, out):
+        if isinstance(length, int) and length <= 0:  # PyTorch: "Output size is too small"
+            raise ShapeError(f"output size is too small: input {format_shape(tuple(spatial))} gives "
+                             f"{format_shape(out)} with kernel {format_shape(tuple(attrs['kernel_size']))}")
     return [lead + out], {}
 
 
@@ -353,10 +386,16 @@ def _interpolate(attrs, inputs):
     x = inputs[0]
     spatial = len(x) - 2
     size, scale = attrs.get("size"), attrs.get("scale_factor")
+    if size is not None and scale is not None:
+        raise ShapeError("only one of size or scale_factor should be defined")
     if size is not None:
         out = tuple(size) if isinstance(size, (tuple, list)) else (size,) * spatial
+        _positive(out, "output size")
     elif scale is not None:
         scales = tuple(scale) if isinstance(scale, (tuple, list)) else (scale,) * spatial
+        for factor in scales:  # 0 or less gives an empty or negative output in PyTorch's formula
+            if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor <= 0:
+                raise ShapeError(f"scale_factor must be positive, got {factor!r}")
         out = tuple(_scaled(d, s) for d, s in zip(x[2:], scales))
     else:
         raise ShapeError("interpolation needs either size or scale_factor")
@@ -377,6 +416,8 @@ def _pixel_shuffle(attrs, inputs):
     x = inputs[0]
     r = attrs["upscale_factor"]
     _positive((r,), "upscale factor")
+    if isinstance(x[-3], int) and isinstance(r, int) and x[-3] % (r * r):
+        raise ShapeError(f"input channels {x[-3]} are not divisible by the square of the upscale factor {r}")
     channels = x[-3] // (r * r)
     return [x[:-3] + (channels, x[-2] * r, x[-1] * r)], {}
 

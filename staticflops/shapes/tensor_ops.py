@@ -81,6 +81,8 @@ def flatten(shape: Shape, start: int = 0, end: int = -1) -> Shape:
     if not shape:
         return (1,)
     start, end = normalize_dim(start, len(shape)), normalize_dim(end, len(shape))
+    if start > end:
+        raise ShapeError(f"start_dim {start} comes after end_dim {end}")
     return shape[:start] + (numel(shape[start:end + 1]),) + shape[end + 1:]
 
 
@@ -112,16 +114,51 @@ def unsqueeze(shape: Shape, dim: int) -> Shape:
 
 
 def expand(shape: Shape, sizes: list) -> Shape:
+    """PyTorch's expand: -1 keeps an existing dimension; only a size-1 dimension may change."""
     if len(sizes) < len(shape):
         raise ShapeError(f"expand to {len(sizes)} dimensions is fewer than the tensor's {len(shape)}")
     offset = len(sizes) - len(shape)
     result = []
     for i, size in enumerate(sizes):
-        if isinstance(size, int) and size == -1:
-            result.append(shape[i - offset])
-        else:
+        known = isinstance(size, int) and not isinstance(size, bool)
+        if i < offset:  # a new leading dimension
+            if known and size < 0:
+                raise ShapeError(f"the expanded size {size} is not allowed in the new leading dimension {i}")
+            result.append(size)
+            continue
+        existing = shape[i - offset]
+        if known and size == -1:
+            result.append(existing)
+        elif known and size < 0:
+            raise ShapeError(f"the expanded size {size} is negative (only -1, keeping the dimension, is allowed)")
+        elif same(existing, size) or same(existing, 1):
+            result.append(size)
+        elif isinstance(existing, int) and known:
+            raise ShapeError(f"the expanded size {size} must match the existing size {existing} at "
+                             f"non-singleton dimension {i} (target {format_shape(tuple(sizes))}, "
+                             f"tensor {format_shape(shape)})")
+        else:  # symbolic and not provably equal: PyTorch would need them equal at run time
             result.append(size)
     return tuple(result)
+
+
+def new_shape(sizes) -> Shape:
+    """The shape of a new tensor (``torch.zeros(2, 3)``): sizes must be non-negative."""
+    for size in sizes:
+        if isinstance(size, int) and not isinstance(size, bool) and size < 0:
+            raise ShapeError(f"negative size {size} in the requested shape")
+    return tuple(sizes)
+
+
+def repeat(shape: Shape, times: list) -> Shape:
+    """PyTorch's repeat: one non-negative count per dimension, new leading ones allowed."""
+    if len(times) < len(shape):
+        raise ShapeError(f"repeat with {len(times)} counts is fewer than the tensor's {len(shape)} dimensions")
+    for count in times:
+        if isinstance(count, int) and count < 0:
+            raise ShapeError(f"negative repeat count {count}")
+    padded = (1,) * (len(times) - len(shape)) + tuple(shape)
+    return tuple(a * b for a, b in zip(padded, times))
 
 
 def reduce(shape: Shape, dim=None, keepdim: bool = False) -> Shape:

@@ -12,7 +12,7 @@ from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import CannotKnow, Parameter, Tensor, Unknown
 from staticflops.frontend.torch import constants
-from staticflops.frontend.torch.layers import ntuple
+from staticflops.frontend.torch.layers import argument_error, ntuple
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -205,13 +205,14 @@ def build_functions(t: TorchOps) -> dict:
         return Tensor(tuple(x), args[0].dtype)
     f["pad"] = pad
 
-    def new_tensor(interp, args, kwargs, node):
-        sizes = _sizes(args[1:]) or list(kwargs.get("size", ()))
-        return Tensor(tuple(sizes), kwargs.get("dtype", args[0].dtype) if isinstance(kwargs.get("dtype"), str) else args[0].dtype)
-    f["new_zeros"] = f["new_ones"] = f["new_empty"] = new_tensor
+    def new_tensor(interp, args, kwargs, node, label="new_tensor"):
+        sizes = t.moved(interp, ops.new_shape, label, node, _sizes(args[1:]) or list(kwargs.get("size", ())))
+        return Tensor(sizes, kwargs.get("dtype", args[0].dtype) if isinstance(kwargs.get("dtype"), str) else args[0].dtype)
+    for name in ("new_zeros", "new_ones", "new_empty"):
+        f[name] = lambda interp, args, kwargs, node, label=name: new_tensor(interp, args, kwargs, node, label)
 
     def new_full(interp, args, kwargs, node):
-        return new_tensor(interp, args[:2], kwargs, node)
+        return new_tensor(interp, args[:2], kwargs, node, "new_full")
     f["new_full"] = new_full
 
     def meshgrid(interp, args, kwargs, node):
@@ -248,14 +249,17 @@ def build_functions(t: TorchOps) -> dict:
     f["expand"] = expand
 
     def expand_as(interp, args, kwargs, node):
+        x, other = shape(interp, args[0], node), shape(interp, args[1], node)
+        return Tensor(t.moved(interp, ops.expand, "expand_as", node, x, list(other)), args[0].dtype)
+    f["expand_as"] = expand_as
+
+    def same_shape_as(interp, args, kwargs, node):
         return Tensor(shape(interp, args[1], node), args[0].dtype)
-    f["expand_as"] = f["view_as"] = f["reshape_as"] = expand_as
+    f["view_as"] = f["reshape_as"] = same_shape_as
 
     def repeat(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
-        times = _sizes(args[1:])
-        x = (1,) * (len(times) - len(x)) + tuple(x)
-        return Tensor(tuple(a * b for a, b in zip(x, times)), args[0].dtype)
+        return Tensor(t.moved(interp, ops.repeat, "repeat", node, x, _sizes(args[1:])), args[0].dtype)
     f["repeat"] = repeat
 
     def size(interp, args, kwargs, node):
@@ -341,6 +345,11 @@ def build_functions(t: TorchOps) -> dict:
             bound = dict(defaults, **dict(zip(names, args)), **kwargs)
             x, w = shape(interp, bound["input"], node), shape(interp, bound["weight"], node)
             groups = bound["groups"]
+            # the weight's first dimension is split into groups (out channels, or in for transposed)
+            checked = {"groups": groups, ("in_channels" if transposed else "out_channels"): w[0]}
+            if problem := argument_error("conv_transpose" if transposed else "conv", checked):
+                label = f"F.conv{'_transpose' if transposed else ''}{dims}d"
+                raise AnalysisError(f"{label}: {problem}", interp.location(node), "SF301")
             out_channels = w[0] if not transposed else w[1] * groups
             in_channels = w[1] * groups if not transposed else w[0]
             attrs = {"dims": dims, "in_channels": in_channels, "out_channels": out_channels,
@@ -388,6 +397,10 @@ def build_functions(t: TorchOps) -> dict:
     f["silu_"] = f["silu"]
 
     def dropout(interp, args, kwargs, node):
+        p = _dim_arg(args, kwargs, 1, 0.5, "p")
+        if isinstance(p, (int, float)) and not isinstance(p, bool) and not 0 <= p <= 1:
+            raise AnalysisError(f"F.dropout: dropout probability has to be between 0 and 1, got {p!r}",
+                                interp.location(node), "SF301")
         return t.record(interp, "dropout", "dropout", {}, [shape(interp, args[0], node)], node)
     f["dropout"] = f["dropout1d"] = f["dropout2d"] = f["dropout3d"] = dropout
 
@@ -509,17 +522,19 @@ def build_constructors(t: TorchOps) -> dict:
             return default
         return "int64" if dtype in _INT_DTYPES else ("bool" if dtype == "bool" else "float32")
 
-    def creator(interp, args, kwargs, node):
-        sizes = _sizes(args) or list(kwargs.get("size", ()))
-        for s in sizes:
-            if isinstance(s, Unknown):
-                return s
-        return Tensor(tuple(sizes), dtype_of(kwargs))
+    def creator(name):
+        def create(interp, args, kwargs, node):
+            sizes = _sizes(args) or list(kwargs.get("size", ()))
+            for s in sizes:
+                if isinstance(s, Unknown):
+                    return s
+            return Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node, sizes), dtype_of(kwargs))
+        return create
     for name in ("zeros", "ones", "randn", "rand", "empty", "Tensor", "FloatTensor"):
-        c[name] = creator
+        c[name] = creator(name)
 
     def full(interp, args, kwargs, node):
-        return Tensor(tuple(_sizes(args[:1])), dtype_of(kwargs))
+        return Tensor(t.moved(interp, ops.new_shape, "torch.full", node, _sizes(args[:1])), dtype_of(kwargs))
     c["full"] = full
 
     def randint(interp, args, kwargs, node):

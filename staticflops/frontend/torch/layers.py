@@ -131,16 +131,104 @@ def normalise(name: str, spec: LayerSpec, args: dict) -> dict:
     return attrs
 
 
+def _number(value) -> bool:
+    """A known Python number (symbolic sizes and unknowns are never judged here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _not_positive_integer(attrs: dict, key: str) -> str | None:
+    value = attrs.get(key)
+    if isinstance(value, bool) or (_number(value) and (not isinstance(value, int) or value <= 0)):
+        return f"{key} must be a positive integer, got {value!r}"
+    return None
+
+
+def _negative(attrs: dict, *keys: str) -> str | None:
+    """Sizes of a weight: 0 is allowed (an empty weight), negative is not."""
+    for key in keys:
+        value = attrs.get(key)
+        if isinstance(value, bool) or (_number(value) and (not isinstance(value, int) or value < 0)):
+            return f"{key} must be a non-negative integer, got {value!r}"
+    return None
+
+
+def _not_divisible(attrs: dict, key: str, by: str) -> str | None:
+    value, divisor = attrs.get(key), attrs.get(by)
+    if isinstance(value, int) and isinstance(divisor, int) and divisor > 0 and value % divisor:
+        return f"{key} ({value}) must be divisible by {by} ({divisor})"
+    return None
+
+
+def _first(*problems) -> str | None:
+    return next((p for p in problems if p), None)
+
+
 def argument_error(kind: str, attrs: dict) -> str | None:
     """What PyTorch's constructor rejects among the normalised attributes (None: accepted).
-    Only known integers are checked; the weight shapes below divide by ``groups``."""
+    Only known numbers are checked; weight shapes and rule formulas divide by these values,
+    so accepting them would give a silently wrong shape or count."""
     if kind in ("conv", "conv_transpose"):
-        groups = attrs.get("groups")
-        if isinstance(groups, int) and groups <= 0:
-            return "groups must be a positive integer"
-        for key in ("in_channels", "out_channels"):
-            if isinstance(groups, int) and isinstance(attrs.get(key), int) and attrs[key] % groups:
-                return f"{key} must be divisible by groups"
+        return _first(_negative(attrs, "in_channels", "out_channels"), _not_positive_integer(attrs, "groups"),
+                      _not_divisible(attrs, "in_channels", "groups"),
+                      _not_divisible(attrs, "out_channels", "groups"), _padding_string(kind, attrs))
+    if kind == "group_norm":
+        return _first(_not_positive_integer(attrs, "num_groups"),
+                      _not_divisible(attrs, "num_channels", "num_groups"))
+    if kind == "multihead_attention":
+        return _first(_not_positive_integer(attrs, "embed_dim"), _not_positive_integer(attrs, "num_heads"),
+                      _not_divisible(attrs, "embed_dim", "num_heads"))
+    if kind in ("rnn", "gru", "lstm"):
+        return _first(*(_not_positive_integer(attrs, key) for key in ("input_size", "hidden_size", "num_layers")),
+                      _projection(kind, attrs), _probability(attrs.get("dropout"), "dropout"))
+    if kind == "linear":
+        return _negative(attrs, "in_features", "out_features")
+    if kind == "embedding":
+        index, count = attrs.get("padding_idx"), attrs.get("num_embeddings")
+        if isinstance(index, int) and isinstance(count, int) and count >= 0 and not -count <= index < count:
+            return f"padding_idx {index} must be within num_embeddings ({count})"
+        return _negative(attrs, "num_embeddings", "embedding_dim")
+    if kind in ("batch_norm", "instance_norm"):
+        return _negative(attrs, "num_features")
+    if kind in ("layer_norm", "rms_norm"):
+        shape = attrs.get("normalized_shape")
+        return _first(*(_negative({"normalized_shape": size}, "normalized_shape")
+                        for size in (shape if isinstance(shape, tuple) else ())))
+    if kind == "dropout":
+        return _probability(attrs.get("p"), "dropout probability")
+    return None
+
+
+def _probability(p, what: str) -> str | None:
+    if _number(p) and not 0 <= p <= 1:
+        return f"{what} has to be between 0 and 1, got {p!r}"
+    return None
+
+
+def _padding_string(kind: str, attrs: dict) -> str | None:
+    """PyTorch convs take 'valid' or 'same' (not strided); transposed convs take no string."""
+    padding, strides = attrs.get("padding"), attrs.get("stride") or ()
+    if not isinstance(padding, str):
+        return None
+    if kind == "conv_transpose":
+        return f"invalid padding string {padding!r} (transposed convolutions take numbers)"
+    if padding not in ("valid", "same"):
+        return f"invalid padding string {padding!r}, should be 'valid' or 'same'"
+    if padding == "same" and any(isinstance(s, int) and s != 1 for s in strides):
+        return "padding='same' is not supported for strided convolutions"
+    return None
+
+
+def _projection(kind: str, attrs: dict) -> str | None:
+    """LSTM's proj_size: 0 (none) or a positive integer below hidden_size; LSTM only."""
+    size, hidden = attrs.get("proj_size"), attrs.get("hidden_size")
+    if size is None or size == 0 or not _number(size):
+        return None
+    if not isinstance(size, int) or size < 0:
+        return f"proj_size should be a positive integer or zero to disable projections, got {size!r}"
+    if kind != "lstm":
+        return "proj_size argument is only supported for LSTM, not RNN or GRU"
+    if isinstance(hidden, int) and size >= hidden:
+        return f"proj_size ({size}) has to be smaller than hidden_size ({hidden})"
     return None
 
 

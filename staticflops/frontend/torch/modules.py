@@ -393,7 +393,7 @@ class LayerFactory:
         try:
             outputs, facts = infer(state.kind, attrs, shapes)
         except ShapeError as error:
-            raise AnalysisError(str(error), interp.location(node), "SF301") from None
+            raise AnalysisError(_labelled(layer.cls.name, str(error)), interp.location(node), "SF301") from None
         dtype = tensors[0].dtype if state.kind != "embedding" else "float32"
         needs_grad = [t.requires_grad for t in tensors]
         trainable = not state.frozen and any(p.trainable for p in layer_parameters(layer).values())
@@ -406,6 +406,11 @@ class LayerFactory:
         ))
         package = _RETURN_SHAPES.get(state.kind)
         return package(results) if package else results[0]
+
+
+def _labelled(name: str, message: str) -> str:
+    """Run-time errors name the layer as construction-time ones do: ``Conv2d: ...``."""
+    return message if message.startswith(name + " ") or message.startswith(name + ":") else f"{name}: {message}"
 
 
 def describe_shapes(shapes) -> str:

@@ -3,16 +3,9 @@ once escaped as an internal exception; now it is a located message or a sound re
 
 import pytest
 
+from probe_helpers import HEADER, LAYER_MODEL, error_of
 from staticflops import AnalysisError
 from staticflops.api import analyze_text
-
-HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n\n\n"
-
-
-def error_of(source: str, **options) -> str:
-    with pytest.raises(AnalysisError) as caught:
-        analyze_text(HEADER + source, "m.py", **options)
-    return str(caught.value)
 
 
 def test_return_in_a_class_body_is_a_located_syntax_error():
@@ -101,16 +94,6 @@ def test_split_into_zero_or_too_many_pieces_is_a_located_error(call, shape, mess
 
 
 # Same classes as the findings above, probed by hand: sizes that are strings, zero divisors.
-PROBE = """class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.m = {layer}
-
-    def forward(self, x):
-        return {call}
-"""
-
-
 @pytest.mark.parametrize("layer, call, shape, message", [
     # each was a TypeError/ValueError/ZeroDivisionError from the shape arithmetic or pricing;
     # a layer's run-time errors start with its name (issue 8)
@@ -125,12 +108,12 @@ PROBE = """class Model(nn.Module):
     ("nn.Identity()", "torch.arange(10, 0)", "1x6", "torch.arange(10, 0, 1): the bounds are inconsistent"),
 ])
 def test_sizes_that_are_not_sizes_are_located_errors(layer, call, shape, message):
-    assert error_of(PROBE.format(layer=layer, call=call), inputs=[shape]).startswith(f"m.py:12:16: {message}")
+    assert error_of(LAYER_MODEL.format(layer=layer, call=call), inputs=[shape]).startswith(f"m.py:12:16: {message}")
 
 
 def test_arange_with_a_float_step_has_an_integer_length():
     # ceil((2.5 - 0) / 0.5) = 5 elements: 0, 0.5, 1, 1.5, 2 (was the float size 5.0)
-    report = analyze_text(HEADER + PROBE.format(layer="nn.Identity()", call="torch.arange(0, 2.5, 0.5)"),
+    report = analyze_text(HEADER + LAYER_MODEL.format(layer="nn.Identity()", call="torch.arange(0, 2.5, 0.5)"),
                           "m.py", inputs=["1x6"])
     assert report.outputs == [[5]]
 

@@ -4,30 +4,20 @@ the comment says what it gave. PyTorch's own behaviour was checked with torch 2.
 
 import pytest
 
+import probe_helpers
+from probe_helpers import HEADER, LAYER_MODEL as MODEL
 from staticflops import AnalysisError
 from staticflops.api import analyze_text
 
-HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n\n\n"
-
-# the layer is built on line 9 (column 18: `nn...`), called on line 12 (column 16: `self.l(x)`)
-MODEL = """class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.l = {layer}
-
-    def forward(self, x):
-        return {call}
-"""
+# the layer is built on line 9 (column 18: `nn...`), called on line 12 (column 16: `self.m(x)`)
 
 
 def analyze(layer: str, call: str, shape: str):
-    return analyze_text(HEADER + MODEL.format(layer=layer, call=call), "m.py", inputs=[shape])
+    return probe_helpers.analyze_source(MODEL.format(layer=layer, call=call), inputs=[shape])
 
 
 def error_of(layer: str, call: str, shape: str) -> str:
-    with pytest.raises(AnalysisError) as caught:
-        analyze(layer, call, shape)
-    return str(caught.value)
+    return probe_helpers.error_of(MODEL.format(layer=layer, call=call), inputs=[shape])
 
 
 # 1. expand / expand_as / repeat: only -1 keeps a dimension; only a size-1 dimension may grow.
@@ -79,13 +69,13 @@ def test_expand_still_keeps_minus_one_grows_singletons_and_adds_leading_dims():
     ("nn.GroupNorm(3, 8)", "GroupNorm: num_channels (8) must be divisible by num_groups (3)"),
 ])
 def test_constructor_arguments_pytorch_rejects_are_located_errors(layer, message):
-    assert error_of(layer, "self.l(x)", "2x4x8") == "m.py:9:18: " + message
+    assert error_of(layer, "self.m(x)", "2x4x8") == "m.py:9:18: " + message
 
 
 # 5. scale factors and sizes of an interpolation must be positive (were size-0 or negative dims)
 @pytest.mark.parametrize("layer, call, message", [
-    ("nn.Upsample(scale_factor=0)", "self.l(x)", "Upsample: scale_factor must be positive, got 0"),
-    ("nn.Upsample(scale_factor=(2, -1.5))", "self.l(x)", "Upsample: scale_factor must be positive, got -1.5"),
+    ("nn.Upsample(scale_factor=0)", "self.m(x)", "Upsample: scale_factor must be positive, got 0"),
+    ("nn.Upsample(scale_factor=(2, -1.5))", "self.m(x)", "Upsample: scale_factor must be positive, got -1.5"),
     ("nn.Identity()", "F.interpolate(x, scale_factor=-2)", "F.interpolate: scale_factor must be positive, got -2"),
     ("nn.Identity()", "F.interpolate(x, size=(0, 4))", "F.interpolate: non-positive output size 0 is not supported"),
 ])
@@ -95,7 +85,7 @@ def test_interpolation_scale_and_size_must_be_positive(layer, call, message):
 
 def test_interpolation_with_a_positive_scale_still_works():
     # 1x3x4x4 scaled by 1.5 -> floor(4 * 1.5) = 6 per side: 1x3x6x6
-    assert analyze("nn.Upsample(scale_factor=1.5)", "self.l(x)", "1x3x4x4").outputs == [[1, 3, 6, 6]]
+    assert analyze("nn.Upsample(scale_factor=1.5)", "self.m(x)", "1x3x4x4").outputs == [[1, 3, 6, 6]]
 
 
 # 6. errors raised while running a layer name it, as construction-time errors do
@@ -108,12 +98,12 @@ def test_interpolation_with_a_positive_scale_still_works():
     ("nn.Conv2d(4, 8, 3)", "1x5x8x8", "Conv2d expects 4 input channels, got 5"),
 ])
 def test_run_time_errors_of_a_layer_start_with_its_name(layer, shape, message):
-    assert error_of(layer, "self.l(x)", shape) == "m.py:12:16: " + message
+    assert error_of(layer, "self.m(x)", shape) == "m.py:12:16: " + message
 
 
 def test_a_subclassed_layer_is_labelled_with_its_class_name_as_written():
     source = HEADER + ("class Wide(nn.Conv2d):\n    pass\n\n\n" + MODEL.format(layer="Wide(4, 8, 3, stride=0)",
-                                                                          call="self.l(x)"))
+                                                                          call="self.m(x)"))
     with pytest.raises(AnalysisError) as caught:
         analyze_text(source, "m.py", inputs=["1x4x8x8"])
     assert str(caught.value) == "m.py:16:16: Wide: non-positive stride 0 is not supported"
@@ -133,24 +123,24 @@ def test_a_subclassed_layer_is_labelled_with_its_class_name_as_written():
     ("nn.Embedding(-1, 4)", "Embedding: num_embeddings must be a non-negative integer, got -1"),
 ])
 def test_other_layer_arguments_pytorch_rejects(layer, message):
-    assert error_of(layer, "self.l(x)", "2x4x8") == "m.py:9:18: " + message
+    assert error_of(layer, "self.m(x)", "2x4x8") == "m.py:9:18: " + message
 
 
 @pytest.mark.parametrize("layer, call", [
-    ("nn.MaxPool2d(5)", "self.l(x)"),  # (4 - 5) // 5 + 1 = 0 per side; was a 1x3x0x0 output
-    ("nn.AvgPool2d(5)", "self.l(x)"),
+    ("nn.MaxPool2d(5)", "self.m(x)"),  # (4 - 5) // 5 + 1 = 0 per side; was a 1x3x0x0 output
+    ("nn.AvgPool2d(5)", "self.m(x)"),
     ("nn.Identity()", "F.max_pool2d(x, 5)"),
 ])
 def test_a_pool_window_larger_than_the_padded_input_is_an_error(layer, call):
     # torch: "Given input size: (3x4x4). Calculated output size: (3x0x0). Output size is too small"
-    label = call.split("(")[0].replace("self.l", layer.split("(")[0].removeprefix("nn."))
+    label = call.split("(")[0].replace("self.m", layer.split("(")[0].removeprefix("nn."))
     assert error_of(layer, call, "1x3x4x4") == (
         f"m.py:12:16: {label}: output size is too small: input 4x4 gives 0x0 with kernel 5x5")
 
 
 def test_zero_sized_weights_pytorch_allows_are_still_accepted():
     # torch allows Linear(0, 4): an empty weight, output 2x4 (the bias only); params 0*4 + 4 = 4
-    report = analyze("nn.Linear(0, 4)", "self.l(x)", "2x0")
+    report = analyze("nn.Linear(0, 4)", "self.m(x)", "2x0")
     assert report.outputs == [[2, 4]]
     assert report.totals.params == 4
 
@@ -167,23 +157,23 @@ def test_zero_sized_weights_pytorch_allows_are_still_accepted():
     ("nn.Embedding(10, 4, padding_idx=12)", "Embedding: padding_idx 12 must be within num_embeddings (10)"),
 ])
 def test_more_constructor_arguments_pytorch_rejects(layer, message):
-    assert error_of(layer, "self.l(x)", "2x4x8") == "m.py:9:18: " + message
+    assert error_of(layer, "self.m(x)", "2x4x8") == "m.py:9:18: " + message
 
 
 @pytest.mark.parametrize("layer, call, shape, message", [
     # torch: "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of
     # upscale_factor"; was 6 // 4 = 1 channel out
-    ("nn.PixelShuffle(2)", "self.l(x)", "1x6x4x4",
+    ("nn.PixelShuffle(2)", "self.m(x)", "1x6x4x4",
      "PixelShuffle: input channels 6 are not divisible by the square of the upscale factor 2"),
     # torch: "pad should be at most half of effective kernel size"; was a 1x3x5x5 output
-    ("nn.MaxPool2d(3, padding=2)", "self.l(x)", "1x3x8x8",
+    ("nn.MaxPool2d(3, padding=2)", "self.m(x)", "1x3x8x8",
      "MaxPool2d: padding 2 must be between 0 and half the effective kernel size 3"),
     # torch: "negative padding is not supported"; was 4x4 per side
-    ("nn.Conv2d(4, 8, 3, padding=-1)", "self.l(x)", "1x4x8x8", "Conv2d: negative padding -1 is not supported"),
+    ("nn.Conv2d(4, 8, 3, padding=-1)", "self.m(x)", "1x4x8x8", "Conv2d: negative padding -1 is not supported"),
     # torch: "kernel size should be greater than zero"; was a 9x9 output with 0 FLOPs
-    ("nn.Conv2d(4, 8, 0)", "self.l(x)", "1x4x8x8", "Conv2d: non-positive kernel size 0 is not supported"),
+    ("nn.Conv2d(4, 8, 0)", "self.m(x)", "1x4x8x8", "Conv2d: non-positive kernel size 0 is not supported"),
     # torch: "output padding must be smaller than either stride or dilation"; was a 12x12 output
-    ("nn.ConvTranspose2d(4, 8, 3, output_padding=2)", "self.l(x)", "1x4x8x8",
+    ("nn.ConvTranspose2d(4, 8, 3, output_padding=2)", "self.m(x)", "1x4x8x8",
      "ConvTranspose2d: output padding 2 must be smaller than either stride 1 or dilation 1"),
     # torch: "flatten() has invalid args: start_dim cannot come after end_dim"
     ("nn.Identity()", "x.flatten(1, 0)", "2x4x3", "flatten: start_dim 1 comes after end_dim 0"),
@@ -202,7 +192,7 @@ def test_valid_pool_padding_and_transposed_output_padding_are_still_accepted():
     # MaxPool2d(3, stride=2, padding=1) on 8x8: (8 + 2 - 2 - 1) // 2 + 1 = 4 per side;
     # ConvTranspose2d(3, 2, 3, stride=2, output_padding=1): (4 - 1) * 2 + (3 - 1) + 1 + 1 = 10
     report = analyze("nn.MaxPool2d(3, stride=2, padding=1)",
-                     "nn.ConvTranspose2d(3, 2, 3, stride=2, output_padding=1)(self.l(x))", "1x3x8x8")
+                     "nn.ConvTranspose2d(3, 2, 3, stride=2, output_padding=1)(self.m(x))", "1x3x8x8")
     assert report.outputs == [[1, 2, 10, 10]]
 
 
@@ -219,15 +209,15 @@ def test_valid_pool_padding_and_transposed_output_padding_are_still_accepted():
     ("nn.LSTM(4, 8, dropout=2.0)", "5x2x4", "LSTM: dropout has to be between 0 and 1, got 2.0"),
 ])
 def test_padding_strings_and_recurrent_options_pytorch_rejects(layer, shape, message):
-    assert error_of(layer, "self.l(x)", shape) == "m.py:9:18: " + message
+    assert error_of(layer, "self.m(x)", shape) == "m.py:9:18: " + message
 
 
 @pytest.mark.parametrize("layer, call, shape, message", [
     # torch: "only one of size or scale_factor should be defined"; was the size, silently
-    ("nn.Upsample(size=4, scale_factor=2)", "self.l(x)", "1x3x4x4",
+    ("nn.Upsample(size=4, scale_factor=2)", "self.m(x)", "1x3x4x4",
      "Upsample: only one of size or scale_factor should be defined"),
     # torch: "Dimension out of range (expected to be in range of [-2, 1], but got 5)"
-    ("nn.Softmax(dim=5)", "self.l(x)", "2x4", "Softmax: dimension 5 is out of range for a tensor of rank 2"),
+    ("nn.Softmax(dim=5)", "self.m(x)", "2x4", "Softmax: dimension 5 is out of range for a tensor of rank 2"),
     ("nn.Identity()", "F.log_softmax(x, dim=-3)", "2x4", "log_softmax: dimension -3 is out of range for a tensor of rank 2"),
 ])
 def test_interpolate_with_both_size_and_scale_and_softmax_dim_out_of_range(layer, call, shape, message):
@@ -236,10 +226,10 @@ def test_interpolate_with_both_size_and_scale_and_softmax_dim_out_of_range(layer
 
 def test_valid_same_padding_lstm_projection_and_softmax_dim_are_still_accepted():
     # Conv2d 'same', stride 1: 1x4x8x8 -> 1x8x8x8; softmax over dim -1 keeps the shape
-    assert analyze("nn.Conv2d(4, 8, 3, padding='same')", "F.softmax(self.l(x), dim=-1)",
+    assert analyze("nn.Conv2d(4, 8, 3, padding='same')", "F.softmax(self.m(x), dim=-1)",
                    "1x4x8x8").outputs == [[1, 8, 8, 8]]
     # LSTM(4, 8, proj_size=2) on 5x2x4 (seq, batch, features): output 5x2x2 (the projection)
-    assert analyze("nn.LSTM(4, 8, proj_size=2)", "self.l(x)[0]", "5x2x4").outputs == [[5, 2, 2]]
+    assert analyze("nn.LSTM(4, 8, proj_size=2)", "self.m(x)[0]", "5x2x4").outputs == [[5, 2, 2]]
 
 
 @pytest.mark.parametrize("call, message", [

@@ -30,6 +30,11 @@ class Format(str, Enum):
 
 
 Debug = Annotated[bool, typer.Option("--debug", help="On an internal error, show the traceback.")]
+# Options `check` and `diff` share.
+ConfigFile = Annotated[Optional[str], typer.Option("--config", "-c", help="pyproject.toml or staticflops.yaml (default: the nearest one at or above the working directory).")]
+Exact = Annotated[bool, typer.Option("--exact", help="Raw integers instead of 8.18 GFLOPs.")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")]
+Jobs = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")]
 
 # The interpreter's bounds (names and defaults: staticflops/limits.py): one --max-* flag each.
 _LIMIT_HELP = {
@@ -166,11 +171,11 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
 @with_limits
 def check(
     paths: Annotated[Optional[list[str]], typer.Argument(help="Check only the models that read these files (what pre-commit passes). Default: every configured model.")] = None,
-    config: Annotated[Optional[str], typer.Option("--config", "-c", help="pyproject.toml or staticflops.yaml (default: the nearest one at or above the working directory).")] = None,
+    config: ConfigFile = None,
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
-    exact: Annotated[bool, typer.Option("--exact", help="Raw integers instead of 8.18 GFLOPs.")] = False,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")] = False,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
+    exact: Exact = False,
+    no_cache: NoCache = False,
+    jobs: Jobs = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -193,11 +198,11 @@ def check(
 def diff(
     paths: Annotated[Optional[list[str]], typer.Argument(help="Compare only the models that read these files. Default: every configured model.")] = None,
     base: Annotated[str, typer.Option("--base", "-b", help="Git revision to compare the working tree with (origin/main, HEAD~1, a commit).")] = "HEAD",
-    config: Annotated[Optional[str], typer.Option("--config", "-c", help="pyproject.toml or staticflops.yaml (default: the nearest one).")] = None,
+    config: ConfigFile = None,
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown (a pull-request comment).")] = Format.table,
-    exact: Annotated[bool, typer.Option("--exact", help="Raw integers instead of 8.18 GFLOPs.")] = False,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed.")] = False,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
+    exact: Exact = False,
+    no_cache: NoCache = False,
+    jobs: Jobs = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:

@@ -407,6 +407,15 @@ class Interpreter(Statements, Expressions):
             cached = self._signatures[text] = Function("_", fn_node, Scope(), None, self._defaults(fn_node.params, Scope()))
         return cached
 
+    def bind_signature(self, text: str, name: str, args: list, kwargs: dict, node) -> dict:
+        """A framework constructor's arguments bound to its signature text, by name; a wrong
+        call is a located error naming the class (``Linear() missing 1 required ...``)."""
+        function = self.signature(text)
+        function.name = name
+        scope = Scope()
+        self.bind_arguments(function, list(args), dict(kwargs), scope, node)
+        return dict(scope.vars)
+
     def current_method(self):
         return self.frames[-1] if self.frames else None
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.keras.graph import KerasTensor, adopt, graph_nodes, replay, tensors_in
 from staticflops.frontend.keras.layers import LAYERS, KerasLayerSpec, activation_kind, configure
-from staticflops.frontend.scope import Scope
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown
 from staticflops.shapes import symbol
@@ -429,19 +428,13 @@ class KerasEngine:
         return [merged, *states] if states else merged
 
     # ---- built-in layers -----------------------------------------------------------------
-    def _signature(self, text: str) -> Function:
-        return self.interp.signature(f"self, {text}")
-
     def _builtin_class(self, name: str, spec: KerasLayerSpec) -> Class:
         engine = self
 
         def init(interp, args, kwargs, node):
             layer = args[0]
-            signature = engine._signature(spec.signature)
-            signature.name = name
-            scope = Scope()
-            interp.bind_arguments(signature, list(args), dict(kwargs), scope, node)
-            bound = {k: v for k, v in scope.vars.items() if k != "self"}
+            bound = interp.bind_signature(f"self, {spec.signature}", name, args, kwargs, node)
+            del bound["self"]
             options = bound.get("kwargs", {})
             engine._base_init(layer, options)
             layer.keras.spec = spec

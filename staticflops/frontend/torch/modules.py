@@ -8,7 +8,7 @@ from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.torch import replay
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import (
-    Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown, named_modules,
+    Builtin, Class, Instance, ModuleState, Parameter, Tensor, Unknown, named_modules,
 )
 from staticflops.frontend.torch.layers import (CALL_DEFAULTS, LAYERS, LayerSpec, argument_error, has_parameters,
                                               normalise, parameter_shapes)
@@ -332,21 +332,12 @@ class LayerFactory:
         self.module_class = module_class
         self.classes = {name: self._make(name, spec) for name, spec in LAYERS.items()}
 
-    def signature(self, text: str) -> Function:
-        return self.interp.signature(text)
-
     def _make(self, name: str, spec: LayerSpec) -> Class:
         factory = self
 
         def init(interp, args, kwargs, node):
             self = args[0]
-            signature = factory.signature(spec.signature)
-            signature.name = name
-            bound = {}
-            from staticflops.frontend.scope import Scope
-            scope = Scope()
-            interp.bind_arguments(signature, list(args[1:]), kwargs, scope, node)
-            bound = dict(scope.vars)
+            bound = interp.bind_signature(spec.signature, name, args[1:], kwargs, node)
             unknown = [k for k, v in bound.items() if isinstance(v, Unknown)]
             if unknown:
                 reason = bound[unknown[0]].reason

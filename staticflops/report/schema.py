@@ -5,9 +5,11 @@ formula string (``8178368512*B``) when it depends on a symbolic input dimension.
 from __future__ import annotations
 
 import json
+import re
 from typing import Optional, Union
 
 from pydantic import BaseModel, Field
+from pydantic_core import to_json
 
 SCHEMA_VERSION = 1
 Count = Union[int, str]
@@ -109,7 +111,7 @@ class Report(BaseModel):
 
     def to_json(self) -> str:
         """The JSON contract: training-only fields are absent (not null) without --training."""
-        return json.dumps(contract_dict(self.model_dump(mode="json")), indent=2)
+        return contract_json(contract_dict(self.model_dump(mode="json")))
 
 
 def contract_dict(data: dict) -> dict:
@@ -125,6 +127,33 @@ def contract_dict(data: dict) -> dict:
     if data.get("training", 0) is None:
         del data["training"]
     return data
+
+
+def contract_json(data: dict) -> str:
+    """``json.dumps(data, indent=2)``, byte for byte, in a fraction of its time for deep models.
+
+    With ``indent`` the standard library encodes in pure Python (~17 ms for the 1,061 rows of
+    a 96-layer GPT).  The rows hold only strings, integers and nulls, which pydantic-core's
+    serializer writes exactly as ``json`` does, except that it leaves non-ASCII characters
+    unescaped: escape those the way ``ensure_ascii`` does.  The rest of the report (it may
+    hold floats, which the two format differently) stays with ``json``."""
+    head = json.dumps({**data, "layers": []}, indent=2)
+    rows = to_json(data["layers"], indent=2).decode()
+    if _NON_ASCII.search(rows):
+        rows = _NON_ASCII.sub(_escape, rows)
+    # a top-level key starts a line, which no string can (json escapes newlines)
+    return head.replace('\n  "layers": []', '\n  "layers": ' + rows.replace("\n", "\n  "), 1)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7e]")  # json's ensure_ascii escapes DEL (0x7f) too
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return "\\u%04x" % code
+    code -= 0x10000  # outside the BMP: a UTF-16 surrogate pair, as json writes it
+    return "\\u%04x\\u%04x" % (0xD800 | (code >> 10), 0xDC00 | (code & 0x3FF))
 
 
 _TRAINING_TOTALS = ("backward_flops", "input_grad_flops", "weight_grad_flops", "training_flops",

@@ -6,11 +6,9 @@ import json
 import sys
 import threading
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from staticflops.cost import price
-from staticflops.cost.compare import price_all
-from staticflops.cost.training import run_budget, training_facts
 from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.frontend.budget import make_budget
 from staticflops.frontend.detect import uses_keras
@@ -19,11 +17,12 @@ from staticflops.frontend.source import FileReader, load_source
 from staticflops.cost.memory import dtype_bytes
 from staticflops.report import Report, build_report
 from staticflops.report.build import count
-from staticflops.report.compare import Comparison, build_comparison
-from staticflops.report.schema import Training, TrainingBudget
 from staticflops.rulesets import builtin_names, load_ruleset
-from staticflops.rulesets.hardware import load_device
 from staticflops.shapes import InputSpec, parse_input_spec
+
+if TYPE_CHECKING:  # comparison, training and hardware modules load only when asked for (start-up time)
+    from staticflops.report.compare import Comparison
+    from staticflops.report.schema import Training
 
 
 def analyze(
@@ -94,6 +93,10 @@ def analyze(
 
 
 def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) -> Training:
+    from staticflops.cost.training import run_budget, training_facts
+    from staticflops.report.schema import Training, TrainingBudget
+    from staticflops.rulesets.hardware import load_device
+
     facts = training_facts(ir, cost)
     summary = Training(backward_forward_ratio=facts.ratio, notes=facts.notes, frozen=list(freeze),
                        tokens_per_step=count(facts.tokens) if facts.tokens is not None else None,
@@ -173,6 +176,9 @@ def compare(
     """Analyse once, price under several rule sets (default: every built-in one), and list
     the ``top`` layers where they disagree most.  A budget hit (``limits``) raises
     ``AnalysisError``: a comparison is never made from a partial analysis."""
+    from staticflops.cost.compare import price_all
+    from staticflops.report.compare import build_comparison
+
     names = list(rules) if rules else _builtin_order()
     rulesets = [load_ruleset(name) for name in names]
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]

@@ -83,6 +83,8 @@ def _refuse_deep_nesting(text: str, name: str) -> None:
     """libcst's parser needs memory and time out of all proportion to nesting (30,000 nested
     parentheses exhaust gigabytes): refuse such text before parsing, at the place it gets too deep.
     Strings and comments are not skipped, so this over-counts only for text full of brackets."""
+    if sum(map(text.count, "([{")) < MAX_NESTING:  # cannot nest that deep: skip the walk
+        return _refuse_unary_runs(text, name)
     depth = line = 1
     line_start = 0
     for index, char in enumerate(text):
@@ -95,6 +97,10 @@ def _refuse_deep_nesting(text: str, name: str) -> None:
             depth = max(1, depth - 1)
         elif char == "\n":
             line, line_start = line + 1, index + 1
+    _refuse_unary_runs(text, name)
+
+
+def _refuse_unary_runs(text: str, name: str) -> None:
     run = _UNARY_RUN.search(text)
     if run:
         where = Location(name, text.count("\n", 0, run.start()) + 1, run.start() - text.rfind("\n", 0, run.start()))

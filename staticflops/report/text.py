@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
+from staticflops.report.grid import grid
 from staticflops.report.schema import Report
 from staticflops.report.units import human, partial_banner, share
 
@@ -26,27 +25,25 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
     totals = report.totals
     if report.partial:
         console.print(f"[bold red]{partial_banner(report)}[/bold red]", highlight=False)
-    table = Table(box=box.SIMPLE_HEAD, title=f"{report.model} ({report.file}) — rules: {report.rules}",
-                  title_justify="left")
     training = totals.training_flops is not None
     columns = [("Layer", "left"), ("Type", "left"), ("Output", "left"), ("FLOPs", "right"), ("MACs", "right")]
     columns += [("Bwd FLOPs", "right")] if training else []
     columns += [("Params", "right"), ("%FLOPs", "right"), ("Line", "right")]
-    for column, justify in columns:
-        table.add_column(column, justify=justify, no_wrap=True)
+    rows, styles = [], []
     for row in report.layers:
         if max_depth is not None and row.depth > max_depth:
             continue
         name = "  " * (row.depth - 1) + row.name.rsplit(".", 1)[-1] if row.kind == "module" else "  " * (row.depth - 1) + "↳ " + row.type
-        style = "dim" if row.kind == "op" else None
         flops = row.forward_flops if row.forward_flops == "unknown" else human(row.forward_flops)
         macs = row.macs if row.macs == "unknown" else human(row.macs)
         cells = [name, row.type, _shape(row.output_shape, row.calls), flops, macs]
         cells += [human(row.backward_flops)] if training else []
         cells += [human(row.params) if row.params else "", share(row.forward_flops, totals.forward_flops),
                   _where(row.location, report.file)]
-        table.add_row(*cells, style=style)
-    console.print(table)
+        rows.append(cells)
+        styles.append("dim" if row.kind == "op" else None)
+    console.print(grid(f"{report.model} ({report.file}) — rules: {report.rules}", columns, rows, styles),
+                  soft_wrap=True, highlight=False)
     prefix = "[bold red]PARTIAL (lower bound)[/bold red] " if report.partial else ""
     console.print(f"{prefix}[bold]Total forward:[/bold] {human(totals.forward_flops, 'FLOPs')}  "
                   f"({human(totals.macs, 'MACs')})   [bold]Params:[/bold] {human(totals.params)} "

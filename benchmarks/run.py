@@ -6,14 +6,15 @@
    building the model and running one forward under FlopCounterMode (time and peak memory
    ratios; targets <= 0.10 and <= 0.20).
 2. Depth: the GPT sample at n_layer 2/12/48/96 with n_embd 12288 (and 768 for scale); target:
-   96 layers at most 1.5x the time of 2 layers.
+   96 layers at most 1.5x the time of 2 layers (JSON, and the default table at 2 and 96 layers).
 3. Throughput: `staticflops analyze DIR` over a folder of generated model files (copies of the
    ResNet-50 and MobileNetV2 samples with different class counts), cold and warm (cache).
 4. `python -X importtime -m staticflops --help`: import time and which heavy modules load.
 
 Each figure is the median wall time over fresh processes (interpreter start-up and imports
 included) and the peak resident memory of one of them.  Children run with bytecode caching on
-(as an installed package has), after one untimed warm-up run.  The torch rows need a Python
+(as an installed package has), after one untimed warm-up run; the cases of one figure run in
+turn, a process of each per round, so a noisy spell hits them alike.  The torch rows need a Python
 that can ``import torch`` (torch==2.13.0 CPU); without one they are skipped with a message.
 These machines are noisy: compare ratios measured in the same run, not seconds.
 """
@@ -50,10 +51,13 @@ main()
 """
 
 
-def _gpt(layers: int, width: int) -> str:
+LAYERS = (2, 12, 48, 96)
+
+
+def _gpt(layers: int, width: int, output: str = "json") -> str:
     kwargs = (f'{{"n_layer": {layers}, "n_embd": {width}, "n_head": {width // 128}, "block_size": 2048, '
               '"vocab_size": 50257}')
-    return _cli("analyze", str(GPT_SAMPLE), "--input", "1x2048:int64", "--format", "json", "--kwargs", kwargs)
+    return _cli("analyze", str(GPT_SAMPLE), "--input", "1x2048:int64", "--format", output, "--kwargs", kwargs)
 
 
 IMPORT_TORCH = "import torch"
@@ -78,25 +82,32 @@ def _env() -> dict:
 
 
 def measure(python: str, code: str, repeat: int, cwd: Path = ROOT) -> tuple[float, float]:
-    """(median seconds, peak MiB) over ``repeat`` fresh processes, after one untimed warm-up.
+    """(median seconds, peak MiB) over ``repeat`` fresh processes, after one untimed warm-up."""
+    return measure_side_by_side([(python, code)], repeat, cwd)[0]
+
+
+def measure_side_by_side(cases: list[tuple[str, str]], repeat: int, cwd: Path = ROOT) -> list[tuple[float, float]]:
+    """``measure`` for several (python, code) cases run in turn, one process of each per round,
+    so that a noisy spell of the machine slows every case alike and their ratios hold.
     Peak memory is the child's own maximum resident set, as the kernel reports it to ``wait4``."""
-    times, peaks = [], []
+    times: list[list[float]] = [[] for _ in cases]
+    peaks: list[list[float]] = [[] for _ in cases]
     for attempt in range(repeat + 1):
-        start = time.perf_counter()
-        child = subprocess.Popen([python, "-c", code], cwd=cwd, env=_env(), stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(child.pid, 0)
-        elapsed = time.perf_counter() - start
-        errors = child.stderr.read().decode(errors="replace")
-        child.stderr.close()
-        child.returncode = os.waitstatus_to_exitcode(status)
-        if child.returncode != 0:
-            raise RuntimeError(errors[-2000:])
-        if attempt == 0:
-            continue
-        times.append(elapsed)
-        peaks.append(usage.ru_maxrss / 1024)  # KiB on Linux
-    return statistics.median(times), max(peaks)
+        for index, (python, code) in enumerate(cases):
+            start = time.perf_counter()
+            child = subprocess.Popen([python, "-c", code], cwd=cwd, env=_env(), stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+            _, status, usage = os.wait4(child.pid, 0)
+            elapsed = time.perf_counter() - start
+            errors = child.stderr.read().decode(errors="replace")
+            child.stderr.close()
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise RuntimeError(errors[-2000:])
+            if attempt == 0:  # warm-up: file caches, .pyc files
+                continue
+            times[index].append(elapsed)
+            peaks[index].append(usage.ru_maxrss / 1024)  # KiB on Linux
+    return [(statistics.median(t), max(p)) for t, p in zip(times, peaks)]
 
 
 def has_torch(python: str) -> bool:
@@ -167,17 +178,17 @@ def main() -> None:
           f"median of {args.repeat} fresh processes")
 
     if "cold" not in skip:
-        rows = [("staticflops analyze resnet50 (cold CLI, JSON)",
-                 *measure(sys.executable, _cli("analyze", str(SAMPLE), "--input", "1x3x224x224", "--format", "json"),
-                          args.repeat))]
+        cases = [("staticflops analyze resnet50 (cold CLI, JSON)",
+                  (sys.executable, _cli("analyze", str(SAMPLE), "--input", "1x3x224x224", "--format", "json")))]
         torch_note = ""
         if has_torch(args.torch_python):
-            rows.append(("python -c 'import torch'", *measure(args.torch_python, IMPORT_TORCH, args.repeat)))
-            rows.append(("torch: import, build ResNet-50, FlopCounterMode forward",
-                         *measure(args.torch_python, RUN_TORCH, args.repeat)))
+            cases.append(("python -c 'import torch'", (args.torch_python, IMPORT_TORCH)))
+            cases.append(("torch: import, build ResNet-50, FlopCounterMode forward", (args.torch_python, RUN_TORCH)))
         else:
             torch_note = (f"torch rows skipped: {args.torch_python} cannot import torch "
                           "(pass --torch-python with a venv that has torch==2.13.0)")
+        figures = measure_side_by_side([case for _, case in cases], args.repeat)
+        rows = [(name, *figure) for (name, _), figure in zip(cases, figures)]
         ours_time, ours_peak = rows[0][1], rows[0][2]
         print("\n1. cold CLI vs PyTorch (targets: time ratio <= 0.10, memory ratio <= 0.20)")
         print(f"{'case':58} {'wall s':>8} {'peak MiB':>9} {'time ratio':>11} {'mem ratio':>10}")
@@ -188,13 +199,19 @@ def main() -> None:
         print(torch_note or "ratios: staticflops / torch row (smaller is better)")
 
     if "depth" not in skip:
-        print("\n2. depth: GPT sample, 1x2048 tokens, cold CLI (JSON) (target: 96 layers <= 1.5x 2 layers)")
+        print("\n2. depth: GPT sample, 1x2048 tokens, cold CLI (JSON), layer counts run in turn "
+              "(target: 96 layers <= 1.5x 2 layers)")
         print(f"{'n_layer':>8} {'n_embd':>7} {'block params 12Ld^2':>20} {'wall s':>8} {'peak MiB':>9} {'vs 2 layers':>12}")
         for width in (768, 12288):
-            depth = [(layers, *measure(sys.executable, _gpt(layers, width), args.repeat)) for layers in (2, 12, 48, 96)]
+            figures = measure_side_by_side([(sys.executable, _gpt(layers, width)) for layers in LAYERS], args.repeat)
+            depth = [(layers, *figure) for layers, figure in zip(LAYERS, figures)]
             for layers, seconds, peak in depth:
                 print(f"{layers:>8} {width:>7} {12 * layers * width ** 2:>20,} {seconds:8.3f} {peak:9.1f} "
                       f"{seconds / depth[0][1]:12.2f}")
+        # The default output is the table: one row per layer, so it must not grow with depth either.
+        (two, _), (deep, _) = measure_side_by_side([(sys.executable, _gpt(n, 768, "table")) for n in (2, 96)],
+                                                   args.repeat)
+        print(f"table output (the default), n_embd 768: 2 layers {two:.3f} s, 96 layers {deep:.3f} s, {deep / two:.2f}x")
 
     if "folder" not in skip:
         directory = Path(tempfile.mkdtemp(prefix="staticflops-folder-"))

@@ -17,7 +17,7 @@ from staticflops.rulesets import FormulaError, RuleSet
 from staticflops.shapes import Expr, numel
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class Amounts:
     """Backward and memory amounts an op has and a whole model sums."""
 
@@ -37,7 +37,7 @@ class Amounts:
         return self.input_grad + self.weight_grad
 
 
-@dataclass
+@dataclass(slots=True)
 class OpCost(Amounts):
     op: OpCall
     flops: object = 0
@@ -45,7 +45,7 @@ class OpCost(Amounts):
     known: bool = True
 
 
-@dataclass
+@dataclass(slots=True)  # slots: ~1,000 of each per 96-layer GPT, summed into often
 class LayerCost:
     node: LayerNode
     depth: int
@@ -61,7 +61,7 @@ class LayerCost:
     ops: list = field(default_factory=list)  # OpCosts charged directly to this layer
 
 
-@dataclass
+@dataclass(slots=True)
 class CostResult(Amounts):
     ops: list
     layers: list  # LayerCost, pre-order
@@ -91,17 +91,17 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
         except TypeError:  # an unhashable dimension
             key = known = None
         keys.append(key)
-        if not is_priced:
-            cost = OpCost(op)  # costed as part of a class rule, or not seen by this convention
+        if not is_priced:  # costed as part of a class rule, or not seen by this convention
+            cost = OpCost(op, activation=memory.elements(op.outputs))
         elif known is not None:
-            flops, macs, mem_read, mem_write = known
-            cost = OpCost(op, flops, macs, mem_read=mem_read, mem_write=mem_write)
+            flops, macs, mem_read, mem_write, activation = known
+            cost = OpCost(op, flops, macs, mem_read=mem_read, mem_write=mem_write, activation=activation)
         else:
             reported = len(unknowns)
             cost = _price_op(op, rules, unknowns)
-            if key is not None and len(unknowns) == reported:
-                forward[key] = (cost.flops, cost.macs, cost.mem_read, cost.mem_write)  # known: no diagnostic
-        cost.activation = memory.elements(op.outputs)
+            cost.activation = memory.elements(op.outputs)
+            if key is not None and len(unknowns) == reported:  # known, with no diagnostic
+                forward[key] = (cost.flops, cost.macs, cost.mem_read, cost.mem_write, cost.activation)
         op_costs.append(cost)
     if training:
         backward: dict = {}
@@ -234,6 +234,8 @@ def _counted_ops(ops: list, rules: RuleSet) -> set:
 def _class_rule_scopes(root: LayerNode, rules: RuleSet) -> dict:
     """Module path -> class rule, for the outermost user modules a class rule covers."""
     scopes: dict = {}
+    if not rules.classes:
+        return scopes
 
     def visit(node: LayerNode):
         rule = rules.for_class(node.type, node.qualified_type) if node.kind is None and rules.classes else None
@@ -320,6 +322,8 @@ def _memo_key(op: OpCall):
 
 
 def _values_key(values: dict):
+    if not values:
+        return ()
     kinds = tuple(map(type, values.values()))
     distinct = set(kinds)
     if distinct <= _PLAIN:
@@ -362,6 +366,8 @@ def _evaluate(op: OpCall, rule, env: dict, unknowns: list) -> OpCost:
 
 def _priced_flags(ops, replaced, counted) -> list:
     """Which ops this rule set prices itself (not inside a class rule, seen by the convention)."""
+    if not replaced:
+        return [index in counted for index in range(len(ops))]
     return [not _inside(op.module, replaced) and index in counted for index, op in enumerate(ops)]
 
 

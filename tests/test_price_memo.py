@@ -25,18 +25,18 @@ rules:
 
 
 def op(line=1, kind="probe", label="A", attrs=None, facts=None, inputs=((2, 3),), outputs=((2, 4),),
-       layer_call=False, trainable=0, needs_grad=(True,)):
+       layer_call=False, trainable=0, needs_grad=(True,), module=""):
     return OpCall(kind=kind, label=label, attrs={"scale": 2, "flag": True} if attrs is None else attrs,
                   facts={"extra": 3} if facts is None else facts, inputs=list(inputs), outputs=list(outputs),
-                  module="", is_layer_call=layer_call, location=Location("m.py", line, 1),
+                  module=module, is_layer_call=layer_call, location=Location("m.py", line, 1),
                   needs_grad=list(needs_grad), trainable_inputs=trainable)
 
 
-def priced(ops, tmp_path, training=False):
+def priced(ops, tmp_path, training=False, root=None):
     rules = tmp_path / "probe.yaml"
     rules.write_text(RULES)
-    ir = ModelIR(name="M", framework="pytorch", file="m.py", root=LayerNode(name="", type="M", location=Location("m.py", 1, 1)),
-                 ops=ops, inputs=[], outputs=[], unknowns=[])
+    root = root or LayerNode(name="", type="M", location=Location("m.py", 1, 1))
+    ir = ModelIR(name="M", framework="pytorch", file="m.py", root=root, ops=ops, inputs=[], outputs=[], unknowns=[])
     return price(ir, load_ruleset(str(rules)), training=training)
 
 
@@ -86,3 +86,18 @@ def test_a_float_or_bool_dimension_is_not_mistaken_for_an_equal_int(tmp_path):
                      op(4, inputs=((True, 3),))], tmp_path)
     assert [(cost.mem_read, type(cost.mem_read)) for cost in result.ops] == [(2, int), (2.0, float), (1, int),
                                                                             (True, bool)]
+
+
+def test_float_amounts_are_summed_in_op_order_in_every_layer(tmp_path):
+    # A user formula giving floats (probe2: macs = scale).  Float addition is not associative:
+    # (0.1 + 0.1) + 0.6 == 0.8, but 0.1 + (0.1 + 0.6) == 0.7999999999999999.  Layers sum their
+    # ops in trace order, as always, not their children's subtotals.
+    where = Location("m.py", 1, 1)
+    inner = LayerNode(name="a.b", type="B", location=where)
+    root = LayerNode(name="", type="M", location=where,
+                     children=[LayerNode(name="a", type="A", location=where, children=[inner])])
+    ops = [op(1, kind="probe2", attrs={"scale": 0.1}, module="a.b"), op(2, kind="probe2", attrs={"scale": 0.1}, module="a"),
+           op(3, kind="probe2", attrs={"scale": 0.6}, module="a.b")]
+    result = priced(ops, tmp_path, root=root)
+    assert [(layer.node.name, layer.macs) for layer in result.layers] == [("", 0.8), ("a", 0.8), ("a.b", 0.7)]
+    assert [len(layer.ops) for layer in result.layers] == [0, 1, 2]

@@ -82,7 +82,7 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     replaced = _class_rule_scopes(ir.root, rules)
     priced = _priced_flags(ir.ops, replaced, counted=_counted_ops(ir.ops, rules))
     op_costs = []
-    keys = []  # per op: what its formulas read (None: not priced here, or not memoisable)
+    keys = []  # training only, per op: what its formulas read (None: not priced here, or not memoisable)
     forward: dict = {}  # key -> amounts, for ops priced without a diagnostic
     for op, is_priced in zip(ir.ops, priced):
         key = _memo_key(op) if is_priced else None
@@ -90,7 +90,8 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
             known = forward.get(key)
         except TypeError:  # an unhashable dimension
             key = known = None
-        keys.append(key)
+        if training:
+            keys.append(key)
         if not is_priced:  # costed as part of a class rule, or not seen by this convention
             cost = OpCost(op, activation=memory.elements(op.outputs))
         elif known is not None:

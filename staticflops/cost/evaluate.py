@@ -344,7 +344,7 @@ def _price_op(op: OpCall, rules: RuleSet, unknowns: list) -> OpCost:
     env = _env(op)
     if op.is_layer_call and rule.params is not None:
         try:  # a layer's parameter count, for conventions that derive cost from it (torchinfo)
-            env["params"] = _integral(rule.params.evaluate(dict(op.attrs)))
+            env["params"] = _integral(rule.params.evaluate(op.attrs))
         except FormulaError:
             pass
     cost = _evaluate(op, rule, env, unknowns)
@@ -429,7 +429,7 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
                 unknowns.append((node.location, f"no rule for `{node.kind}` ({node.type}) in rule set `{rules.name}`"))
         else:
             try:
-                count = _integral(rule.params.evaluate(dict(node.attrs)))
+                count = _integral(rule.params.evaluate(node.attrs))  # formulas only read their variables
             except FormulaError as error:
                 unknowns.append((node.location, f"parameters of {node.type} could not be evaluated: {error}"))
                 count = 0
@@ -440,6 +440,8 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
                 count -= numel(param.shape)
             total += count
             trainable += 0 if node.frozen else count
+    if not node.params:
+        return total, trainable
     declared = rules.options["declared_params"]
     for param in node.params if declared is True or (declared == "leaf" and not node.children) else ():
         if param.shape is None:

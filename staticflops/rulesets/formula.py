@@ -96,6 +96,9 @@ class Formula:
     def __repr__(self) -> str:
         return f"Formula({self.text!r})"
 
+    def __reduce__(self):  # closures do not pickle: rebuild from the text
+        return Formula, (self.text,)
+
 
 @lru_cache(maxsize=4096)
 def _checked(text: str) -> tuple:

@@ -8,14 +8,16 @@ location), never zero.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import chain
 
 from staticflops.cost import memory
 from staticflops.ir import LayerNode, ModelIR, OpCall
 from staticflops.rulesets import FormulaError, RuleSet
-from staticflops.shapes import numel
+from staticflops.shapes import Expr, numel
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class Amounts:
     """Backward and memory amounts an op has and a whole model sums."""
 
@@ -35,7 +37,7 @@ class Amounts:
         return self.input_grad + self.weight_grad
 
 
-@dataclass
+@dataclass(slots=True)
 class OpCost(Amounts):
     op: OpCall
     flops: object = 0
@@ -43,7 +45,7 @@ class OpCost(Amounts):
     known: bool = True
 
 
-@dataclass
+@dataclass(slots=True)  # slots: ~1,000 of each per 96-layer GPT, summed into often
 class LayerCost:
     node: LayerNode
     depth: int
@@ -59,7 +61,7 @@ class LayerCost:
     ops: list = field(default_factory=list)  # OpCosts charged directly to this layer
 
 
-@dataclass
+@dataclass(slots=True)
 class CostResult(Amounts):
     ops: list
     layers: list  # LayerCost, pre-order
@@ -78,18 +80,46 @@ class CostResult(Amounts):
 def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     unknowns: list = list(ir.unknowns)
     replaced = _class_rule_scopes(ir.root, rules)
-    counted = _counted_ops(ir.ops, rules)
+    priced = _priced_flags(ir.ops, replaced, counted=_counted_ops(ir.ops, rules))
     op_costs = []
-    for index, op in enumerate(ir.ops):
-        if _inside(op.module, replaced) or index not in counted:
-            op_costs.append(OpCost(op))  # costed as part of a class rule, or not seen by this convention
+    keys = []  # training only, per op: what its formulas read (None: not priced here, or not memoisable)
+    forward: dict = {}  # key -> amounts, for ops priced without a diagnostic
+    for op, is_priced in zip(ir.ops, priced):
+        key = _memo_key(op) if is_priced else None
+        try:
+            known = forward.get(key)
+        except TypeError:  # an unhashable dimension
+            key = known = None
+        if training:
+            keys.append(key)
+        if not is_priced:  # costed as part of a class rule, or not seen by this convention
+            cost = OpCost(op, activation=memory.elements(op.outputs))
+        elif known is not None:
+            flops, macs, mem_read, mem_write, activation = known
+            cost = OpCost(op, flops, macs, mem_read=mem_read, mem_write=mem_write, activation=activation)
         else:
-            op_costs.append(_price_op(op, rules, unknowns))
-        op_costs[-1].activation = memory.elements(op.outputs)
+            reported = len(unknowns)
+            cost = _price_op(op, rules, unknowns)
+            cost.activation = memory.elements(op.outputs)
+            if key is not None and len(unknowns) == reported:  # known, with no diagnostic
+                forward[key] = (cost.flops, cost.macs, cost.mem_read, cost.mem_write, cost.activation)
+        op_costs.append(cost)
     if training:
-        for cost, priced in zip(op_costs, _priced_flags(ir.ops, replaced, counted)):
-            if priced:
-                _price_backward(cost, rules, unknowns)
+        backward: dict = {}
+        for cost, key, is_priced in zip(op_costs, keys, priced):
+            if not is_priced or not cost.known:
+                continue
+            key = None if key is None else (key, tuple(cost.op.needs_grad))
+            known = backward.get(key)
+            if known is not None:
+                (cost.input_grad, cost.weight_grad, cost.skipped_input_grad, cost.skipped_weight_grad,
+                 cost.saved) = known
+                continue
+            reported = len(unknowns)
+            _price_backward(cost, rules, unknowns)
+            if key is not None and len(unknowns) == reported:
+                backward[key] = (cost.input_grad, cost.weight_grad, cost.skipped_input_grad,
+                                 cost.skipped_weight_grad, cost.saved)
     layers = []
     by_path: dict = {}
 
@@ -110,23 +140,7 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
         return cost
 
     root = visit(ir.root, 0)
-    for cost in op_costs:
-        owner = cost.op.module if cost.op.module in by_path else ""
-        by_path[owner].ops.append(cost)
-        for path in _ancestors(owner):
-            if path in by_path:
-                by_path[path].activation += cost.activation
-        if not cost.known:
-            continue
-        for path in _ancestors(owner):
-            if path in by_path:
-                layer = by_path[path]
-                layer.flops += cost.flops
-                layer.macs += cost.macs
-                layer.backward += cost.backward
-                layer.mem_read += cost.mem_read
-                layer.mem_write += cost.mem_write
-                layer.saved += cost.saved
+    _sum_into_layers(op_costs, by_path)
     result = CostResult(op_costs, layers, root.flops, root.macs, root.params, root.trainable_params, unknowns,
                         training=training)
     for cost in op_costs:
@@ -137,6 +151,73 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     result.mem_read, result.mem_write = root.mem_read, root.mem_write
     result.activation, result.saved = root.activation, root.saved
     return result
+
+
+def _sum_into_layers(op_costs: list, by_path: dict) -> None:
+    """Each layer's inclusive amounts: the ops charged to it or to anything under it (by module
+    path).  Summed once into the owning layer, then each layer into its nearest ancestor,
+    deepest first; with a float among the amounts (a user formula's), per op up the whole
+    chain instead, so float additions happen in the same order as always."""
+    root = by_path.get("")
+    if root is None:
+        _sum_per_op(op_costs, by_path, charge=True)
+        return
+    owner_of: dict = {}  # module path -> the layer its ops are charged to (the root if none)
+    for cost in op_costs:
+        owner = owner_of.get(cost.op.module)
+        if owner is None:
+            owner = owner_of[cost.op.module] = by_path.get(cost.op.module, root)
+        owner.ops.append(cost)
+    owners = {id(layer): layer for layer in owner_of.values()}
+    for layer in owners.values():
+        for cost in layer.ops:
+            layer.activation += cost.activation
+            if cost.known:
+                layer.flops += cost.flops
+                layer.macs += cost.macs
+                layer.backward += cost.backward
+                layer.mem_read += cost.mem_read
+                layer.mem_write += cost.mem_write
+                layer.saved += cost.saved
+    if any(float in {type(layer.flops), type(layer.macs), type(layer.backward), type(layer.mem_read),
+                     type(layer.mem_write), type(layer.saved)} for layer in owners.values()):
+        for layer in owners.values():
+            layer.flops = layer.macs = layer.backward = layer.mem_read = layer.mem_write = layer.saved = 0
+            layer.activation = 0
+        _sum_per_op(op_costs, by_path)
+        return
+    for path in sorted(by_path, key=lambda p: -p.count(".") if p else 1):
+        if not path:
+            continue
+        layer, parent = by_path[path], None
+        while parent is None:
+            path = path.rpartition(".")[0]
+            parent = by_path.get(path)
+        parent.activation += layer.activation
+        parent.flops += layer.flops
+        parent.macs += layer.macs
+        parent.backward += layer.backward
+        parent.mem_read += layer.mem_read
+        parent.mem_write += layer.mem_write
+        parent.saved += layer.saved
+
+
+def _sum_per_op(op_costs: list, by_path: dict, charge: bool = False) -> None:
+    for cost in op_costs:
+        owner = cost.op.module if cost.op.module in by_path else ""
+        if charge:
+            by_path[owner].ops.append(cost)
+        for path in _ancestors(owner):
+            if path in by_path:
+                layer = by_path[path]
+                layer.activation += cost.activation
+                if cost.known:
+                    layer.flops += cost.flops
+                    layer.macs += cost.macs
+                    layer.backward += cost.backward
+                    layer.mem_read += cost.mem_read
+                    layer.mem_write += cost.mem_write
+                    layer.saved += cost.saved
 
 
 def _counted_ops(ops: list, rules: RuleSet) -> set:
@@ -154,6 +235,8 @@ def _counted_ops(ops: list, rules: RuleSet) -> set:
 def _class_rule_scopes(root: LayerNode, rules: RuleSet) -> dict:
     """Module path -> class rule, for the outermost user modules a class rule covers."""
     scopes: dict = {}
+    if not rules.classes:
+        return scopes
 
     def visit(node: LayerNode):
         rule = rules.for_class(node.type, node.qualified_type) if node.kind is None and rules.classes else None
@@ -219,6 +302,40 @@ def _env(op: OpCall) -> dict:
     return env
 
 
+_PLAIN = frozenset({int, str, bool, float, type(None), Fraction, Expr})
+_PLAIN_OR_TUPLE = _PLAIN | {tuple}
+_DIMENSION = frozenset({int, Expr})
+
+
+def _memo_key(op: OpCall):
+    """Everything an op's forward formulas (and memory, and with ``needs_grad`` its backward
+    formulas) read: repeated blocks trace equal ops, priced once per ``price`` call.  Argument
+    values with their types (``True``, ``1`` and ``1.0`` are equal dict keys otherwise);
+    shapes as they are when every dimension is an int or symbolic.  None when a value is not
+    plain data: the op is then priced on its own."""
+    attrs, facts = _values_key(op.attrs), _values_key(op.facts)
+    if attrs is None or facts is None:
+        return None
+    if not set(map(type, chain.from_iterable(filter(None, (*op.inputs, *op.outputs))))) <= _DIMENSION:
+        return None  # 2.0 or True as a dimension would equal 2 or 1
+    return (op.kind, op.label, op.is_layer_call, op.trainable_inputs, attrs, facts, tuple(op.inputs),
+            tuple(op.outputs))
+
+
+def _values_key(values: dict):
+    if not values:
+        return ()
+    kinds = tuple(map(type, values.values()))
+    distinct = set(kinds)
+    if distinct <= _PLAIN:
+        return tuple(values.items()), kinds
+    if distinct <= _PLAIN_OR_TUPLE:  # tuples of plain values (kernel sizes): their types too
+        inner = tuple([tuple(map(type, v)) for v in values.values() if type(v) is tuple])
+        if set().union(*inner) <= _PLAIN:
+            return tuple(values.items()), kinds, inner
+    return None
+
+
 def _price_op(op: OpCall, rules: RuleSet, unknowns: list) -> OpCost:
     rule = rules.get(op.kind)
     if rule is None:
@@ -227,7 +344,7 @@ def _price_op(op: OpCall, rules: RuleSet, unknowns: list) -> OpCost:
     env = _env(op)
     if op.is_layer_call and rule.params is not None:
         try:  # a layer's parameter count, for conventions that derive cost from it (torchinfo)
-            env["params"] = _integral(rule.params.evaluate(dict(op.attrs)))
+            env["params"] = _integral(rule.params.evaluate(op.attrs))
         except FormulaError:
             pass
     cost = _evaluate(op, rule, env, unknowns)
@@ -250,6 +367,8 @@ def _evaluate(op: OpCall, rule, env: dict, unknowns: list) -> OpCost:
 
 def _priced_flags(ops, replaced, counted) -> list:
     """Which ops this rule set prices itself (not inside a class rule, seen by the convention)."""
+    if not replaced:
+        return [index in counted for index in range(len(ops))]
     return [not _inside(op.module, replaced) and index in counted for index, op in enumerate(ops)]
 
 
@@ -310,7 +429,7 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
                 unknowns.append((node.location, f"no rule for `{node.kind}` ({node.type}) in rule set `{rules.name}`"))
         else:
             try:
-                count = _integral(rule.params.evaluate(dict(node.attrs)))
+                count = _integral(rule.params.evaluate(node.attrs))  # formulas only read their variables
             except FormulaError as error:
                 unknowns.append((node.location, f"parameters of {node.type} could not be evaluated: {error}"))
                 count = 0
@@ -321,6 +440,8 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
                 count -= numel(param.shape)
             total += count
             trainable += 0 if node.frozen else count
+    if not node.params:
+        return total, trainable
     declared = rules.options["declared_params"]
     for param in node.params if declared is True or (declared == "leaf" and not node.children) else ():
         if param.shape is None:

@@ -84,27 +84,28 @@ MAX_POWER = 64
 
 
 class Formula:
-    """A parsed, checked formula; ``evaluate(env)`` computes it over known variables."""
+    """A parsed, checked formula; ``evaluate(env)`` computes it over known variables (the
+    compiled closure, shared by every formula with the same text)."""
 
-    __slots__ = ("text", "tree", "names")
+    __slots__ = ("text", "tree", "names", "evaluate")
 
     def __init__(self, text: str | int | float):
         self.text = str(text)
-        self.tree, self.names = _checked(self.text)
-
-    def evaluate(self, env: dict):
-        return _evaluate(self.tree.body, env)
+        self.tree, self.names, self.evaluate = _checked(self.text)
 
     def __repr__(self) -> str:
         return f"Formula({self.text!r})"
+
+    def __reduce__(self):  # closures do not pickle: rebuild from the text
+        return Formula, (self.text,)
 
 
 @lru_cache(maxsize=4096)
 def _checked(text: str) -> tuple:
     """Parse and whitelist-check a formula once per distinct text (rule sets repeat many,
-    e.g. ``0`` and ``2 * macs``); trees are never mutated, so they are shared."""
+    e.g. ``0`` and ``2 * macs``); trees and closures are never mutated, so they are shared."""
     tree, names = _parse_checked(text)
-    return tree, frozenset(names)
+    return tree, frozenset(names), _compile(tree.body)
 
 
 def _parse_checked(text: str):
@@ -129,75 +130,126 @@ def _parse_checked(text: str):
     return tree, names
 
 
-def _evaluate(node, env):
+def _compile(node):
+    """The formula as a tree of closures, built once per distinct text: evaluating it is then
+    one call per node, with each node's kind, operator and function looked up in advance
+    instead of on every evaluation.  Only the whitelisted node kinds exist here."""
     kind = type(node)
+    where = getattr(node, "col_offset", 0)
     if kind is ast.Constant:
-        return node.value
+        value = node.value
+        return lambda env: value
     if kind is ast.Name:
-        if node.id in env:
-            return env[node.id]
-        if node.id in FUNCTIONS:
-            return FUNCTIONS[node.id]
-        raise FormulaError(f"unknown variable `{node.id}`", node.col_offset)
+        return _compile_name(node.id, where)
     if kind is ast.BinOp:
-        left, right = _evaluate(node.left, env), _evaluate(node.right, env)
-        if type(node.op) is ast.Pow and isinstance(right, int) and right > MAX_POWER:
-            raise FormulaError(f"exponent {right} is over the limit of {MAX_POWER}", node.col_offset)
-        try:
-            return _BINARY[type(node.op)](left, right)
-        except ZeroDivisionError:
-            raise FormulaError("division by zero", node.col_offset) from None
-        except TypeError:
-            raise FormulaError(f"cannot combine {left!r} and {right!r}", node.col_offset) from None
+        return _compile_binary(_compile(node.left), _compile(node.right), type(node.op), where)
     if kind is ast.UnaryOp:
-        value = _evaluate(node.operand, env)
-        if type(node.op) is ast.Not:
-            return not _truth(value, node)
-        return -value if type(node.op) is ast.USub else value
+        operand, op = _compile(node.operand), type(node.op)
+        if op is ast.Not:
+            return lambda env: not _truth_at(operand(env), where)
+        return (lambda env: -operand(env)) if op is ast.USub else operand
     if kind is ast.BoolOp:
-        is_and = type(node.op) is ast.And
+        return _compile_boolean([_compile(v) for v in node.values], type(node.op) is ast.And, where)
+    if kind is ast.Compare:
+        return _compile_compare(_compile(node.left), [(_COMPARE[type(op)], _compile(c))
+                                                      for op, c in zip(node.ops, node.comparators)], where)
+    if kind is ast.IfExp:
+        test, body, orelse = _compile(node.test), _compile(node.body), _compile(node.orelse)
+        return lambda env: body(env) if _truth_at(test(env), where) else orelse(env)
+    if kind is ast.Subscript:
+        return _compile_subscript(_compile(node.value), node.slice, where)
+    if kind in (ast.Tuple, ast.List):
+        elements = [_compile(e) for e in node.elts]
+        return lambda env: tuple(e(env) for e in elements)
+    if kind is ast.Call:
+        return _compile_call(node.func.id, [_compile(a) for a in node.args], where)
+    raise FormulaError(f"`{kind.__name__}` is not allowed in a formula", where)
+
+
+def _compile_name(name: str, where: int):
+    function = FUNCTIONS.get(name)
+
+    def lookup(env):
+        if name in env:
+            return env[name]
+        if function is not None:
+            return function
+        raise FormulaError(f"unknown variable `{name}`", where)
+    return lookup
+
+
+def _compile_binary(left, right, op, where: int):
+    apply = _BINARY[op]
+    is_power = op is ast.Pow
+
+    def binary(env):
+        a, b = left(env), right(env)
+        if is_power and isinstance(b, int) and b > MAX_POWER:
+            raise FormulaError(f"exponent {b} is over the limit of {MAX_POWER}", where)
+        try:
+            return apply(a, b)
+        except ZeroDivisionError:
+            raise FormulaError("division by zero", where) from None
+        except TypeError:
+            raise FormulaError(f"cannot combine {a!r} and {b!r}", where) from None
+    return binary
+
+
+def _compile_boolean(operands: list, is_and: bool, where: int):
+    def boolean(env):
         value = None
-        for operand in node.values:
-            value = _evaluate(operand, env)
-            if _truth(value, node) != is_and:
+        for operand in operands:
+            value = operand(env)
+            if _truth_at(value, where) != is_and:
                 return value
         return value
-    if kind is ast.Compare:
-        left = _evaluate(node.left, env)
-        for op, comparator in zip(node.ops, node.comparators):
-            right = _evaluate(comparator, env)
+    return boolean
+
+
+def _compile_compare(first, steps: list, where: int):
+    def compare(env):
+        left = first(env)
+        for test, comparator in steps:
+            right = comparator(env)
             try:
-                if not _COMPARE[type(op)](left, right):
+                if not test(left, right):
                     return False
             except Undecidable as error:
-                raise FormulaError(str(error), node.col_offset) from None
+                raise FormulaError(str(error), where) from None
             left = right
         return True
-    if kind is ast.IfExp:
-        return _evaluate(node.body if _truth(_evaluate(node.test, env), node) else node.orelse, env)
-    if kind is ast.Subscript:
-        container = _evaluate(node.value, env)
-        index = node.slice
-        if isinstance(index, ast.Slice):
-            parts = [None if p is None else _evaluate(p, env) for p in (index.lower, index.upper, index.step)]
-            return container[slice(*parts)]
+    return compare
+
+
+def _compile_subscript(container, index, where: int):
+    if isinstance(index, ast.Slice):
+        parts = [None if p is None else _compile(p) for p in (index.lower, index.upper, index.step)]
+        return lambda env: container(env)[slice(*[None if p is None else p(env) for p in parts])]
+    key = _compile(index)
+
+    def subscript(env):
+        value = container(env)
         try:
-            return container[_evaluate(index, env)]
+            return value[key(env)]
         except (IndexError, KeyError, TypeError):
-            raise FormulaError("index out of range", node.col_offset) from None
-    if kind in (ast.Tuple, ast.List):
-        return tuple(_evaluate(e, env) for e in node.elts)
-    if kind is ast.Call:
-        args = [_evaluate(a, env) for a in node.args]
+            raise FormulaError("index out of range", where) from None
+    return subscript
+
+
+def _compile_call(name: str, arguments: list, where: int):
+    function = FUNCTIONS[name]
+
+    def call(env):
+        args = [a(env) for a in arguments]
         try:
-            return FUNCTIONS[node.func.id](*args)
+            return function(*args)
         except (TypeError, ValueError, Undecidable) as error:
-            raise FormulaError(f"{node.func.id}(): {error}", node.col_offset) from None
-    raise FormulaError(f"`{kind.__name__}` is not allowed in a formula", getattr(node, "col_offset", 0))
+            raise FormulaError(f"{name}(): {error}", where) from None
+    return call
 
 
-def _truth(value, node) -> bool:
+def _truth_at(value, where: int) -> bool:
     try:
         return bool(value)
     except Undecidable as error:
-        raise FormulaError(str(error), node.col_offset) from None
+        raise FormulaError(str(error), where) from None

@@ -1,0 +1,51 @@
+"""Formulas are compiled once into closures: every construct still computes what Python's
+arithmetic says, and every error keeps its message and its column in the formula text."""
+
+import pickle
+
+import pytest
+
+from staticflops.rulesets import Formula, FormulaError
+from staticflops.shapes import symbol
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("-x[0] + +x[1]", -2 + 3),
+    ("not flag", False),
+    ("flag and 0 or 7", 7),  # True and 0 -> 0 (falsy) -> or 7
+    ("0 and nope", 0),  # short-circuit: `nope` is never looked up
+    ("1 < x[0] <= 2 < x[1]", True),  # 1 < 2 <= 2 < 3
+    ("1 < x[0] > 5", False),
+    ("x[1:]", (3,)),
+    ("x[::-1]", (3, 2)),
+    ("[x[0], 4]", (2, 4)),  # lists become tuples
+    ("'m' if label == 'Linear' else 'f'", "m"),
+    ("x[0] in (1, 2)", True),
+    ("7 // 2 + 7 % 2 + 2 ** 3", 3 + 1 + 8),
+    ("max(x) * min(3, 5) + sum(x) + len(x)", 3 * 3 + 5 + 2),
+    ("abs(-4)", 4),
+])
+def test_each_construct_computes_what_python_does(text, expected):
+    assert Formula(text).evaluate({"x": (2, 3), "flag": True, "label": "Linear"}) == expected
+
+
+@pytest.mark.parametrize("text, env, message, column", [
+    ("1 + x ** 65", {"x": 2}, "exponent 65 is over the limit of 64", 4),
+    ("3 + 1 / x", {"x": 0}, "division by zero", 4),
+    ("2 * x[4]", {"x": (1, 2)}, "index out of range", 4),
+    ("1 + 'a'", {}, "cannot combine 1 and 'a'", 0),
+    ("4 + nope", {}, "unknown variable `nope`", 4),
+    ("1 + max()", {}, "max(): ", 4),
+    ("0 + (b > 2)", {"b": symbol("B")}, "cannot compare", 5),
+    ("1 if b else 0", {"b": symbol("B")}, "depends on its symbols", 0),
+])
+def test_errors_keep_their_message_and_column(text, env, message, column):
+    with pytest.raises(FormulaError, match=None) as error:
+        Formula(text).evaluate(env)
+    assert message in str(error.value)
+    assert error.value.offset == column
+
+
+def test_a_formula_pickles_by_its_text():
+    restored = pickle.loads(pickle.dumps(Formula("2 * macs")))
+    assert restored.text == "2 * macs" and restored.evaluate({"macs": 21}) == 42

@@ -89,8 +89,9 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
     for name, p in state.parameters.items():
         if id(p) not in seen:  # a Parameter shared by two modules is counted once
             seen.add(id(p))
-            params.append(ParamDecl(name=name, shape=p.shape, trainable=p.trainable and not state.frozen))
-    replaced = [ParamDecl(name=name, shape=p.shape) for name, p in state.replaced.items()]
+            params.append(ParamDecl.model_construct(name=name, shape=_shape(p.shape),
+                                                    trainable=p.trainable and not state.frozen))
+    replaced = [ParamDecl.model_construct(name=name, shape=_shape(p.shape)) for name, p in state.replaced.items()]
     frozen = state.frozen
     if state.kind is not None:
         flags = [p.trainable for p in layer_parameters(module).values()]
@@ -99,11 +100,13 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
     outputs = _output_shapes(tracer.module_outputs[id(module)]) if id(module) in tracer.module_outputs else []
     calls = [{"inputs": _output_shapes(list(args)), "outputs": _output_shapes(result)}
              for args, result in tracer.module_call_inputs.get(id(module), [])]
-    return LayerNode(name=path, type=module.cls.name, kind=state.kind, attrs=state.attrs, location=location,
-                     children=children, params=params, replaced_params=replaced, frozen=frozen, output_shapes=outputs,
-                     calls=tracer.module_calls.get(id(module), 0), call_shapes=calls,
-                     scalars=_scalars(module) if state.kind is None else {},
-                     qualified_type=_qualified(module.cls))
+    # Built from the interpreter's own values, which already have the IR's types: constructed
+    # without validation (~15 us a node, a third of building a 96-block GPT's tree).
+    return LayerNode.model_construct(
+        name=path, type=module.cls.name, kind=state.kind, attrs=dict(state.attrs), location=location,
+        children=children, params=params, replaced_params=replaced, frozen=frozen, output_shapes=outputs,
+        calls=tracer.module_calls.get(id(module), 0), call_shapes=calls,
+        scalars=_scalars(module) if state.kind is None else {}, qualified_type=_qualified(module.cls))
 
 
 def _qualified(cls: Class) -> str | None:
@@ -124,15 +127,21 @@ def _scalars(module: Instance) -> dict:
 
 def _op(traced, paths: dict) -> OpCall:
     owner = paths.get(id(traced.module), "") if traced.module is not None else ""
-    return OpCall(kind=traced.kind, label=traced.label, attrs=traced.attrs, facts=traced.facts,
-                  inputs=traced.inputs, outputs=traced.outputs, module=owner,
-                  is_layer_call=traced.is_layer_call, location=traced.location,
-                  needs_grad=traced.needs_grad, trainable_inputs=traced.trainable_inputs)
+    return OpCall.model_construct(
+        kind=traced.kind, label=traced.label, attrs=dict(traced.attrs), facts=dict(traced.facts),
+        inputs=[_shape(s) for s in traced.inputs], outputs=[_shape(s) for s in traced.outputs], module=owner,
+        is_layer_call=traced.is_layer_call, location=traced.location, needs_grad=list(traced.needs_grad),
+        trainable_inputs=traced.trainable_inputs)
+
+
+def _shape(shape) -> tuple | None:
+    """A shape as the IR types it (what validation would turn a list into)."""
+    return shape if shape is None or type(shape) is tuple else tuple(shape)
 
 
 def _output_shapes(result) -> list:
     if isinstance(result, Tensor):
-        return [result.shape]
+        return [_shape(result.shape)]
     if isinstance(result, (tuple, list)):
         shapes = []
         for item in result:

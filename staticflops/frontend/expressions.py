@@ -14,9 +14,12 @@ class Expressions:
     """Mixed into :class:`Interpreter`: one ``_eval_<Node>`` method per expression kind."""
 
     def evaluate_node(self, node, scope: Scope):
-        handler = getattr(self, "_eval_" + type(node).__name__, None)
+        # The hottest call of the interpreter: the handler per node type is looked up once.
+        handler = self.expression_handlers.get(type(node))
         if handler is None:
-            return self.unknown(f"expression `{type(node).__name__}` is not interpreted", node)
+            handler = self.expression_handlers[type(node)] = self.handler_for(type(node), "_eval_")
+            if handler is None:
+                return self.unknown(f"expression `{type(node).__name__}` is not interpreted", node)
         return handler(node, scope)
 
     def _eval_Name(self, node, scope):

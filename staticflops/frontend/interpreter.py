@@ -57,6 +57,13 @@ class Interpreter(Statements, Expressions):
         self.literals: dict = {}  # syntax node -> its constant value
         self._signatures: dict = {}  # signature text -> Function (see signature())
         self.project = None  # ProjectImports: the analysed project's other files
+        # syntax node type -> its bound _eval_/_exec_ method (None: not interpreted)
+        self.expression_handlers: dict = {}
+        self.statement_handlers: dict = {}
+
+    def handler_for(self, node_type: type, prefix: str):
+        """``_eval_Name`` for an expression node, ``_exec_If`` for a statement."""
+        return getattr(self, prefix + node_type.__name__, None)
 
     # ---- reporting -------------------------------------------------------------
     def location(self, node) -> Location:

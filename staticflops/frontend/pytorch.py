@@ -13,6 +13,7 @@ from staticflops.frontend.imports import start_main_file
 from staticflops.frontend.select import build_model
 from staticflops.frontend.values import Class, Instance, Tensor, Unknown, describe, named_modules
 from staticflops.ir import LayerNode, ModelIR, OpCall, ParamDecl
+from staticflops.ir.construct import construct
 from staticflops.shapes import InputSpec
 
 
@@ -89,9 +90,10 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
     for name, p in state.parameters.items():
         if id(p) not in seen:  # a Parameter shared by two modules is counted once
             seen.add(id(p))
-            params.append(ParamDecl.model_construct(name=name, shape=_shape(p.shape),
-                                                    trainable=p.trainable and not state.frozen))
-    replaced = [ParamDecl.model_construct(name=name, shape=_shape(p.shape)) for name, p in state.replaced.items()]
+            params.append(construct(ParamDecl, {"name": name, "shape": _shape(p.shape),
+                                                "trainable": p.trainable and not state.frozen}))
+    replaced = [construct(ParamDecl, {"name": name, "shape": _shape(p.shape), "trainable": True}, _NAME_AND_SHAPE)
+                for name, p in state.replaced.items()]
     frozen = state.frozen
     if state.kind is not None:
         flags = [p.trainable for p in layer_parameters(module).values()]
@@ -102,11 +104,14 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
              for args, result in tracer.module_call_inputs.get(id(module), [])]
     # Built from the interpreter's own values, which already have the IR's types: constructed
     # without validation (~15 us a node, a third of building a 96-block GPT's tree).
-    return LayerNode.model_construct(
-        name=path, type=module.cls.name, kind=state.kind, attrs=dict(state.attrs), location=location,
-        children=children, params=params, replaced_params=replaced, frozen=frozen, output_shapes=outputs,
-        calls=tracer.module_calls.get(id(module), 0), call_shapes=calls,
-        scalars=_scalars(module) if state.kind is None else {}, qualified_type=_qualified(module.cls))
+    return construct(LayerNode, {
+        "name": path, "type": module.cls.name, "kind": state.kind, "attrs": dict(state.attrs), "location": location,
+        "children": children, "params": params, "replaced_params": replaced, "frozen": frozen,
+        "output_shapes": outputs, "calls": tracer.module_calls.get(id(module), 0), "call_shapes": calls,
+        "scalars": _scalars(module) if state.kind is None else {}, "qualified_type": _qualified(module.cls)})
+
+
+_NAME_AND_SHAPE = frozenset({"name", "shape"})  # a tied-away weight: `trainable` left at its default
 
 
 def _qualified(cls: Class) -> str | None:
@@ -127,11 +132,11 @@ def _scalars(module: Instance) -> dict:
 
 def _op(traced, paths: dict) -> OpCall:
     owner = paths.get(id(traced.module), "") if traced.module is not None else ""
-    return OpCall.model_construct(
-        kind=traced.kind, label=traced.label, attrs=dict(traced.attrs), facts=dict(traced.facts),
-        inputs=[_shape(s) for s in traced.inputs], outputs=[_shape(s) for s in traced.outputs], module=owner,
-        is_layer_call=traced.is_layer_call, location=traced.location, needs_grad=list(traced.needs_grad),
-        trainable_inputs=traced.trainable_inputs)
+    return construct(OpCall, {
+        "kind": traced.kind, "label": traced.label, "attrs": dict(traced.attrs), "facts": dict(traced.facts),
+        "inputs": [_shape(s) for s in traced.inputs], "outputs": [_shape(s) for s in traced.outputs],
+        "module": owner, "is_layer_call": traced.is_layer_call, "location": traced.location,
+        "needs_grad": list(traced.needs_grad), "trainable_inputs": traced.trainable_inputs})
 
 
 def _shape(shape) -> tuple | None:

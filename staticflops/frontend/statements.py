@@ -55,10 +55,12 @@ class Statements:
 
     def exec_statement(self, node, scope: Scope) -> None:
         self.budget.step(self, node)
-        handler = getattr(self, "_exec_" + type(node).__name__, None)
+        handler = self.statement_handlers.get(type(node))
         if handler is None:
-            self.unknown(f"statement `{type(node).__name__}` is not interpreted", node)
-            return
+            handler = self.statement_handlers[type(node)] = self.handler_for(type(node), "_exec_")
+            if handler is None:
+                self.unknown(f"statement `{type(node).__name__}` is not interpreted", node)
+                return
         handler(node, scope)
 
     def _body(self, block) -> list:

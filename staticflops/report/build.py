@@ -5,6 +5,7 @@ from __future__ import annotations
 from staticflops.cost import CostResult
 from staticflops.cost.memory import dtype_bytes
 from staticflops.ir import ModelIR
+from staticflops.ir.construct import construct
 from staticflops.report.schema import DiagnosticOut, Layer, Report, Totals, Training, Unknown
 from staticflops.rulesets import RuleSet
 from staticflops.shapes import Expr, format_dim
@@ -71,7 +72,7 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
     for layer in cost.layers:
         node = layer.node
         if node.name:
-            rows.append(_row({
+            rows.append(construct(Layer, {
                 "name": node.name, "type": node.type, "kind": "module", "depth": layer.depth,
                 "location": str(node.location),
                 "output_shape": shape_out(node.output_shapes[0]) if node.output_shapes else None,
@@ -90,7 +91,7 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
             base = f"{node.name}.{op.kind}" if node.name else op.kind
             seen[base] = seen.get(base, 0) + 1
             name = base if seen[base] == 1 else f"{base}#{seen[base]}"
-            rows.append(_row({
+            rows.append(construct(Layer, {
                 "name": name, "type": op.label, "kind": "op", "depth": layer.depth + 1, "location": str(op.location),
                 "output_shape": shape_out(op.outputs[0]) if op.outputs else None,
                 "forward_flops": count(op_cost.flops) if op_cost.known else "unknown",
@@ -106,25 +107,6 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
 _ALL_FIELDS = frozenset(Layer.model_fields)
 _OP_FIELDS = _ALL_FIELDS - {"calls"}  # an op row leaves `calls` at its default
 _CALLS_DEFAULT = Layer.model_fields["calls"].default
-# What Layer.model_construct(**values) leaves on a model without aliases, extra fields, private
-# attributes or post-init hooks, given every field in declaration order; else model_construct.
-_PLAIN_MODEL = (not Layer.__pydantic_root_model__ and not Layer.__pydantic_post_init__
-                and Layer.model_config.get("extra") != "allow" and not Layer.__private_attributes__
-                and all(f.alias is None and f.validation_alias is None for f in Layer.model_fields.values()))
-
-
-def _row(values: dict, given: frozenset) -> Layer:
-    if not _PLAIN_MODEL:
-        return Layer.model_construct(_fields_set=set(given), **values)
-    row = Layer.__new__(Layer)
-    _set(row, "__dict__", values)
-    _set(row, "__pydantic_fields_set__", set(given))
-    _set(row, "__pydantic_extra__", None)
-    _set(row, "__pydantic_private__", None)
-    return row
-
-
-_set = object.__setattr__
 
 
 def _is_zero(value) -> bool:

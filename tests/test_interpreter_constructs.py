@@ -127,3 +127,33 @@ def test_unknown_values_are_reported_not_zero(tmp_path):
     assert report.unknown[0].location == f"{path}:4:1"
     # What is known is still counted: Linear(4, 4) = 16 MACs.
     assert report.totals.macs == 16
+
+
+SHARED = '''
+import torch
+from torch import nn
+
+
+class Shared(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+        self.second = nn.Linear(4, 4)
+        self.again = self.first            # the same Sequential under a second name
+        self.inner = nn.Sequential(self.second, nn.Linear(4, 2))
+
+    def forward(self, x):
+        return self.inner(self.again(x))
+'''
+
+
+def test_named_modules_lists_pre_order_and_a_shared_module_at_its_first_path(tmp_path):
+    # torch.nn.Module.named_modules: pre-order, children in assignment order, a module already
+    # listed is skipped with its subtree: `again` (= `first`) and `inner.0` (= `second`) are not listed.
+    path = tmp_path / "shared.py"
+    path.write_text(SHARED)
+    report = staticflops.analyze(str(path), inputs=["1x4"])
+    modules = [row.name for row in report.layers if row.kind == "module"]
+    assert modules == ["first", "first.0", "first.1", "second", "inner", "inner.1"]
+    # 3 Linear(4, 4) run: first.0, then second (via inner.0), then Linear(4, 2) = 16 + 16 + 8 MACs.
+    assert report.totals.macs == 40

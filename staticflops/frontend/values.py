@@ -264,13 +264,19 @@ def show(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def named_modules(module: "Instance", prefix: str = "", seen=None):
-    """(dotted path, module) for a module tree, each module once (shared ones at their first path)."""
-    seen = set() if seen is None else seen
-    if id(module) in seen:
-        return
-    seen.add(id(module))
-    yield prefix, module
-    for name, child in module.module.children.items():
-        if child is not None:
-            yield from named_modules(child, f"{prefix}.{name}" if prefix else name, seen)
+def named_modules(module: "Instance", prefix: str = ""):
+    """(dotted path, module) for a module tree in pre-order, as PyTorch lists them: each module
+    once, a shared one at its first path.  A stack, not recursive generators: each item of a
+    recursive one passes up through every level above it (~1,000 modules walked several times
+    while building a 96-block GPT)."""
+    seen = set()
+    stack = [(prefix, module)]
+    while stack:
+        path, current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield path, current
+        children = [(f"{path}.{name}" if path else name, child)
+                    for name, child in current.module.children.items() if child is not None]
+        stack.extend(reversed(children))

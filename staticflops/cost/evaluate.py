@@ -173,12 +173,7 @@ def _sum_into_layers(op_costs: list, by_path: dict) -> None:
         for cost in layer.ops:
             layer.activation += cost.activation
             if cost.known:
-                layer.flops += cost.flops
-                layer.macs += cost.macs
-                layer.backward += cost.backward
-                layer.mem_read += cost.mem_read
-                layer.mem_write += cost.mem_write
-                layer.saved += cost.saved
+                _add(layer, cost)
     if any(float in {type(layer.flops), type(layer.macs), type(layer.backward), type(layer.mem_read),
                      type(layer.mem_write), type(layer.saved)} for layer in owners.values()):
         for layer in owners.values():
@@ -194,12 +189,7 @@ def _sum_into_layers(op_costs: list, by_path: dict) -> None:
             path = path.rpartition(".")[0]
             parent = by_path.get(path)
         parent.activation += layer.activation
-        parent.flops += layer.flops
-        parent.macs += layer.macs
-        parent.backward += layer.backward
-        parent.mem_read += layer.mem_read
-        parent.mem_write += layer.mem_write
-        parent.saved += layer.saved
+        _add(parent, layer)
 
 
 def _sum_per_op(op_costs: list, by_path: dict, charge: bool = False) -> None:
@@ -212,12 +202,17 @@ def _sum_per_op(op_costs: list, by_path: dict, charge: bool = False) -> None:
                 layer = by_path[path]
                 layer.activation += cost.activation
                 if cost.known:
-                    layer.flops += cost.flops
-                    layer.macs += cost.macs
-                    layer.backward += cost.backward
-                    layer.mem_read += cost.mem_read
-                    layer.mem_write += cost.mem_write
-                    layer.saved += cost.saved
+                    _add(layer, cost)
+
+
+def _add(total, part) -> None:
+    """A layer's amounts += those of one of its ops or of a child layer."""
+    total.flops += part.flops
+    total.macs += part.macs
+    total.backward += part.backward
+    total.mem_read += part.mem_read
+    total.mem_write += part.mem_write
+    total.saved += part.saved
 
 
 def _counted_ops(ops: list, rules: RuleSet) -> set:

@@ -7,6 +7,15 @@ ROOT = Path(__file__).resolve().parent.parent
 GROUND_TRUTH = ROOT / "tests" / "fixtures" / "torch_ground_truth.json"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_dir(tmp_path_factory):
+    # Compiled rule sets (rulesets/stored.py) go to a directory of this test run, not the
+    # user's ~/.cache; subprocesses inherit the variable.
+    import os
+
+    os.environ["STATICFLOPS_CACHE_DIR"] = str(tmp_path_factory.mktemp("staticflops-cache"))
+
+
 @pytest.fixture(autouse=True)
 def _run_from_repo_root(monkeypatch):
     # Sample and fixture paths in the recorded ground truth are relative to the repo root.

@@ -7,15 +7,14 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import yaml
-from pydantic import ValidationError
-
 from staticflops.diagnostics import AnalysisError, Location
+from staticflops.rulesets import stored
 from staticflops.rulesets.formula import Formula, FormulaError
-from staticflops.rulesets.schema import Rule, RuleFile
+
+# PyYAML and the rule-file schema are imported only when YAML is read: a stored compiled copy
+# (rulesets/stored.py) spares a run both.
 
 MAX_RULE_FILE_BYTES = 1_000_000
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it
 _FIELDS = ("macs", "flops", "params")
 
 
@@ -78,7 +77,10 @@ def load_ruleset(name_or_path: str) -> RuleSet:
     cached = _LOADED.get(key)
     if cached is not None and cached[0] == _signature(cached[1].files):
         return cached[1]
-    ruleset = _load(path, chain=())
+    ruleset = stored.read(path)
+    if ruleset is None:
+        ruleset = _load(path, chain=())
+        stored.write(path, ruleset)
     _LOADED[key] = (_signature(ruleset.files), ruleset)
     return ruleset
 
@@ -112,6 +114,10 @@ def _resolve(name_or_path: str, relative_to: Path | None) -> Path:
 def _load(path: Path, chain: tuple) -> RuleSet:
     if path.resolve() in chain:
         raise AnalysisError(f"rule set {path} extends itself through {' -> '.join(str(p) for p in chain)}", code="SF201")
+    from pydantic import ValidationError
+
+    from staticflops.rulesets.schema import Rule, RuleFile
+
     node, data = _read_yaml(path)
     try:
         spec = RuleFile.model_validate(data)
@@ -184,13 +190,15 @@ def _compile(kind, rule: Rule, inherited: CompiledRule | None, path, node, loc) 
 
 
 def _read_yaml(path: Path):
+    import yaml
+
     raw = path.read_bytes()
     if len(raw) > MAX_RULE_FILE_BYTES:
         raise AnalysisError(f"rule file {path} is {len(raw):,} bytes, over the {MAX_RULE_FILE_BYTES:,}-byte limit",
                             Location(str(path), 1, 1), code="SF204")
     try:
         text = raw.decode("utf-8")
-        node = yaml.compose(text, Loader=_LOADER)
+        node = yaml.compose(text, Loader=_yaml_loader())
     except UnicodeDecodeError:
         raise AnalysisError(f"rule file {path} is not UTF-8 text", code="SF204") from None
     except yaml.YAMLError as error:
@@ -200,8 +208,14 @@ def _read_yaml(path: Path):
     if node is None:
         raise AnalysisError("rule file is empty", Location(str(path), 1, 1), code="SF204")
     bound_expansion(path, node)
-    data = _LOADER("").construct_document(node)  # from the checked nodes: no second parse
+    data = _yaml_loader()("").construct_document(node)  # from the checked nodes: no second parse
     return node, data
+
+
+def _yaml_loader():
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it
 
 
 MAX_EXPANDED_NODES = 200_000
@@ -210,6 +224,8 @@ MAX_EXPANDED_NODES = 200_000
 def bound_expansion(path: Path, root) -> None:
     """Aliases may share small pieces; refuse a file whose expansion would be huge (a
     "billion laughs" file: a few lines that expand to 10**9 items)."""
+    import yaml
+
     visited = 0
     stack = [root]
     while stack:
@@ -228,6 +244,8 @@ def bound_expansion(path: Path, root) -> None:
 
 def _position(path: Path, root, loc) -> Location:
     """The YAML position of a pydantic error location (the closest node that exists)."""
+    import yaml
+
     node = root
     for part in loc:
         child = None

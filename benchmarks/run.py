@@ -86,16 +86,18 @@ def measure(python: str, code: str, repeat: int, cwd: Path = ROOT) -> tuple[floa
     return measure_side_by_side([(python, code)], repeat, cwd)[0]
 
 
-def measure_side_by_side(cases: list[tuple[str, str]], repeat: int, cwd: Path = ROOT) -> list[tuple[float, float]]:
-    """``measure`` for several (python, code) cases run in turn, one process of each per round,
-    so that a noisy spell of the machine slows every case alike and their ratios hold.
-    Peak memory is the child's own maximum resident set, as the kernel reports it to ``wait4``."""
+def measure_side_by_side(cases: list[tuple], repeat: int, cwd: Path = ROOT) -> list[tuple[float, float]]:
+    """``measure`` for several (python, code[, extra environment]) cases run in turn, one process
+    of each per round, so that a noisy spell of the machine slows every case alike and their
+    ratios hold.  Peak memory is the child's own maximum resident set, as the kernel reports it
+    to ``wait4``."""
     times: list[list[float]] = [[] for _ in cases]
     peaks: list[list[float]] = [[] for _ in cases]
     for attempt in range(repeat + 1):
-        for index, (python, code) in enumerate(cases):
+        for index, (python, code, *extra) in enumerate(cases):
             start = time.perf_counter()
-            child = subprocess.Popen([python, "-c", code], cwd=cwd, env=_env(), stdout=subprocess.DEVNULL,
+            child = subprocess.Popen([python, "-c", code], cwd=cwd, env={**_env(), **(extra[0] if extra else {})},
+                                     stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
             _, status, usage = os.wait4(child.pid, 0)
             elapsed = time.perf_counter() - start
@@ -178,8 +180,11 @@ def main() -> None:
           f"median of {args.repeat} fresh processes")
 
     if "cold" not in skip:
-        cases = [("staticflops analyze resnet50 (cold CLI, JSON)",
-                  (sys.executable, _cli("analyze", str(SAMPLE), "--input", "1x3x224x224", "--format", "json")))]
+        resnet = _cli("analyze", str(SAMPLE), "--input", "1x3x224x224", "--format", "json")
+        cases = [("staticflops analyze resnet50 (cold CLI, JSON)", (sys.executable, resnet)),
+                 # every run as the first one after installing: no stored compiled rule set
+                 ("  the same, rule sets read from YAML (no ~/.cache)",
+                  (sys.executable, resnet, {"STATICFLOPS_CACHE_DIR": ""}))]
         torch_note = ""
         if has_torch(args.torch_python):
             cases.append(("python -c 'import torch'", (args.torch_python, IMPORT_TORCH)))
@@ -189,14 +194,15 @@ def main() -> None:
                           "(pass --torch-python with a venv that has torch==2.13.0)")
         figures = measure_side_by_side([case for _, case in cases], args.repeat)
         rows = [(name, *figure) for (name, _), figure in zip(cases, figures)]
-        ours_time, ours_peak = rows[0][1], rows[0][2]
+        ours_time, ours_peak, first_time = rows[0][1], rows[0][2], rows[1][1]
         print("\n1. cold CLI vs PyTorch (targets: time ratio <= 0.10, memory ratio <= 0.20)")
-        print(f"{'case':58} {'wall s':>8} {'peak MiB':>9} {'time ratio':>11} {'mem ratio':>10}")
-        for name, seconds, peak in rows:
-            ours = name.startswith("staticflops")
-            print(f"{name:58} {seconds:8.3f} {peak:9.1f} {'' if ours else f'{ours_time / seconds:.3f}':>11} "
-                  f"{'' if ours else f'{ours_peak / peak:.3f}':>10}")
-        print(torch_note or "ratios: staticflops / torch row (smaller is better)")
+        print(f"{'case':58} {'wall s':>8} {'peak MiB':>9} {'time ratio':>11} {'mem ratio':>10} {'no-store ratio':>15}")
+        for index, (name, seconds, peak) in enumerate(rows):
+            ratios = ("", "", "") if index < 2 else (f"{ours_time / seconds:.3f}", f"{ours_peak / peak:.3f}",
+                                                     f"{first_time / seconds:.3f}")
+            print(f"{name:58} {seconds:8.3f} {peak:9.1f} {ratios[0]:>11} {ratios[1]:>10} {ratios[2]:>15}")
+        print(torch_note or "ratios: staticflops / torch row (smaller is better); no-store: the second row's time "
+                            "(every run as the first after installing) / torch row")
 
     if "depth" not in skip:
         print("\n2. depth: GPT sample, 1x2048 tokens, cold CLI (JSON), layer counts run in turn "

@@ -5,7 +5,7 @@ from the same values."""
 import staticflops
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import load_source
-from staticflops.ir import LayerNode, OpCall, ParamDecl
+from staticflops.ir import LayerNode, ModelIR, OpCall, ParamDecl
 from staticflops.report.schema import Layer
 from staticflops.shapes import parse_input_spec
 
@@ -51,12 +51,13 @@ def test_ir_nodes_equal_what_model_construct_builds(tmp_path):
     path = tmp_path / "tied.py"
     path.write_text(TIED)
     ir = analyse_torch(load_source(str(path)), None, {}, [parse_input_spec("2x3:int64")])
+    _same_as_model_construct(ir)
     nodes = list(ir.root.walk())
     declared = [p for node in nodes for p in node.params]
     replaced = [p for node in nodes for p in node.replaced_params]
     assert declared and replaced and ir.ops  # every kind is checked: declared and tied-away weights, ops
     for model in [*nodes, *declared, *replaced, *ir.ops]:
-        assert isinstance(model, (LayerNode, ParamDecl, OpCall))
+        assert isinstance(model, (LayerNode, ParamDecl, OpCall, ModelIR))
         _same_as_model_construct(model)
     assert all(p.model_fields_set == {"name", "shape"} for p in replaced)  # `trainable` left at its default
     # shapes are tuples, as validation would have made them

@@ -51,13 +51,16 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         finally:
             framework.tracer.active = False
     paths = {id(m): path for path, m in named_modules(root)}
-    return ModelIR(
-        name=name, framework="pytorch", file=source.path,
-        root=_layer_tree(root, "", paths, framework.tracer),
-        ops=[_op(op, paths) for op in framework.tracer.ops],
-        inputs=list(inputs), outputs=_output_shapes(result),
-        unknowns=interp.unknowns, stopped=stopped_diagnostic(stopped),
-    )
+    return construct(ModelIR, {
+        "name": name, "framework": "pytorch", "file": source.path,
+        "root": _layer_tree(root, "", paths, framework.tracer),
+        "ops": [_op(op, paths) for op in framework.tracer.ops],
+        "inputs": list(inputs), "outputs": _output_shapes(result),
+        "unknowns": list(interp.unknowns), "diagnostics": [], "stopped": stopped_diagnostic(stopped),
+    }, _GIVEN_IR)
+
+
+_GIVEN_IR = frozenset({"name", "framework", "file", "root", "ops", "inputs", "outputs", "unknowns", "stopped"})
 
 
 def stopped_diagnostic(error: BudgetExceeded | None) -> Diagnostic | None:

@@ -11,8 +11,9 @@
    ResNet-50 and MobileNetV2 samples with different class counts), cold and warm (cache).
 4. `python -X importtime -m staticflops --help`: import time and which heavy modules load.
 
-Each figure is the median wall time over fresh processes (interpreter start-up and imports
-included) and the peak resident memory of one of them.  Children run with bytecode caching on
+Each figure is the wall time over fresh processes (interpreter start-up and imports included),
+as the median and as the fastest run (noise only ever adds time, so the fastest is the least
+disturbed measure: timeit's convention), and the peak resident memory of one of them.  Children run with bytecode caching on
 (as an installed package has), after one untimed warm-up run; the cases of one figure run in
 turn, a process of each per round, so a noisy spell hits them alike.  The torch rows need a Python
 that can ``import torch`` (torch==2.13.0 CPU); without one they are skipped with a message.
@@ -32,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "resnet50.py"
@@ -81,12 +83,18 @@ def _env() -> dict:
     return env
 
 
-def measure(python: str, code: str, repeat: int, cwd: Path = ROOT) -> tuple[float, float]:
-    """(median seconds, peak MiB) over ``repeat`` fresh processes, after one untimed warm-up."""
+class Timing(NamedTuple):
+    median: float  # seconds
+    best: float  # the fastest run: noise only ever adds time (timeit's convention)
+    peak: float  # MiB
+
+
+def measure(python: str, code: str, repeat: int, cwd: Path = ROOT) -> Timing:
+    """Wall time of ``repeat`` fresh processes after one untimed warm-up, and peak memory."""
     return measure_side_by_side([(python, code)], repeat, cwd)[0]
 
 
-def measure_side_by_side(cases: list[tuple], repeat: int, cwd: Path = ROOT) -> list[tuple[float, float]]:
+def measure_side_by_side(cases: list[tuple], repeat: int, cwd: Path = ROOT) -> list[Timing]:
     """``measure`` for several (python, code[, extra environment]) cases run in turn, one process
     of each per round, so that a noisy spell of the machine slows every case alike and their
     ratios hold.  Peak memory is the child's own maximum resident set, as the kernel reports it
@@ -109,7 +117,7 @@ def measure_side_by_side(cases: list[tuple], repeat: int, cwd: Path = ROOT) -> l
                 continue
             times[index].append(elapsed)
             peaks[index].append(usage.ru_maxrss / 1024)  # KiB on Linux
-    return [(statistics.median(t), max(p)) for t, p in zip(times, peaks)]
+    return [Timing(statistics.median(t), min(t), max(p)) for t, p in zip(times, peaks)]
 
 
 def has_torch(python: str) -> bool:
@@ -192,32 +200,32 @@ def main() -> None:
         else:
             torch_note = (f"torch rows skipped: {args.torch_python} cannot import torch "
                           "(pass --torch-python with a venv that has torch==2.13.0)")
-        figures = measure_side_by_side([case for _, case in cases], args.repeat)
-        rows = [(name, *figure) for (name, _), figure in zip(cases, figures)]
-        ours_time, ours_peak, first_time = rows[0][1], rows[0][2], rows[1][1]
+        timings = measure_side_by_side([case for _, case in cases], args.repeat)
+        ours, first = timings[0], timings[1]
         print("\n1. cold CLI vs PyTorch (targets: time ratio <= 0.10, memory ratio <= 0.20)")
-        print(f"{'case':58} {'wall s':>8} {'peak MiB':>9} {'time ratio':>11} {'mem ratio':>10} {'no-store ratio':>15}")
-        for index, (name, seconds, peak) in enumerate(rows):
-            ratios = ("", "", "") if index < 2 else (f"{ours_time / seconds:.3f}", f"{ours_peak / peak:.3f}",
-                                                     f"{first_time / seconds:.3f}")
-            print(f"{name:58} {seconds:8.3f} {peak:9.1f} {ratios[0]:>11} {ratios[1]:>10} {ratios[2]:>15}")
-        print(torch_note or "ratios: staticflops / torch row (smaller is better); no-store: the second row's time "
-                            "(every run as the first after installing) / torch row")
+        print(f"{'case':56} {'median s':>9} {'best s':>7} {'peak MiB':>9} {'time ratio':>11} {'(best)':>7} "
+              f"{'mem ratio':>10} {'no-store':>9}")
+        for index, ((name, _), timing) in enumerate(zip(cases, timings)):
+            ratios = "" if index < 2 else (f"{ours.median / timing.median:11.3f} {ours.best / timing.best:7.3f} "
+                                           f"{ours.peak / timing.peak:10.3f} {first.median / timing.median:9.3f}")
+            print(f"{name:56} {timing.median:9.3f} {timing.best:7.3f} {timing.peak:9.1f} {ratios}")
+        print(torch_note or "ratios: staticflops / torch row (smaller is better): of the medians, and of the best runs; "
+                            "no-store: the second row (every run as the first after installing), medians")
 
     if "depth" not in skip:
         print("\n2. depth: GPT sample, 1x2048 tokens, cold CLI (JSON), layer counts run in turn "
               "(target: 96 layers <= 1.5x 2 layers)")
-        print(f"{'n_layer':>8} {'n_embd':>7} {'block params 12Ld^2':>20} {'wall s':>8} {'peak MiB':>9} {'vs 2 layers':>12}")
+        print(f"{'n_layer':>8} {'n_embd':>7} {'block params 12Ld^2':>20} {'median s':>9} {'best s':>7} {'peak MiB':>9} "
+              f"{'vs 2 layers':>12} {'(best)':>7}")
         for width in (768, 12288):
-            figures = measure_side_by_side([(sys.executable, _gpt(layers, width)) for layers in LAYERS], args.repeat)
-            depth = [(layers, *figure) for layers, figure in zip(LAYERS, figures)]
-            for layers, seconds, peak in depth:
-                print(f"{layers:>8} {width:>7} {12 * layers * width ** 2:>20,} {seconds:8.3f} {peak:9.1f} "
-                      f"{seconds / depth[0][1]:12.2f}")
+            timings = measure_side_by_side([(sys.executable, _gpt(layers, width)) for layers in LAYERS], args.repeat)
+            for layers, timing in zip(LAYERS, timings):
+                print(f"{layers:>8} {width:>7} {12 * layers * width ** 2:>20,} {timing.median:9.3f} {timing.best:7.3f} "
+                      f"{timing.peak:9.1f} {timing.median / timings[0].median:12.2f} {timing.best / timings[0].best:7.2f}")
         # The default output is the table: one row per layer, so it must not grow with depth either.
-        (two, _), (deep, _) = measure_side_by_side([(sys.executable, _gpt(n, 768, "table")) for n in (2, 96)],
-                                                   args.repeat)
-        print(f"table output (the default), n_embd 768: 2 layers {two:.3f} s, 96 layers {deep:.3f} s, {deep / two:.2f}x")
+        two, deep = measure_side_by_side([(sys.executable, _gpt(n, 768, "table")) for n in (2, 96)], args.repeat)
+        print(f"table output (the default), n_embd 768: 2 layers {two.median:.3f} s, 96 layers {deep.median:.3f} s, "
+              f"{deep.median / two.median:.2f}x (best runs: {deep.best / two.best:.2f}x)")
 
     if "folder" not in skip:
         directory = Path(tempfile.mkdtemp(prefix="staticflops-folder-"))
@@ -233,7 +241,7 @@ def main() -> None:
             print(f"{label:18} {seconds:8.2f} {rate:9.1f}")
 
     if "help" not in skip:
-        help_time, help_peak = measure(sys.executable, _cli("--help"), args.repeat)
+        help_time, _, help_peak = measure(sys.executable, _cli("--help"), args.repeat)
         imports, heavy = import_time()
         print("\n4. `python -X importtime -m staticflops --help`")
         print(f"wall {help_time:.3f} s (median), peak {help_peak:.1f} MiB; imports {imports:.3f} s; "

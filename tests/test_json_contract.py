@@ -58,3 +58,22 @@ def test_empty_rows_and_a_real_deep_report():
     data = json.loads(report.to_json())
     assert len(data["layers"]) > 100
     assert report.to_json() == json.dumps(data, indent=2)
+
+
+def _reports():
+    gpt = staticflops.analyze("samples/transformer.py", inputs=["1x64:int64"], training=True, steps=1000,
+                              hardware="h100", mfu=0.4)  # floats: the ratio, peak, MFU, GPU-hours
+    keras = staticflops.analyze("samples/keras_seed.py")
+    partial = staticflops.analyze("samples/resnet50.py", inputs=["1x3x224x224"], limits={"max_ops": 10})
+    unknown = staticflops.analyze("samples/lenet5.py", inputs=["Bx1x28x28"], rules="fvcore")
+    return gpt, keras, partial, unknown
+
+
+def test_reports_are_dumped_as_pydantic_dumps_them():
+    from staticflops.report.schema import plain_dump
+
+    gpt, keras, partial, unknown = _reports()
+    assert gpt.training.budget is not None and partial.partial and partial.stopped is not None
+    for report in (gpt, keras, partial, unknown):
+        assert plain_dump(report) == report.model_dump(mode="json")
+        assert json.dumps(plain_dump(report), indent=2) == json.dumps(report.model_dump(mode="json"), indent=2)

@@ -6,7 +6,7 @@ from staticflops.cost import CostResult
 from staticflops.cost.memory import dtype_bytes
 from staticflops.ir import ModelIR
 from staticflops.ir.construct import construct
-from staticflops.report.schema import DiagnosticOut, Layer, Report, Totals, Training, Unknown
+from staticflops.report.schema import SCHEMA_VERSION, DiagnosticOut, Layer, Report, Totals, Training, Unknown
 from staticflops.rulesets import RuleSet
 from staticflops.shapes import Expr, format_dim
 
@@ -30,22 +30,26 @@ def shape_out(shape):
 def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Training | None = None,
                  dtype: str = "float32") -> Report:
     size = dtype_bytes(dtype)
-    report = Report(
-        file=ir.file, model=ir.name, framework=ir.framework, rules=rules.name,
-        inputs=[str(spec) for spec in ir.inputs],
-        outputs=[shape_out(s) for s in ir.outputs],
-        totals=Totals(forward_flops=count(cost.flops), macs=count(cost.macs), params=count(cost.params),
-                      trainable_params=count(cost.trainable_params), convention=rules.convention,
-                      complete=cost.complete and ir.stopped is None, dtype=dtype, **_memory(cost, size)),
-        layers=_rows(cost, size),
-        unknown=[Unknown.model_construct(location=str(where), what=what) for where, what in cost.unknowns],
-        training=training,
-    )
+    # Built from our own values: constructed without validation, like the rows (so the report's
+    # validators are needed only to read a cached report back).
+    totals = construct(Totals, {
+        "forward_flops": count(cost.flops), "macs": count(cost.macs), "params": count(cost.params),
+        "trainable_params": count(cost.trainable_params), "convention": rules.convention,
+        "complete": cost.complete and ir.stopped is None, "dtype": dtype, **_memory(cost, size),
+        "backward_flops": None, "input_grad_flops": None, "weight_grad_flops": None, "training_flops": None,
+        "saved_activation_bytes": None}, _TOTALS_GIVEN)
+    report = construct(Report, {
+        "schema_version": SCHEMA_VERSION, "file": ir.file, "model": ir.name, "framework": ir.framework,
+        "rules": rules.name, "inputs": [str(spec) for spec in ir.inputs], "outputs": [shape_out(s) for s in ir.outputs],
+        "totals": totals, "layers": _rows(cost, size),
+        "unknown": [construct(Unknown, {"location": str(where), "what": what}) for where, what in cost.unknowns],
+        "diagnostics": [], "training": training, "partial": False, "stopped": None}, _REPORT_GIVEN)
     if ir.stopped is not None:
         stop = ir.stopped
         report.partial = True
-        report.stopped = DiagnosticOut(severity=stop.severity, code=stop.code, message=stop.message,
-                                       location=str(stop.location) if stop.location else None)
+        report.stopped = construct(DiagnosticOut, {"severity": stop.severity, "code": stop.code,
+                                                   "location": str(stop.location) if stop.location else None,
+                                                   "message": stop.message})
         report.diagnostics.append(report.stopped)
     if cost.training:
         totals = report.totals
@@ -104,6 +108,10 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
     return rows
 
 
+_TOTALS_GIVEN = frozenset(Totals.model_fields) - {"backward_flops", "input_grad_flops", "weight_grad_flops",
+                                                  "training_flops", "saved_activation_bytes"}
+_REPORT_GIVEN = frozenset({"file", "model", "framework", "rules", "inputs", "outputs", "totals", "layers", "unknown",
+                           "training"})
 _ALL_FIELDS = frozenset(Layer.model_fields)
 _OP_FIELDS = _ALL_FIELDS - {"calls"}  # an op row leaves `calls` at its default
 _CALLS_DEFAULT = Layer.model_fields["calls"].default

@@ -8,15 +8,21 @@ import json
 import re
 from typing import Optional, Union
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
 SCHEMA_VERSION = 1
+
+
+class _Contract(BaseModel):
+    # Our reports are constructed from computed values and written by plain_dump: validators
+    # are built only when a report is read back (the cache), not at every start-up.
+    model_config = ConfigDict(defer_build=True)
 Count = Union[int, str]
 ShapeOut = Optional[list[Count]]
 
 
-class Totals(BaseModel):
+class Totals(_Contract):
     forward_flops: Count
     macs: Count
     params: Count
@@ -38,7 +44,7 @@ class Totals(BaseModel):
     saved_activation_bytes: Optional[Count] = None  # activations kept for backward (rules' `saved`)
 
 
-class Layer(BaseModel):
+class Layer(_Contract):
     name: str  # dotted module path; functional ops: "<module>.<op>" (with "#n" when repeated)
     type: str
     kind: str  # "module" or "op"
@@ -57,7 +63,7 @@ class Layer(BaseModel):
     saved_activation_bytes: Optional[Count] = None  # with --training only
 
 
-class TrainingBudget(BaseModel):
+class TrainingBudget(_Contract):
     steps: int
     total_flops: Count  # training_flops x steps
     hardware: Optional[str] = None
@@ -68,7 +74,7 @@ class TrainingBudget(BaseModel):
     formula: str
 
 
-class Training(BaseModel):
+class Training(_Contract):
     """With --training: why backward/forward is what it is, and the optional run budget."""
 
     backward_forward_ratio: Optional[float] = None
@@ -79,19 +85,19 @@ class Training(BaseModel):
     budget: Optional[TrainingBudget] = None
 
 
-class Unknown(BaseModel):
+class Unknown(_Contract):
     location: str
     what: str
 
 
-class DiagnosticOut(BaseModel):
+class DiagnosticOut(_Contract):
     severity: str
     code: str
     location: Optional[str]
     message: str
 
 
-class Report(BaseModel):
+class Report(_Contract):
     schema_version: int = SCHEMA_VERSION
     file: str
     model: str
@@ -111,7 +117,19 @@ class Report(BaseModel):
 
     def to_json(self) -> str:
         """The JSON contract: training-only fields are absent (not null) without --training."""
-        return contract_json(contract_dict(self.model_dump(mode="json")))
+        return contract_json(contract_dict(plain_dump(self)))
+
+
+def plain_dump(value):
+    """``model_dump(mode="json")`` for the report's models, which have no aliases, custom
+    serializers or computed fields: each model as a dict of its fields in order, tuples as
+    lists.  It needs no serializer, so a run never builds the report's schema
+    (``tests/test_json_contract.py`` compares the two)."""
+    if isinstance(value, BaseModel):
+        return {name: plain_dump(item) for name, item in value.__dict__.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_dump(item) for item in value]
+    return value
 
 
 def contract_dict(data: dict) -> dict:

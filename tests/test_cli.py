@@ -1,6 +1,7 @@
 """The command line as users and CI scripts call it: exit codes, messages, the JSON contract."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -137,3 +138,16 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
                                  "-f", "json"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
     assert result.returncode == 1
     assert result.stderr == "staticflops: error: cannot write the output: No space left on device\n"
+
+
+def test_console_script_turns_pydantic_plugins_off_unless_the_user_chose():
+    # main() runs the app; the app is replaced by one that prints what pydantic would see.
+    probe = ("import os, staticflops.cli.app as a\n"
+             "a.app = lambda: print(os.environ.get('PYDANTIC_DISABLE_PLUGINS'))\n"
+             "a.main()\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    default = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+    chosen = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            env={**env, "PYDANTIC_DISABLE_PLUGINS": "logfire"})
+    assert (default.returncode, default.stdout.strip()) == (0, "__all__")
+    assert (chosen.returncode, chosen.stdout.strip()) == (0, "logfire")

@@ -322,6 +322,10 @@ def main() -> None:
     import os
 
     gc.disable()  # until the imports are done: see _settle_heap
+    # pydantic looks for plugins (scanning every installed distribution's entry points, 2-5 ms
+    # and more in a large environment) before its first validator; none has any business with
+    # this process's internal models.  A user's own setting is kept.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         app()
         status = 0

@@ -22,6 +22,12 @@ def _same_as_model_construct(model) -> None:
 def test_report_rows_equal_what_model_construct_builds():
     report = staticflops.analyze("samples/transformer.py", inputs=["1x64:int64"], training=True)
     assert {row.kind for row in report.layers} == {"module", "op"}  # both kinds of row (the attention core is an op)
+    # the report and its totals too, with and without the training-only totals
+    plain = staticflops.analyze("samples/transformer.py", inputs=["1x64:int64"])
+    for whole in (report, report.totals, plain, plain.totals):
+        _same_as_model_construct(whole)
+    assert report.totals.backward_flops is not None and "backward_flops" in report.totals.model_fields_set
+    assert plain.totals.backward_flops is None and "backward_flops" not in plain.totals.model_fields_set
     for row in report.layers:
         assert isinstance(row, Layer)
         _same_as_model_construct(row)

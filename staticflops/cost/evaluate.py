@@ -158,10 +158,7 @@ def _sum_into_layers(op_costs: list, by_path: dict) -> None:
     path).  Summed once into the owning layer, then each layer into its nearest ancestor,
     deepest first; with a float among the amounts (a user formula's), per op up the whole
     chain instead, so float additions happen in the same order as always."""
-    root = by_path.get("")
-    if root is None:
-        _sum_per_op(op_costs, by_path, charge=True)
-        return
+    root = by_path[""]  # both front ends name the root module ""
     owner_of: dict = {}  # module path -> the layer its ops are charged to (the root if none)
     for cost in op_costs:
         owner = owner_of.get(cost.op.module)
@@ -192,11 +189,9 @@ def _sum_into_layers(op_costs: list, by_path: dict) -> None:
         _add(parent, layer)
 
 
-def _sum_per_op(op_costs: list, by_path: dict, charge: bool = False) -> None:
+def _sum_per_op(op_costs: list, by_path: dict) -> None:
     for cost in op_costs:
         owner = cost.op.module if cost.op.module in by_path else ""
-        if charge:
-            by_path[owner].ops.append(cost)
         for path in _ancestors(owner):
             if path in by_path:
                 layer = by_path[path]
@@ -234,17 +229,16 @@ def _class_rule_scopes(root: LayerNode, rules: RuleSet) -> dict:
         return scopes
 
     def visit(node: LayerNode):
-        rule = rules.for_class(node.type, node.qualified_type) if node.kind is None and rules.classes else None
+        rule = rules.for_class(node.type, node.qualified_type) if node.kind is None else None
         if rule is not None and node.name:
             scopes[node.name] = rule
             return
         for child in node.children:
             visit(child)
     visit(root)
-    if rules.classes:
-        rule = rules.for_class(root.type, root.qualified_type)
-        if rule is not None:
-            scopes[""] = rule
+    rule = rules.for_class(root.type, root.qualified_type)
+    if rule is not None:
+        scopes[""] = rule
     return scopes
 
 

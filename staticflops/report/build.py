@@ -6,7 +6,7 @@ from staticflops.cost import CostResult
 from staticflops.cost.memory import dtype_bytes
 from staticflops.ir import ModelIR
 from staticflops.ir.construct import construct
-from staticflops.report.schema import SCHEMA_VERSION, DiagnosticOut, Layer, Report, Totals, Training, Unknown
+from staticflops.report.schema import SCHEMA_VERSION, TRAINING_TOTALS, DiagnosticOut, Layer, Report, Totals, Training, Unknown
 from staticflops.rulesets import RuleSet
 from staticflops.shapes import Expr, format_dim
 
@@ -32,12 +32,15 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Traini
     size = dtype_bytes(dtype)
     # Built from our own values: constructed without validation, like the rows (so the report's
     # validators are needed only to read a cached report back).
+    backward = {
+        "backward_flops": count(cost.backward), "input_grad_flops": count(cost.input_grad),
+        "weight_grad_flops": count(cost.weight_grad), "training_flops": count(cost.flops + cost.backward),
+        "saved_activation_bytes": count(cost.saved * size)} if cost.training else dict.fromkeys(TRAINING_TOTALS)
     totals = construct(Totals, {
         "forward_flops": count(cost.flops), "macs": count(cost.macs), "params": count(cost.params),
         "trainable_params": count(cost.trainable_params), "convention": rules.convention,
-        "complete": cost.complete and ir.stopped is None, "dtype": dtype, **_memory(cost, size),
-        "backward_flops": None, "input_grad_flops": None, "weight_grad_flops": None, "training_flops": None,
-        "saved_activation_bytes": None}, _TOTALS_GIVEN)
+        "complete": cost.complete and ir.stopped is None, "dtype": dtype, **_memory(cost, size), **backward},
+        None if cost.training else _UNTRAINED_TOTALS)
     report = construct(Report, {
         "schema_version": SCHEMA_VERSION, "file": ir.file, "model": ir.name, "framework": ir.framework,
         "rules": rules.name, "inputs": [str(spec) for spec in ir.inputs], "outputs": [shape_out(s) for s in ir.outputs],
@@ -51,13 +54,6 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Traini
                                                    "location": str(stop.location) if stop.location else None,
                                                    "message": stop.message})
         report.diagnostics.append(report.stopped)
-    if cost.training:
-        totals = report.totals
-        totals.backward_flops = count(cost.backward)
-        totals.input_grad_flops = count(cost.input_grad)
-        totals.weight_grad_flops = count(cost.weight_grad)
-        totals.training_flops = count(cost.flops + cost.backward)
-        totals.saved_activation_bytes = count(cost.saved * size)
     return report
 
 
@@ -108,8 +104,7 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
     return rows
 
 
-_TOTALS_GIVEN = frozenset(Totals.model_fields) - {"backward_flops", "input_grad_flops", "weight_grad_flops",
-                                                  "training_flops", "saved_activation_bytes"}
+_UNTRAINED_TOTALS = frozenset(Totals.model_fields) - set(TRAINING_TOTALS)  # the fields given without --training
 _REPORT_GIVEN = frozenset({"file", "model", "framework", "rules", "inputs", "outputs", "totals", "layers", "unknown",
                            "training"})
 _ALL_FIELDS = frozenset(Layer.model_fields)

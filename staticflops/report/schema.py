@@ -135,7 +135,7 @@ def plain_dump(value):
 def contract_dict(data: dict) -> dict:
     """A dumped report (``model_dump(mode="json")``, e.g. from the cache) as the JSON contract
     has it: training-only fields removed when they are null.  Changes ``data`` in place."""
-    for key in _TRAINING_TOTALS:
+    for key in TRAINING_TOTALS:
         if data["totals"].get(key, 0) is None:
             del data["totals"][key]
     for layer in data["layers"]:
@@ -174,5 +174,5 @@ def _escape(match: re.Match) -> str:
     return "\\u%04x\\u%04x" % (0xD800 | (code >> 10), 0xDC00 | (code & 0x3FF))
 
 
-_TRAINING_TOTALS = ("backward_flops", "input_grad_flops", "weight_grad_flops", "training_flops",
+TRAINING_TOTALS = ("backward_flops", "input_grad_flops", "weight_grad_flops", "training_flops",
                     "saved_activation_bytes")

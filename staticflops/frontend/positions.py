@@ -10,13 +10,32 @@ internals, so ``tests/test_positions.py`` compares against ``PositionProvider``.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 
+class _Syntactic:
+    """``record_syntactic_position``'s context: a plain class, as libcst enters one for most
+    nodes and a ``@contextmanager`` generator costs several times more per use."""
+
+    __slots__ = ("recorder", "key", "start_key", "start")
+
+    def __init__(self, recorder, key, start_key):
+        self.recorder, self.key, self.start_key = recorder, key, start_key
+
+    def __enter__(self):
+        self.start = (self.recorder.line, self.recorder.column)
+
+    def __exit__(self, *error):
+        starts = self.recorder.starts
+        starts[self.key] = starts[self.start_key] if self.start_key is not None else self.start
+
+
 class _StartRecorder(CodegenState):
+    """Keys are ``id(node)``: libcst's ``CSTNode.__hash__`` is Python code, and the pass
+    would call it about three times per node (the tree, alive as long as the result, keeps
+    the ids unique)."""
+
     def __init__(self, module: cst.Module):
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.starts: dict = {}
@@ -34,9 +53,8 @@ class _StartRecorder(CodegenState):
         pass  # only the end of the file moves: no node starts after it
 
     def _advance(self, value: str) -> None:
-        newlines = value.count("\n") + value.count("\r") - value.count("\r\n")
-        if newlines:
-            self.line += newlines
+        if "\n" in value or "\r" in value:
+            self.line += value.count("\n") + value.count("\r") - value.count("\r\n")
             self.column = len(value) - max(value.rfind("\n"), value.rfind("\r")) - 1
         else:
             self.column += len(value)
@@ -45,21 +63,30 @@ class _StartRecorder(CodegenState):
         self._stack.append((self.line, self.column))
 
     def after_codegen(self, node) -> None:
-        start = self._stack.pop()
-        if node not in self.starts:  # a syntactic start recorded inside wins
-            self.starts[node] = start
+        # a syntactic start recorded inside wins
+        self.starts.setdefault(id(node), self._stack.pop())
 
-    @contextmanager
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        start = (self.line, self.column)
-        try:
-            yield
-        finally:
-            self.starts[node] = self.starts[start_node] if start_node is not None else start
+        return _Syntactic(self, id(node), None if start_node is None else id(start_node))
 
 
-def start_positions(module: cst.Module) -> dict:
-    """``{node: (line, column)}``, line one-based and column zero-based, as libcst counts."""
+class StartPositions:
+    """Where each node of one tree starts: ``get(node)`` -> ``(line, column)`` or None."""
+
+    __slots__ = ("_by_id", "_tree")
+
+    def __init__(self, by_id: dict, tree):
+        self._by_id, self._tree = by_id, tree  # the tree is kept so that no id is reused
+
+    def get(self, node, default=None):
+        return self._by_id.get(id(node), default)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+
+def start_positions(module: cst.Module) -> StartPositions:
+    """Line one-based and column zero-based, as libcst counts."""
     recorder = _StartRecorder(module)
     module._codegen(recorder)
-    return recorder.starts
+    return StartPositions(recorder.starts, module)

@@ -16,14 +16,14 @@ import libcst as cst
 
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.frontend.budget import MAX_FILE_BYTES
-from staticflops.frontend.positions import start_positions
+from staticflops.frontend.positions import StartPositions, start_positions
 
 
 @dataclass(eq=False)
 class SourceFile:
     path: str  # as the user named it, for messages
     module: cst.Module
-    positions: dict = field(repr=False)  # node -> (line, zero-based column) where it starts
+    positions: StartPositions | dict = field(repr=False)  # .get(node) -> (line, zero-based column) where it starts
     internal: bool = False  # our own stub source: report the user's call site instead
     origin: Path | None = None  # the file on disk, for following its imports
     text: str = field(default="", repr=False)  # what was parsed

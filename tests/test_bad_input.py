@@ -72,6 +72,11 @@ CASES = [
     ("latin-1 byte", b"x = 1\n# caf\xe9\n", ["-i", "1x4"], 1,
      "model.py:2:6: error: not UTF-8 text: invalid continuation byte (byte 0xe9)"),
     ("NUL byte", b"x = 1\x00\n", ["-i", "1x4"], 1, "model.py:1:6: error: NUL byte in the source: not a Python text file"),
+    # Python 3.11+ refuses decimal literals over 4,300 digits (sys.get_int_max_str_digits); "1" + 5,000 zeros,
+    # used in forward so that it is evaluated; `W = ` puts the literal at column 5 of line 2
+    ("5,001-digit literal", net("return self.fc(x) * W").replace("from torch import nn\n", "from torch import nn\nW = 1" + "0" * 5000 + "\n"),
+     ["-i", "1x8"], 1,
+     "model.py:3:5: error: syntax error: an integer literal of 5,001 digits exceeds Python's limit of 4,300 (write it in hexadecimal)"),
     # --- which model ---------------------------------------------------------------------------
     ("empty file", b"", ["-i", "1x4"], 1,
      "model.py:1:1: error: model.py defines no nn.Module class or builder function; name one with --model"),

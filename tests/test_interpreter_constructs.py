@@ -157,3 +157,25 @@ def test_named_modules_lists_pre_order_and_a_shared_module_at_its_first_path(tmp
     assert modules == ["first", "first.0", "first.1", "second", "inner", "inner.1"]
     # 3 Linear(4, 4) run: first.0, then second (via inner.0), then Linear(4, 2) = 16 + 16 + 8 MACs.
     assert report.totals.macs == 40
+
+
+@pytest.mark.parametrize("literal, value", [
+    ("0x10", 16), ("0o20", 16), ("0b1_0000", 16), ("1_6", 16), ("0_0 + 16", 16), ("0X_10", 16),
+    ("int(16.0)", 16), ("int(1.6e1)", 16), ("int(1_6.)", 16), ("int(.16e2)", 16),
+])
+def test_number_literals_in_every_spelling(tmp_path, literal, value):
+    path = tmp_path / "lit.py"
+    path.write_text(textwrap.dedent(f'''\
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, {literal})
+
+            def forward(self, x):
+                return self.fc(x)
+        '''))
+    report = staticflops.analyze(path, inputs=["1x4"])
+    # Linear(4, 16) on 1x4: 4*16 = 64 MACs
+    assert report.outputs == [[1, value]] and report.totals.macs == 4 * value

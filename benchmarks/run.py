@@ -4,7 +4,8 @@
 
 1. Cold CLI: `staticflops analyze` on the ResNet-50 sample vs. `import torch` and vs. torch
    building the model and running one forward under FlopCounterMode (time and peak memory
-   ratios; targets <= 0.10 and <= 0.20).
+   ratios; targets <= 0.10 and <= 0.20), beside a process that only imports the dependencies
+   (the floor under any run of the CLI).
 2. Depth: the GPT sample at n_layer 2/12/48/96 with n_embd 12288 (and 768 for scale); target:
    96 layers at most 1.5x the time of 2 layers (JSON, and the default table at 2 and 96 layers).
 3. Throughput: `staticflops analyze DIR` over a folder of generated model files (copies of the
@@ -63,6 +64,15 @@ def _gpt(layers: int, width: int, output: str = "json") -> str:
 
 
 IMPORT_TORCH = "import torch"
+
+# What every run of the CLI pays before reading a line of the model: the design's dependencies.
+DEPENDENCY_FLOOR = """
+import typer, pydantic.main, libcst
+try:
+    import typer._adapters  # typer >= 0.29 validates every option through pydantic on each run
+except ImportError:
+    pass
+"""
 
 RUN_TORCH = f"""
 import importlib.util, torch
@@ -192,7 +202,8 @@ def main() -> None:
         cases = [("staticflops analyze resnet50 (cold CLI, JSON)", (sys.executable, resnet)),
                  # every run as the first one after installing: no stored compiled rule set
                  ("  the same, rule sets read from YAML (no ~/.cache)",
-                  (sys.executable, resnet, {"STATICFLOPS_CACHE_DIR": ""}))]
+                  (sys.executable, resnet, {"STATICFLOPS_CACHE_DIR": ""})),
+                 ("  floor: import typer, pydantic, libcst (no work)", (sys.executable, DEPENDENCY_FLOOR))]
         torch_note = ""
         if has_torch(args.torch_python):
             cases.append(("python -c 'import torch'", (args.torch_python, IMPORT_TORCH)))
@@ -201,16 +212,21 @@ def main() -> None:
             torch_note = (f"torch rows skipped: {args.torch_python} cannot import torch "
                           "(pass --torch-python with a venv that has torch==2.13.0)")
         timings = measure_side_by_side([case for _, case in cases], args.repeat)
-        ours, first = timings[0], timings[1]
+        ours, first, floor = timings[:3]
         print("\n1. cold CLI vs PyTorch (targets: time ratio <= 0.10, memory ratio <= 0.20)")
         print(f"{'case':56} {'median s':>9} {'best s':>7} {'peak MiB':>9} {'time ratio':>11} {'(best)':>7} "
               f"{'mem ratio':>10} {'no-store':>9}")
         for index, ((name, _), timing) in enumerate(zip(cases, timings)):
-            ratios = "" if index < 2 else (f"{ours.median / timing.median:11.3f} {ours.best / timing.best:7.3f} "
+            ratios = "" if index < 3 else (f"{ours.median / timing.median:11.3f} {ours.best / timing.best:7.3f} "
                                            f"{ours.peak / timing.peak:10.3f} {first.median / timing.median:9.3f}")
             print(f"{name:56} {timing.median:9.3f} {timing.best:7.3f} {timing.peak:9.1f} {ratios}")
         print(torch_note or "ratios: staticflops / torch row (smaller is better): of the medians, and of the best runs; "
                             "no-store: the second row (every run as the first after installing), medians")
+        if not torch_note:
+            torch_run = timings[-1]
+            print(f"floor: the dependencies' imports alone are {floor.median / torch_run.median:.3f} of the torch run "
+                  f"({floor.best / torch_run.best:.3f} best); staticflops adds {ours.median - floor.median:.3f} s "
+                  "(its modules, the parse, the analysis, the output)")
 
     if "depth" not in skip:
         print("\n2. depth: GPT sample, 1x2048 tokens, cold CLI (JSON), layer counts run in turn "

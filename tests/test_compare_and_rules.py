@@ -95,6 +95,31 @@ def test_malformed_rule_file_is_rejected_with_position(name, where, what):
     assert result.stderr.startswith(CUSTOM + name + where) and "Traceback" not in result.stderr
 
 
+def _one_rule_file(tmp_path, formula: str):
+    path = tmp_path / "one_rule.yaml"
+    path.write_text(f'name: one-rule\nextends: standard\nrules:\n  linear:\n    flops: "{formula}"\n')
+    return path
+
+
+def test_quoted_formula_errors_point_at_the_character(tmp_path):
+    # `    flops: "` is 12 characters: the formula starts at column 13; its `(` is 4 further.
+    rules = _one_rule_file(tmp_path, "2 * (macs")
+    result = run("rules", "validate", str(rules))
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"{rules}:5:17: error: rule `linear`, `flops`: not a valid formula")
+
+
+def test_a_formula_nested_too_deep_is_a_located_error_not_a_crash(tmp_path):
+    # It was a RecursionError, reported as an internal error (exit 3).  1,990 minus signs: the
+    # 201st is the first over the bound, 200 columns after the formula's start (column 13).
+    rules = _one_rule_file(tmp_path, "-" * 1990 + "1")
+    expected = f"{rules}:5:213: error: rule `linear`, `flops`: formula nests over 200 deep\n"
+    result = run("rules", "validate", str(rules))
+    assert (result.returncode, result.stderr) == (1, expected)
+    result = run("analyze", "samples/seed_conv_gru.py", "--input", "1x1x100x256", "--rules", str(rules))
+    assert (result.returncode, result.stderr) == (1, expected)
+
+
 def test_validate_accepts_a_good_file():
     result = run("rules", "validate", CUSTOM + "my_rules.yaml")
     assert result.returncode == 0 and "ok" in result.stdout

@@ -49,3 +49,19 @@ def test_errors_keep_their_message_and_column(text, env, message, column):
 def test_a_formula_pickles_by_its_text():
     restored = pickle.loads(pickle.dumps(Formula("2 * macs")))
     assert restored.text == "2 * macs" and restored.evaluate({"macs": 21}) == 42
+
+
+def test_nesting_over_the_bound_is_refused_at_the_first_level_over_it():
+    # 1,990 unary minus signs (under the 2,000-character limit): the minus at nesting level 201
+    # (the expression itself is level 0) is the 201st sign, at column 200 of the text.
+    with pytest.raises(FormulaError) as error:
+        Formula("-" * 1990 + "1")
+    assert "nests over 200 deep" in str(error.value)
+    assert error.value.offset == 200
+
+
+def test_a_long_sum_and_many_parentheses_stay_within_the_bound():
+    # 150 terms: 149 additions nested inside each other, 1 + 1 + ... = 150;
+    # parentheses add no nesting of operations.
+    assert Formula(" + ".join(["1"] * 150)).evaluate({}) == 150
+    assert Formula("(" * 150 + "x" + ")" * 150).evaluate({"x": 7}) == 7

@@ -81,6 +81,9 @@ _ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.Una
             ast.Tuple, ast.List, ast.Call, *_BINARY, *_COMPARE)
 MAX_LENGTH = 2000
 MAX_POWER = 64
+# Operations inside each other (a sum of n terms nests n deep; the shipped rules stay under 20):
+# compiling and evaluating recurse once per level, so a deeper formula would exhaust the stack.
+MAX_NESTING = 200
 
 
 class Formula:
@@ -115,8 +118,15 @@ def _parse_checked(text: str):
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as error:
         raise FormulaError(f"not a valid formula: {error.msg}", (error.offset or 1) - 1) from None
+    except (RecursionError, MemoryError):  # Python's own parser gives up on very deep nesting
+        raise FormulaError(f"formula nests over {MAX_NESTING} deep") from None
     names = set()
-    for node in ast.walk(tree):
+    pending = [(tree, 0)]
+    while pending:
+        node, depth = pending.pop()
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        if depth > MAX_NESTING:
+            raise FormulaError(f"formula nests over {MAX_NESTING} deep", getattr(node, "col_offset", 0))
         if not isinstance(node, _ALLOWED):
             raise FormulaError(f"`{type(node).__name__}` is not allowed in a formula", getattr(node, "col_offset", 0))
         if isinstance(node, ast.Call):

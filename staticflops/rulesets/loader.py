@@ -160,8 +160,7 @@ def _compile(kind, rule: Rule, inherited: CompiledRule | None, path, node, loc) 
         try:
             return Formula(text)
         except FormulaError as error:
-            where = _position(path, node, loc + (name,))
-            where = Location(where.path, where.line, where.col + error.offset)
+            where = _formula_position(path, node, loc + (name,), error.offset)
             raise AnalysisError(f"rule `{kind}`, `{name}`: {error}", where, code="SF203") from None
 
     backward = rule.backward
@@ -244,6 +243,20 @@ def bound_expansion(path: Path, root) -> None:
 
 def _position(path: Path, root, loc) -> Location:
     """The YAML position of a pydantic error location (the closest node that exists)."""
+    mark = _node_at(root, loc).start_mark
+    return Location(str(path), mark.line + 1, mark.column + 1)
+
+
+def _formula_position(path: Path, root, loc, offset: int) -> Location:
+    """Where column ``offset`` of a formula is in the file: a quoted scalar starts one column
+    after its quote.  (Block and multi-line scalars fold their lines: this stays on the first.)"""
+    node = _node_at(root, loc)
+    quote = 1 if getattr(node, "style", None) in ('"', "'") else 0
+    return Location(str(path), node.start_mark.line + 1, node.start_mark.column + 1 + quote + offset)
+
+
+def _node_at(root, loc):
+    """The YAML node at a pydantic error location, or the closest one above it that exists."""
     import yaml
 
     node = root
@@ -259,5 +272,4 @@ def _position(path: Path, root, loc) -> Location:
         if child is None:
             break
         node = child
-    mark = node.start_mark
-    return Location(str(path), mark.line + 1, mark.column + 1)
+    return node

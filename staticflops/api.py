@@ -16,6 +16,7 @@ from staticflops.frontend.budget import make_budget
 from staticflops.frontend.detect import uses_keras
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import FileReader, load_source
+from staticflops.ir.sizes import check_sizes
 from staticflops.cost.memory import dtype_bytes
 from staticflops.report import Report, build_report
 from staticflops.report.build import count
@@ -128,6 +129,7 @@ def analyze(
     else:
         ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze,
                                                     reader=reader, budget=budget))
+    check_sizes(ir)
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
     return build_report(ir, cost, ruleset, summary, dtype=dtype)

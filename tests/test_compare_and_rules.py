@@ -129,3 +129,17 @@ def test_extends_keeps_headline_and_options():
     thop = load_rules("thop")
     assert thop.headline == "macs" and thop.options["functional"] is False
     assert load_rules(CUSTOM + "my_rules.yaml").headline == "flops"
+
+
+def test_a_formula_that_would_take_gigabytes_is_an_unknown_not_a_hang(tmp_path):
+    # Six nested powers of 2**64 is 2**(64**6): it hung the analysis (and the table crashed on
+    # float overflow for 2**4096).  Refused at the first power over 1,000 bits, (2**64)**64;
+    # the Linear op (line 27, column 13 of the seed model) is priced as unknown, and the rest stays.
+    rules = _one_rule_file(tmp_path, "((((((2**64)**64)**64)**64)**64)**64)")
+    result = run("analyze", "samples/seed_conv_gru.py", "--input", "1x1x100x256", "--rules", str(rules),
+                 "--format", "json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [u["location"] for u in report["unknown"]] == ["samples/seed_conv_gru.py:27:13"]
+    assert "the result would have about 4,097 bits, over the limit of 1,000" in report["unknown"][0]["what"]
+    assert report["totals"]["complete"] is False

@@ -65,3 +65,36 @@ def test_a_long_sum_and_many_parentheses_stay_within_the_bound():
     # parentheses add no nesting of operations.
     assert Formula(" + ".join(["1"] * 150)).evaluate({}) == 150
     assert Formula("(" * 150 + "x" + ")" * 150).evaluate({"x": 7}) == 7
+
+
+@pytest.mark.parametrize("text, env, message, column", [
+    # 2**64 has 65 bits; its 64th power about (65 - 1) * 64 + 1 = 4,097: refused before it is
+    # computed (the next two powers would take gigabytes); the inner power starts at column 1
+    ("((2**64)**64)**64", {}, "the result would have about 4,097 bits, over the limit of 1,000", 1),
+    # (2**60)**10 = 2**600 (601 bits) times 2**600: 601 + 601 = 1,202 bits; the product starts at 0
+    ("(2 ** 60) ** 10 * (2 ** 60) ** 10", {}, "about 1,202 bits", 0),
+    # (1e60)**6 = 1e360, past a float's ~1.8e308
+    ("(10.0 ** 60) ** 6", {}, "give a number too large for a float", 0),
+    # a symbolic power: (b + c + d + e + 1) ** 20 has C(5 + 20 - 1, 20) = 10,626 terms
+    ("(b + c + d + e + 1) ** 20", {n: symbol(n.upper()) for n in "bcde"}, "over 10,000 terms", 0),
+])
+def test_results_no_count_could_be_are_refused_before_they_are_computed(text, env, message, column):
+    with pytest.raises(FormulaError) as error:
+        Formula(text).evaluate(env)
+    assert message in str(error.value)
+    assert error.value.offset == column
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1e200 * 1e200", "the result is inf, not a finite number"),  # float overflow gives no error by itself
+    ("9" * 400, "the result has about 1,329 bits"),  # 10**400 - 1: 400 * log2(10) = 1,328.8 -> 1,329 bits
+])
+def test_the_final_result_must_be_a_finite_number_of_printable_size(text, message):
+    with pytest.raises(FormulaError, match=message):
+        Formula(text).evaluate({})
+
+
+def test_large_but_real_counts_still_compute():
+    # (2**64)**15 = 2**960: 961 bits, under the limit; (b + 1) ** 64 has 65 terms
+    assert Formula("(2 ** 64) ** 15").evaluate({}) == 2 ** 960
+    assert len(Formula("(b + 1) ** 64").evaluate({"b": symbol("B")}).terms) == 65  # B**64 ... B**0

@@ -250,3 +250,24 @@ def test_functional_grouped_conv_is_still_priced():
     report = analyze("nn.Identity()", "F.conv2d(x, torch.zeros(8, 2, 3, 3), groups=2)", "1x4x8x8")
     assert report.outputs == [[1, 8, 6, 6]]
     assert report.totals.forward_flops == 10_368
+
+
+# 8. sizes past int64.  torch 2.13.0 (meta device): nn.Linear(2**63, 4) and x.expand(2**63) raise
+# TypeError "Overflow when unpacking long".  Before, 2**2000 crashed the table (a float overflow)
+# and 2**20000 the JSON (Python will not write an integer of over 4,300 digits).
+@pytest.mark.parametrize("layer, message", [
+    ("nn.Linear(2 ** 63, 4)", "Linear: in_features of about 2**63 is over the int64 size limit (2**63 - 1)"),
+    ("nn.Linear(4, 2 ** 20000)", "Linear: out_features of about 2**20000 is over the int64 size limit (2**63 - 1)"),
+    ("nn.Embedding(-2 ** 20000, 4)", "Embedding: num_embeddings must be a non-negative integer, got -2**20000 or so"),
+    ("nn.MultiheadAttention(2 ** 64, 1)", "MultiheadAttention: embed_dim of about 2**64 is over the int64 size limit "
+                                          "(2**63 - 1)"),
+])
+def test_sizes_past_int64_are_refused_at_the_constructor(layer, message):
+    assert error_of(layer, "x", "2x4") == "m.py:9:18: " + message
+
+
+def test_a_tensor_dimension_past_int64_is_refused_at_its_op():
+    # nn.Identity passes the expanded tensor through: the first op that sees it is refused
+    message = error_of("nn.Identity()", "self.m(x.expand(2 ** 2000, 4))", "1x4")
+    assert message == ("m.py:12:16: Identity: a dimension of about 2**2000 is over the int64 size limit (2**63 - 1) "
+                       "of PyTorch and TensorFlow")

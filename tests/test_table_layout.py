@@ -45,3 +45,12 @@ def test_styles_reach_a_terminal():
     console.print(grid("t", [("L", "left")], [["op"]], ["dim"]), soft_wrap=True)
     out = console.file.getvalue()
     assert "\x1b[2m" in out and "\x1b[1m" in out  # dim row, bold header
+
+
+def test_counts_past_a_float_are_written_in_scientific_notation():
+    # 2**2000 = 10**(2000 * log10 2) = 10**602.06 = 1.148 x 10**602; dividing it by 10**12 for
+    # "T" overflowed a float (a crash of the table for a 2**2000-sized tensor)
+    from staticflops.report.units import human
+    assert human(2 ** 2000, "FLOPs") == "1.15e+602 FLOPs"
+    assert human(-(2 ** 20000)) == "-3.98e+6020"  # 20000 * log10 2 = 6020.6, 10**0.6 = 3.98; no str() limit
+    assert human(8_178_368_512, "FLOPs") == "8.18 GFLOPs"  # ordinary counts unchanged

@@ -4,11 +4,11 @@ construct and its location."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from staticflops.diagnostics import BudgetExceeded
 from staticflops.limits import DEFAULT_LIMITS, LIMIT_NAMES, checked_limits  # noqa: F401  (LIMIT_NAMES: its old home)
+from staticflops.shapes.growth import result_bits, result_terms
 
 MAX_FILE_BYTES = DEFAULT_LIMITS["max_file_bytes"]
 
@@ -81,42 +81,19 @@ class Budget:
 
     def check_expr(self, interp, op: str, left, right, node) -> None:
         """Symbolic polynomials multiply out: refuse before building one that is too large."""
-        size = _terms(left), _terms(right)
-        if op == "Power" and isinstance(right, int) and size[0] > 1:
-            estimate = math.comb(size[0] + right - 1, right) if right <= self.max_expr_terms else math.inf
-        elif op == "Multiply":
-            estimate = size[0] * size[1] if min(size) > 1 else 0
-        else:
-            return
-        if estimate > self.max_expr_terms:
+        if result_terms(op, left, right, self.max_expr_terms) > self.max_expr_terms:
             self.refuse(interp, f"symbolic expression would have over {self.max_expr_terms:,} terms (--max-expr-terms)", node)
 
     def check_int(self, interp, op: str, left, right, node) -> None:
         """``2 ** 10**9``, ``1 << 10**10``, ``x * x`` in a loop: refuse an integer result over
         ``max_int_bits`` from the operands' sizes, before Python computes it."""
-        if not (type(left) is int and type(right) is int):  # bools are small; Exprs are checked above
-            return
-        if op == "Power" and right > 1 and abs(left) > 1:
-            bits = (abs(left).bit_length() - 1) * right + 1
-        elif op == "LeftShift" and left:
-            bits = abs(left).bit_length() + right
-        elif op == "Multiply":
-            bits = abs(left).bit_length() + abs(right).bit_length()
-        else:
-            return
+        bits = result_bits(op, left, right)
         if bits > self.max_int_bits:
             self.refuse(interp, f"integer result of about {bits:,} bits is over the limit of {self.max_int_bits:,} "
                                 "(--max-int-bits)", node)
 
     def refuse(self, interp, message: str, node):
         raise BudgetExceeded(message, interp.location(node))
-
-
-def _terms(value) -> int:
-    terms = getattr(value, "terms", None)
-    return len(terms) if isinstance(terms, dict) else 1
-
-
 
 
 def make_budget(limits: dict | None) -> Budget:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 _PREFIXES = ((10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "K"))
 
@@ -18,10 +19,15 @@ def human(value: int | str, unit: str = "") -> str:
 
 
 def _scaled(number: int, unit: str) -> str:
+    if abs(number) >= _FLOAT_SAFE:  # `number / size` would overflow a float
+        return f"{Decimal(number):.2e} {unit}".rstrip()
     for size, prefix in _PREFIXES:
         if abs(number) >= size:
             return f"{number / size:.2f} {prefix}{unit}".rstrip()
     return f"{number} {unit}".rstrip()
+
+
+_FLOAT_SAFE = 10**300
 
 
 def share(part: int | str, whole: int | str) -> str:

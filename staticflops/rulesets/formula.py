@@ -16,6 +16,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from staticflops.shapes import Expr, Undecidable, numel
+from staticflops.shapes.growth import result_bits, result_terms
 
 
 class FormulaError(Exception):
@@ -84,6 +85,8 @@ MAX_POWER = 64
 # Operations inside each other (a sum of n terms nests n deep; the shipped rules stay under 20):
 # compiling and evaluating recurse once per level, so a deeper formula would exhaust the stack.
 MAX_NESTING = 200
+MAX_BITS = 1_000  # ~10**301: past any count, and within what a float (the table's units) can hold
+MAX_TERMS = 10_000  # of a symbolic result, as --max-expr-terms bounds the interpreter's
 
 
 class Formula:
@@ -108,7 +111,19 @@ def _checked(text: str) -> tuple:
     """Parse and whitelist-check a formula once per distinct text (rule sets repeat many,
     e.g. ``0`` and ``2 * macs``); trees and closures are never mutated, so they are shared."""
     tree, names = _parse_checked(text)
-    return tree, frozenset(names), _compile(tree.body)
+    return tree, frozenset(names), _finite(_compile(tree.body))
+
+
+def _finite(compiled):
+    """Float arithmetic overflows to infinity (or NaN) without an error: no count is either."""
+    def evaluate(env):
+        value = compiled(env)
+        if type(value) is float and not math.isfinite(value):
+            raise FormulaError(f"the result is {value}, not a finite number")
+        if type(value) is int and value.bit_length() > MAX_BITS:  # a long literal, say
+            raise FormulaError(f"the result has about {value.bit_length():,} bits, over the limit of {MAX_BITS:,}")
+        return value
+    return evaluate
 
 
 def _parse_checked(text: str):
@@ -190,19 +205,36 @@ def _compile_name(name: str, where: int):
 
 def _compile_binary(left, right, op, where: int):
     apply = _BINARY[op]
-    is_power = op is ast.Pow
+    growing = _GROWING.get(op)
 
     def binary(env):
         a, b = left(env), right(env)
-        if is_power and isinstance(b, int) and b > MAX_POWER:
-            raise FormulaError(f"exponent {b} is over the limit of {MAX_POWER}", where)
+        if growing is not None:
+            _check_growth(growing, a, b, where)
         try:
             return apply(a, b)
         except ZeroDivisionError:
             raise FormulaError("division by zero", where) from None
         except TypeError:
             raise FormulaError(f"cannot combine {a!r} and {b!r}", where) from None
+        except OverflowError:  # a float power past ~1.8e308
+            raise FormulaError(f"{a!r} and {b!r} give a number too large for a float", where) from None
     return binary
+
+
+_GROWING = {ast.Pow: "Power", ast.Mult: "Multiply"}  # the operators that can make a number huge
+
+
+def _check_growth(op: str, a, b, where: int) -> None:
+    """Refuse, before Python computes it, a result no count could be: ``((2**64)**64)**64``
+    would take gigabytes, and a number over ~1,000 bits cannot even be printed as a float."""
+    if op == "Power" and isinstance(b, int) and b > MAX_POWER:
+        raise FormulaError(f"exponent {b} is over the limit of {MAX_POWER}", where)
+    bits = result_bits(op, a, b)
+    if bits > MAX_BITS:
+        raise FormulaError(f"the result would have about {bits:,} bits, over the limit of {MAX_BITS:,}", where)
+    if result_terms(op, a, b, MAX_TERMS) > MAX_TERMS:
+        raise FormulaError(f"the symbolic result would have over {MAX_TERMS:,} terms", where)
 
 
 def _compile_boolean(operands: list, is_and: bool, where: int):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from staticflops.ir.sizes import MAX_SIZE
+
 _CONV = "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros', device=None, dtype=None"
 _CONVT = "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode='zeros', device=None, dtype=None"
 _BN = "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"
@@ -139,8 +141,8 @@ def _number(value) -> bool:
 def _not_positive_integer(attrs: dict, key: str) -> str | None:
     value = attrs.get(key)
     if isinstance(value, bool) or (_number(value) and (not isinstance(value, int) or value <= 0)):
-        return f"{key} must be a positive integer, got {value!r}"
-    return None
+        return f"{key} must be a positive integer, got {_shown(value)}"
+    return _oversized(key, value)
 
 
 def _negative(attrs: dict, *keys: str) -> str | None:
@@ -148,7 +150,23 @@ def _negative(attrs: dict, *keys: str) -> str | None:
     for key in keys:
         value = attrs.get(key)
         if isinstance(value, bool) or (_number(value) and (not isinstance(value, int) or value < 0)):
-            return f"{key} must be a non-negative integer, got {value!r}"
+            return f"{key} must be a non-negative integer, got {_shown(value)}"
+        if _oversized(key, value):
+            return _oversized(key, value)
+    return None
+
+
+def _shown(value) -> str:
+    """``repr``, except for an integer too long to print (over 4,300 digits)."""
+    if type(value) is int and abs(value) > MAX_SIZE:
+        return f"{'-' if value < 0 else ''}2**{abs(value).bit_length() - 1} or so"
+    return repr(value)
+
+
+def _oversized(key: str, value) -> str | None:
+    """PyTorch refuses a size past int64 (and such a number may be too long to print)."""
+    if type(value) is int and value > MAX_SIZE:
+        return f"{key} of about 2**{value.bit_length() - 1} is over the int64 size limit (2**63 - 1)"
     return None
 
 

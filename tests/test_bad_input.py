@@ -93,6 +93,18 @@ CASES = [
     ("non-numeric dim", TWO_MODELS, ["-m", "A", "-i", "1x4.5"], 1,
      "staticflops: error: --input '1x4.5': '4.5' is neither a number nor a symbol name"),
     ("negative dim", TWO_MODELS, ["-m", "A", "-i", "1x-4"], 1, None),
+    # str.isdigit() takes a superscript two, which int() refuses: was an internal error (exit 3)
+    ("superscript dim", TWO_MODELS, ["-m", "A", "-i", "1x\u00b2"], 1,
+     "staticflops: error: --input '1x\u00b2': '\u00b2' is neither a number nor a symbol name"),
+    # 2**63 = 9223372036854775808, one past int64
+    ("dim past int64", TWO_MODELS, ["-m", "A", "-i", "1x9223372036854775808"], 1,
+     "staticflops: error: --input '1x9223372036854775808': dimension '9223372036854775808' is over the int64 "
+     "size limit (2**63 - 1)"),
+    # 5,000 digits: int() refuses it (Python's 4,300-digit limit): was an internal error (exit 3)
+    ("dim of 5,000 digits", TWO_MODELS, ["-m", "A", "-i", "1x" + "9" * 5000], 1,
+     "staticflops: error: --input '1x99999999999999999999999...9999999999999999999999999' (5,002 characters): "
+     "dimension '9999999999999999999999999...9999999999999999999999999' (5,000 characters) is over the int64 "
+     "size limit (2**63 - 1)"),
     ("bad kwargs JSON", TWO_MODELS, ["-m", "A", "-i", "1x4", "--kwargs", "{width: 3}"], 1,
      "staticflops: error: --kwargs is not valid JSON: Expecting property name enclosed in double quotes at column 2"),
     ("kwargs not an object", TWO_MODELS, ["-m", "A", "-i", "1x4", "--kwargs", "[3]"], 1,

@@ -34,13 +34,20 @@ def parse_input_spec(text: str) -> InputSpec:
         raise UsageError(f"--input {text!r}: expected dimensions such as 1x3x224x224 or B,3,224,224")
     dims: list[Dim] = []
     for part in parts:
-        if part.isdigit():
+        if part.isascii() and part.isdigit():  # str.isdigit() alone also takes "²"
+            if len(part) > 19 or int(part) > 2**63 - 1:  # 19 digits: an int64; longer ones int() may refuse
+                raise UsageError(f"--input {_shortened(text)}: dimension {_shortened(part)} is over the int64 size "
+                                 "limit (2**63 - 1)")
             dims.append(int(part))
         elif _IDENT.fullmatch(part):
             dims.append(symbol(part))
         else:
             raise UsageError(f"--input {text!r}: {part!r} is neither a number nor a symbol name")
     return InputSpec(tuple(dims), dtype)
+
+
+def _shortened(text: str) -> str:
+    return repr(text) if len(text) <= 60 else repr(f"{text[:25]}...{text[-25:]}") + f" ({len(text):,} characters)"
 
 
 def numel(shape: Shape) -> Dim:

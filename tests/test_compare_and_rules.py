@@ -143,3 +143,42 @@ def test_a_formula_that_would_take_gigabytes_is_an_unknown_not_a_hang(tmp_path):
     assert [u["location"] for u in report["unknown"]] == ["samples/seed_conv_gru.py:27:13"]
     assert "the result would have about 4,097 bits, over the limit of 1,000" in report["unknown"][0]["what"]
     assert report["totals"]["complete"] is False
+
+
+# Each was an internal error (a traceback's last line, exit 3) or, for round_sig, a hang.
+@pytest.mark.parametrize("formula, what", [
+    ("'abc' * 10", "the result is a str, not a number"),
+    ("x", "the result is a tuple, not a number"),  # the input shape
+    ("max", "the result is a function, not a number"),
+    ("'abc' * 10000000000", "the repetition would have over 10,000 items"),  # was a MemoryError
+    ("x[::0]", "cannot slice: slice step cannot be zero"),
+    ("x < 3", "cannot compare tuple with int"),
+    ("floor(1e308 * 10)", "floor(): cannot convert float infinity to integer"),
+    ("round_sig(macs, 10 ** 9)", "round_sig(): digits must be from 1 to 17, got 1000000000"),  # was a hang
+])
+def test_formulas_that_are_no_count_are_located_unknowns(tmp_path, formula, what):
+    rules = _one_rule_file(tmp_path, formula)
+    result = run("analyze", "samples/seed_conv_gru.py", "--input", "1x1x100x256", "--rules", str(rules),
+                 "--format", "json")
+    assert result.returncode == 0, result.stderr
+    unknown = json.loads(result.stdout)["unknown"]
+    assert [u["location"] for u in unknown] == ["samples/seed_conv_gru.py:27:13"]  # the Linear call
+    assert unknown[0]["what"].endswith(f"could not be evaluated: {what}")
+
+
+@pytest.mark.parametrize("text, message", [
+    # the safe loader refuses the tag; it was a ConstructorError escaping (exit 3)
+    ("name: !!python/object/apply:os.system ['echo hi']\n",
+     ":1:7: error: not plain YAML data: could not determine a constructor for the tag "
+     "'tag:yaml.org,2002:python/object/apply:os.system'"),
+    # Python will not read an integer of over 4,300 digits: was a ValueError escaping (exit 3)
+    ("name: x\nextends: standard\nrules:\n  linear:\n    flops: " + "9" * 5000 + "\n",
+     ":5:12: error: a number of 5,000 digits is over Python's limit of 4,300"),
+    # YAML keeps the last of two equal keys silently
+    ("name: x\nextends: standard\nname: y\n", ":3:1: error: key `name` is given twice (first on line 1)"),
+])
+def test_yaml_that_is_no_plain_data_is_a_located_error(tmp_path, text, message):
+    rules = tmp_path / "bad.yaml"
+    rules.write_text(text)
+    result = run("rules", "validate", str(rules))
+    assert (result.returncode, result.stderr) == (1, f"{rules}{message}\n")

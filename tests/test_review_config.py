@@ -124,6 +124,21 @@ def test_missing_field_and_syntax_errors(tmp_path):
         load_config(yaml_path)
 
 
+def test_yaml_tags_huge_numbers_and_repeated_keys_are_located_config_errors(tmp_path):
+    # each escaped as an internal error (ConstructorError, ValueError) or was silently dropped
+    path = tmp_path / "staticflops.yaml"
+    path.write_text("models:\n  - {name: a, path: !!python/name:os.system , inputs: [1x3]}\n")
+    with pytest.raises(ConfigError, match=r"staticflops.yaml:2:21: not plain YAML data: could not determine a "
+                                          r"constructor for the tag 'tag:yaml.org,2002:python/name:os.system'"):
+        load_config(path)
+    path.write_text("models:\n  - {name: a, path: a.py, inputs: [1x3], budget: {forward_flops: " + "9" * 5000 + "}}\n")
+    with pytest.raises(ConfigError, match=r"staticflops.yaml:2:\d+: a number of 5,000 digits is over Python's limit"):
+        load_config(path)
+    path.write_text("models:\n  - {name: a, path: a.py, inputs: [1x3], name: b}\n")
+    with pytest.raises(ConfigError, match=r"staticflops.yaml:2:42: key `name` is given twice \(first on line 2\)"):
+        load_config(path)
+
+
 def test_duplicate_model_names(tmp_path):
     path = tmp_path / "staticflops.yaml"
     path.write_text("models:\n  - {name: a, path: a.py, inputs: [1x3]}\n  - {name: a, path: b.py, inputs: [1x3]}\n")

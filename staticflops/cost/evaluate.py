@@ -261,7 +261,7 @@ def _price_class_calls(node: LayerNode, rule, unknowns: list) -> list:
 
 def _class_params(node: LayerNode, rule, unknowns: list):
     try:
-        return _integral(rule.params.evaluate(dict(node.scalars)))
+        return _integral(rule.params.count(dict(node.scalars)))
     except FormulaError as error:
         unknowns.append((node.location, f"parameters of {node.type} could not be evaluated: {error}"))
         return 0
@@ -333,7 +333,7 @@ def _price_op(op: OpCall, rules: RuleSet, unknowns: list) -> OpCost:
     env = _env(op)
     if op.is_layer_call and rule.params is not None:
         try:  # a layer's parameter count, for conventions that derive cost from it (torchinfo)
-            env["params"] = _integral(rule.params.evaluate(op.attrs))
+            env["params"] = _integral(rule.params.count(op.attrs))
         except FormulaError:
             pass
     cost = _evaluate(op, rule, env, unknowns)
@@ -345,9 +345,9 @@ def _price_op(op: OpCall, rules: RuleSet, unknowns: list) -> OpCost:
 
 def _evaluate(op: OpCall, rule, env: dict, unknowns: list) -> OpCost:
     try:
-        macs = rule.macs.evaluate(env)
+        macs = rule.macs.count(env)
         env["macs"] = macs
-        flops = rule.flops.evaluate(env)
+        flops = rule.flops.count(env)
     except FormulaError as error:
         unknowns.append((op.location, f"rule `{rule.kind}` ({rule.origin}) could not be evaluated: {error}"))
         return OpCost(op, known=False)
@@ -381,7 +381,7 @@ def _price_backward(cost: OpCost, rules: RuleSet, unknowns: list) -> None:
             unknowns.append((op.location, f"rule `{op.kind}` gives no {what} cost"))
             return 0
         try:
-            return _integral(formula.evaluate(env))
+            return _integral(formula.count(env))
         except FormulaError as error:
             unknowns.append((op.location, f"{what} of `{op.kind}` could not be evaluated: {error}"))
             return 0
@@ -418,7 +418,7 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
                 unknowns.append((node.location, f"no rule for `{node.kind}` ({node.type}) in rule set `{rules.name}`"))
         else:
             try:
-                count = _integral(rule.params.evaluate(node.attrs))  # formulas only read their variables
+                count = _integral(rule.params.count(node.attrs))  # formulas only read their variables
             except FormulaError as error:
                 unknowns.append((node.location, f"parameters of {node.type} could not be evaluated: {error}"))
                 count = 0

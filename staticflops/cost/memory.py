@@ -37,7 +37,7 @@ def read_write(op, rule, env: dict, io_default: bool, unknowns: list) -> tuple:
             values.append(default)
             continue
         try:
-            values.append(formula.evaluate(env))
+            values.append(formula.count(env))
         except FormulaError as error:
             unknowns.append((op.location, f"{what} of `{op.kind}` could not be evaluated: {error}"))
             values.append(0)
@@ -48,7 +48,7 @@ def saved(op, rule, env: dict, unknowns: list) -> object:
     if rule.saved is None:
         return elements(op.inputs)
     try:
-        return rule.saved.evaluate(env)
+        return rule.saved.count(env)
     except FormulaError as error:
         unknowns.append((op.location, f"saved activations of `{op.kind}` could not be evaluated: {error}"))
         return 0

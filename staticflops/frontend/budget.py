@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from staticflops.diagnostics import BudgetExceeded
 from staticflops.limits import DEFAULT_LIMITS, LIMIT_NAMES, checked_limits  # noqa: F401  (LIMIT_NAMES: its old home)
-from staticflops.shapes.growth import result_bits, result_terms
+from staticflops.shapes.growth import result_bits, result_length, result_terms
 
 MAX_FILE_BYTES = DEFAULT_LIMITS["max_file_bytes"]
 
@@ -67,10 +67,9 @@ class Budget:
 
     def check_repeat(self, interp, left, right, node) -> None:
         """``[0] * 10**10`` would allocate; refuse before Python does."""
-        for sequence, count in ((left, right), (right, left)):
-            if isinstance(sequence, (list, tuple, str)) and isinstance(count, int):
-                if len(sequence) * count > self.max_container:
-                    self.refuse(interp, f"repetition builds {len(sequence) * count:,} items, over the limit of {self.max_container:,} (--max-container)", node)
+        length = result_length("Multiply", left, right)
+        if length > self.max_container:
+            self.refuse(interp, f"repetition builds {length:,} items, over the limit of {self.max_container:,} (--max-container)", node)
 
     def bounded_range(self, interp, value: range, node):
         # len() of a range past 2**63 items raises OverflowError; the arithmetic does not

@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from staticflops.diagnostics import AnalysisError, Location, UsageError
-from staticflops.rulesets.loader import bound_expansion
+from staticflops.rulesets.loader import bound_expansion, construct_checked
 from staticflops.limits import LIMIT_NAMES
 from staticflops.project.budget import METRICS, BudgetError, parse_budget
 
@@ -259,9 +259,9 @@ def _from_yaml(path: Path, text: str):
         raise ConfigError("the config is empty", Location(str(path), 1, 1))
     try:  # aliases that expand into a huge structure (kwargs are copied and hashed: it would hang)
         bound_expansion(path, node)
+        data = construct_checked(path, node, yaml.SafeLoader)
     except AnalysisError as error:
         raise ConfigError(error.message, error.location) from None
-    data = yaml.SafeLoader("").construct_document(node)  # from the checked nodes: no second parse
     return data, lambda loc: _yaml_position(path, node, loc)
 
 

@@ -16,7 +16,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from staticflops.shapes import Expr, Undecidable, numel
-from staticflops.shapes.growth import result_bits, result_terms
+from staticflops.shapes.growth import result_bits, result_length, result_terms
 
 
 class FormulaError(Exception):
@@ -60,6 +60,8 @@ def _round_sig(value, digits):
     (some tools parse their counts back from such text)."""
     if isinstance(value, Expr):
         raise Undecidable("round_sig() needs a concrete number")
+    if not 1 <= int(digits) <= 17:  # a float holds 17 significant digits; more only costs time
+        raise ValueError(f"digits must be from 1 to 17, got {digits}")
     return Fraction(f"{float(value):.{int(digits) - 1}e}")
 
 
@@ -87,6 +89,7 @@ MAX_POWER = 64
 MAX_NESTING = 200
 MAX_BITS = 1_000  # ~10**301: past any count, and within what a float (the table's units) can hold
 MAX_TERMS = 10_000  # of a symbolic result, as --max-expr-terms bounds the interpreter's
+MAX_ITEMS = 10_000  # of a repeated string or tuple (`'a' * 10**10`)
 
 
 class Formula:
@@ -101,6 +104,14 @@ class Formula:
 
     def __repr__(self) -> str:
         return f"Formula({self.text!r})"
+
+    def count(self, env: dict):
+        """``evaluate`` for a rule's formulas, which are all counts: the result must be a number."""
+        value = self.evaluate(env)
+        if not isinstance(value, (int, float, Fraction, Expr)):
+            kind = "a function" if callable(value) else f"a {type(value).__name__}"
+            raise FormulaError(f"the result is {kind}, not a number")
+        return value
 
     def __reduce__(self):  # closures do not pickle: rebuild from the text
         return Formula, (self.text,)
@@ -230,6 +241,8 @@ def _check_growth(op: str, a, b, where: int) -> None:
     would take gigabytes, and a number over ~1,000 bits cannot even be printed as a float."""
     if op == "Power" and isinstance(b, int) and b > MAX_POWER:
         raise FormulaError(f"exponent {b} is over the limit of {MAX_POWER}", where)
+    if result_length(op, a, b) > MAX_ITEMS:
+        raise FormulaError(f"the repetition would have over {MAX_ITEMS:,} items", where)
     bits = result_bits(op, a, b)
     if bits > MAX_BITS:
         raise FormulaError(f"the result would have about {bits:,} bits, over the limit of {MAX_BITS:,}", where)
@@ -258,6 +271,9 @@ def _compile_compare(first, steps: list, where: int):
                     return False
             except Undecidable as error:
                 raise FormulaError(str(error), where) from None
+            except TypeError:
+                raise FormulaError(f"cannot compare {type(left).__name__} with {type(right).__name__}",
+                                   where) from None
             left = right
         return True
     return compare
@@ -266,7 +282,14 @@ def _compile_compare(first, steps: list, where: int):
 def _compile_subscript(container, index, where: int):
     if isinstance(index, ast.Slice):
         parts = [None if p is None else _compile(p) for p in (index.lower, index.upper, index.step)]
-        return lambda env: container(env)[slice(*[None if p is None else p(env) for p in parts])]
+
+        def sliced(env):
+            value = container(env)
+            try:
+                return value[slice(*[None if p is None else p(env) for p in parts])]
+            except (TypeError, ValueError) as error:  # `x[::0]`, `x['a':]`, a number sliced
+                raise FormulaError(f"cannot slice: {error}", where) from None
+        return sliced
     key = _compile(index)
 
     def subscript(env):
@@ -285,7 +308,7 @@ def _compile_call(name: str, arguments: list, where: int):
         args = [a(env) for a in arguments]
         try:
             return function(*args)
-        except (TypeError, ValueError, Undecidable) as error:
+        except (TypeError, ValueError, ArithmeticError, Undecidable) as error:  # floor(inf): OverflowError
             raise FormulaError(f"{name}(): {error}", where) from None
     return call
 

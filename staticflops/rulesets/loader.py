@@ -207,8 +207,7 @@ def _read_yaml(path: Path):
     if node is None:
         raise AnalysisError("rule file is empty", Location(str(path), 1, 1), code="SF204")
     bound_expansion(path, node)
-    data = _yaml_loader()("").construct_document(node)  # from the checked nodes: no second parse
-    return node, data
+    return node, construct_checked(path, node, _yaml_loader())
 
 
 def _yaml_loader():
@@ -218,6 +217,57 @@ def _yaml_loader():
 
 
 MAX_EXPANDED_NODES = 200_000
+
+
+def construct_checked(path: Path, root, loader):
+    """The data of checked YAML nodes (no second parse).  The safe loader refuses tags that
+    would build objects (``!!python/object``), and Python refuses an integer of over 4,300
+    digits: both are errors at their place, not crashes."""
+    import yaml
+
+    _refuse_duplicate_keys(path, root)
+    try:
+        return loader("").construct_document(root)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+        where = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path), 1, 1)
+        raise AnalysisError(f"not plain YAML data: {getattr(error, 'problem', None) or error}", where,
+                            code="SF204") from None
+    except ValueError:
+        node = next((n for n in _nodes(root) if isinstance(n, yaml.ScalarNode) and len(n.value) > 4000
+                     and n.tag.endswith(":int")), root)
+        raise AnalysisError(f"a number of {len(node.value):,} digits is over Python's limit of 4,300",
+                            Location(str(path), node.start_mark.line + 1, node.start_mark.column + 1),
+                            code="SF204") from None
+
+
+def _refuse_duplicate_keys(path: Path, root) -> None:
+    """YAML keeps the last of two equal keys without a word: a rule or setting would vanish."""
+    import yaml
+
+    for node in _nodes(root):
+        if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
+            for key, _ in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in seen:
+                        raise AnalysisError(f"key `{key.value}` is given twice (first on line {seen[key.value]})",
+                                            Location(str(path), key.start_mark.line + 1, key.start_mark.column + 1),
+                                            code="SF204")
+                    seen[key.value] = key.start_mark.line + 1
+
+
+def _nodes(root):
+    import yaml
+
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, yaml.MappingNode):
+            pending.extend(part for pair in reversed(node.value) for part in reversed(pair))
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(reversed(node.value))
 
 
 def bound_expansion(path: Path, root) -> None:

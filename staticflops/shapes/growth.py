@@ -25,6 +25,15 @@ def result_bits(op: str, left, right) -> int:
     return 0
 
 
+def result_length(op: str, left, right) -> int:
+    """Items of a repeated sequence (``[0] * 10**10``); 0 when ``left op right`` repeats none."""
+    if op == "Multiply":
+        for sequence, count in ((left, right), (right, left)):
+            if isinstance(sequence, (list, tuple, str)) and isinstance(count, int):
+                return len(sequence) * count
+    return 0
+
+
 def result_terms(op: str, left, right, cap: int) -> float:
     """How many terms a symbolic polynomial result of ``left op right`` would have (0 when it
     cannot grow); ``math.inf`` for a power over ``cap``, whose count alone is costly to compute."""

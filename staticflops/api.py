@@ -247,6 +247,10 @@ def _kwargs(kwargs: dict | str | None) -> dict:
             kwargs = json.loads(kwargs)
         except json.JSONDecodeError as error:
             raise UsageError(f"--kwargs is not valid JSON: {error.msg} at column {error.colno}") from None
+        except RecursionError:
+            raise UsageError("--kwargs nests too deeply") from None
+        except ValueError:  # Python reads no integer of over 4,300 digits
+            raise UsageError("--kwargs holds an integer of over 4,300 digits") from None
     if not isinstance(kwargs, dict):
         raise UsageError("--kwargs must be a JSON object, e.g. '{\"num_classes\": 10}'")
     return kwargs

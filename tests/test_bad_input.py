@@ -107,6 +107,12 @@ CASES = [
      "size limit (2**63 - 1)"),
     ("bad kwargs JSON", TWO_MODELS, ["-m", "A", "-i", "1x4", "--kwargs", "{width: 3}"], 1,
      "staticflops: error: --kwargs is not valid JSON: Expecting property name enclosed in double quotes at column 2"),
+    # json.loads refuses an integer of over 4,300 digits (ValueError) and recurses per bracket:
+    # both were internal errors (exit 3)
+    ("kwargs integer of 5,000 digits", TWO_MODELS, ["-m", "A", "-i", "1x4", "--kwargs", '{"w": ' + "9" * 5000 + "}"], 1,
+     "staticflops: error: --kwargs holds an integer of over 4,300 digits"),
+    ("kwargs nested 50,000 deep", TWO_MODELS, ["-m", "A", "-i", "1x4", "--kwargs", '{"w": ' + "[" * 50000 + "]" * 50000 + "}"],
+     1, "staticflops: error: --kwargs nests too deeply"),
     ("kwargs not an object", TWO_MODELS, ["-m", "A", "-i", "1x4", "--kwargs", "[3]"], 1,
      "staticflops: error: --kwargs must be a JSON object, e.g. '{\"num_classes\": 10}'"),
     ("kwargs unknown parameter", TWO_MODELS, ["-m", "A", "-i", "1x4", "--kwargs", '{"width": 3}'], 1,

@@ -139,6 +139,24 @@ def test_yaml_tags_huge_numbers_and_repeated_keys_are_located_config_errors(tmp_
         load_config(path)
 
 
+def test_toml_and_yaml_configs_nested_too_deep_or_with_huge_integers_are_located_errors(tmp_path):
+    # tomllib recursed into a RecursionError and read the integer into a ValueError: both were
+    # internal errors.  Line 2 starts `kwargs = { a = `: its first `[` is column 16.
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.staticflops]\nkwargs = { a = ' + "[" * 5000 + "]" * 5000 + " }\n")
+    with pytest.raises(ConfigError, match=r"pyproject.toml:2:16: arrays or tables nest too deeply"):
+        load_config(path)
+    path.write_text('[tool.staticflops]\nbudget = { forward_flops = ' + "9" * 5000 + " }\n")  # column 28
+    with pytest.raises(ConfigError, match=r"pyproject.toml:2:28: an integer of over 4,300 digits"):
+        load_config(path)
+    # PyYAML's pure-Python composer recursed (RecursionError); the config now reads with libyaml
+    # like the rule files, which stops at its nesting limit
+    yaml_path = tmp_path / "staticflops.yaml"
+    yaml_path.write_text("models: " + "[" * 50000 + "]" * 50000 + "\n")
+    with pytest.raises(ConfigError, match=r"staticflops.yaml:1:\d+: (not valid YAML|collections nest too deeply)"):
+        load_config(yaml_path)  # the second message where PyYAML was built without libyaml
+
+
 def test_duplicate_model_names(tmp_path):
     path = tmp_path / "staticflops.yaml"
     path.write_text("models:\n  - {name: a, path: a.py, inputs: [1x3]}\n  - {name: a, path: b.py, inputs: [1x3]}\n")

@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from staticflops.diagnostics import AnalysisError, Location, UsageError
-from staticflops.rulesets.loader import bound_expansion, construct_checked
+from staticflops.rulesets.loader import DEEP_NESTING, bound_expansion, construct_checked, match_location, yaml_loader
 from staticflops.limits import LIMIT_NAMES
 from staticflops.project.budget import METRICS, BudgetError, parse_budget
 
@@ -209,6 +209,10 @@ def _from_toml(path: Path, text: str):
         match = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
         where = Location(str(path), int(match.group(1)), int(match.group(2))) if match else Location(str(path), 1, 1)
         raise ConfigError(f"not valid TOML: {re.sub(r' [(]at line.*', '', str(error))}", where) from None
+    except RecursionError:  # tomllib recurses once per nested array or table
+        raise ConfigError("arrays or tables nest too deeply", match_location(path, text, DEEP_NESTING)) from None
+    except ValueError:  # Python reads no integer of over 4,300 digits
+        raise ConfigError("an integer of over 4,300 digits", match_location(path, text, r"\d{4301}")) from None
     data = document.get("tool", {}).get("staticflops")
     if data is None:
         raise ConfigError(f"{path} has no [tool.staticflops] table")
@@ -250,7 +254,9 @@ def _toml_table(lines: list, pattern: str):
 
 def _from_yaml(path: Path, text: str):
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=yaml_loader())
+    except RecursionError:  # PyYAML's pure-Python composer recurses once per nested collection
+        raise ConfigError("collections nest too deeply", match_location(path, text, DEEP_NESTING)) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path), 1, 1)
@@ -259,7 +265,7 @@ def _from_yaml(path: Path, text: str):
         raise ConfigError("the config is empty", Location(str(path), 1, 1))
     try:  # aliases that expand into a huge structure (kwargs are copied and hashed: it would hang)
         bound_expansion(path, node)
-        data = construct_checked(path, node, yaml.SafeLoader)
+        data = construct_checked(path, node, yaml_loader())
     except AnalysisError as error:
         raise ConfigError(error.message, error.location) from None
     return data, lambda loc: _yaml_position(path, node, loc)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -197,9 +197,11 @@ def _read_yaml(path: Path):
                             Location(str(path), 1, 1), code="SF204")
     try:
         text = raw.decode("utf-8")
-        node = yaml.compose(text, Loader=_yaml_loader())
+        node = yaml.compose(text, Loader=yaml_loader())
     except UnicodeDecodeError:
         raise AnalysisError(f"rule file {path} is not UTF-8 text", code="SF204") from None
+    except RecursionError:  # PyYAML without libyaml composes recursively
+        raise AnalysisError("rule file nests too deeply", match_location(path, text, DEEP_NESTING), code="SF204") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path), 1, 1)
@@ -207,10 +209,22 @@ def _read_yaml(path: Path):
     if node is None:
         raise AnalysisError("rule file is empty", Location(str(path), 1, 1), code="SF204")
     bound_expansion(path, node)
-    return node, construct_checked(path, node, _yaml_loader())
+    return node, construct_checked(path, node, yaml_loader())
 
 
-def _yaml_loader():
+DEEP_NESTING = r"[\[{](?:\s*[\[{]){99}"  # 100 brackets opened in a row
+
+
+def match_location(path: Path, text: str, pattern: str) -> Location:
+    """Where ``pattern`` first matches in ``text`` (the file's start if nowhere)."""
+    found = re.search(pattern, text)
+    if found is None:
+        return Location(str(path), 1, 1)
+    start = found.start()
+    return Location(str(path), text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start))
+
+
+def yaml_loader():
     import yaml
 
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it

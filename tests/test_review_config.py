@@ -124,37 +124,30 @@ def test_missing_field_and_syntax_errors(tmp_path):
         load_config(yaml_path)
 
 
-def test_yaml_tags_huge_numbers_and_repeated_keys_are_located_config_errors(tmp_path):
-    # each escaped as an internal error (ConstructorError, ValueError) or was silently dropped
-    path = tmp_path / "staticflops.yaml"
-    path.write_text("models:\n  - {name: a, path: !!python/name:os.system , inputs: [1x3]}\n")
-    with pytest.raises(ConfigError, match=r"staticflops.yaml:2:21: not plain YAML data: could not determine a "
-                                          r"constructor for the tag 'tag:yaml.org,2002:python/name:os.system'"):
+# Each was an internal error (ConstructorError, ValueError, RecursionError) or, the repeated key,
+# silently dropped.
+@pytest.mark.parametrize("name, text, message", [
+    ("staticflops.yaml", "models:\n  - {name: a, path: !!python/name:os.system , inputs: [1x3]}\n",
+     r"staticflops.yaml:2:21: not plain YAML data: could not determine a constructor for the tag "
+     r"'tag:yaml.org,2002:python/name:os.system'"),
+    ("staticflops.yaml", "models:\n  - {name: a, path: a.py, inputs: [1x3], budget: {forward_flops: " + "9" * 5000 + "}}\n",
+     r"staticflops.yaml:2:\d+: a number of 5,000 digits is over Python's limit"),
+    ("staticflops.yaml", "models:\n  - {name: a, path: a.py, inputs: [1x3], name: b}\n",
+     r"staticflops.yaml:2:42: key `name` is given twice \(first on line 2\)"),
+    # libyaml stops at its nesting limit; PyYAML without libyaml gives the second message
+    ("staticflops.yaml", "models: " + "[" * 50000 + "]" * 50000 + "\n",
+     r"staticflops.yaml:1:\d+: (not valid YAML|collections nest too deeply)"),
+    # line 2 starts `kwargs = { a = `: its first `[` is column 16
+    ("pyproject.toml", "[tool.staticflops]\nkwargs = { a = " + "[" * 5000 + "]" * 5000 + " }\n",
+     r"pyproject.toml:2:16: arrays or tables nest too deeply"),
+    ("pyproject.toml", "[tool.staticflops]\nbudget = { forward_flops = " + "9" * 5000 + " }\n",  # column 28
+     r"pyproject.toml:2:28: an integer of over 4,300 digits"),
+])
+def test_hostile_config_files_are_located_errors(tmp_path, name, text, message):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
         load_config(path)
-    path.write_text("models:\n  - {name: a, path: a.py, inputs: [1x3], budget: {forward_flops: " + "9" * 5000 + "}}\n")
-    with pytest.raises(ConfigError, match=r"staticflops.yaml:2:\d+: a number of 5,000 digits is over Python's limit"):
-        load_config(path)
-    path.write_text("models:\n  - {name: a, path: a.py, inputs: [1x3], name: b}\n")
-    with pytest.raises(ConfigError, match=r"staticflops.yaml:2:42: key `name` is given twice \(first on line 2\)"):
-        load_config(path)
-
-
-def test_toml_and_yaml_configs_nested_too_deep_or_with_huge_integers_are_located_errors(tmp_path):
-    # tomllib recursed into a RecursionError and read the integer into a ValueError: both were
-    # internal errors.  Line 2 starts `kwargs = { a = `: its first `[` is column 16.
-    path = tmp_path / "pyproject.toml"
-    path.write_text('[tool.staticflops]\nkwargs = { a = ' + "[" * 5000 + "]" * 5000 + " }\n")
-    with pytest.raises(ConfigError, match=r"pyproject.toml:2:16: arrays or tables nest too deeply"):
-        load_config(path)
-    path.write_text('[tool.staticflops]\nbudget = { forward_flops = ' + "9" * 5000 + " }\n")  # column 28
-    with pytest.raises(ConfigError, match=r"pyproject.toml:2:28: an integer of over 4,300 digits"):
-        load_config(path)
-    # PyYAML's pure-Python composer recursed (RecursionError); the config now reads with libyaml
-    # like the rule files, which stops at its nesting limit
-    yaml_path = tmp_path / "staticflops.yaml"
-    yaml_path.write_text("models: " + "[" * 50000 + "]" * 50000 + "\n")
-    with pytest.raises(ConfigError, match=r"staticflops.yaml:1:\d+: (not valid YAML|collections nest too deeply)"):
-        load_config(yaml_path)  # the second message where PyYAML was built without libyaml
 
 
 def test_duplicate_model_names(tmp_path):

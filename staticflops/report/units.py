@@ -6,6 +6,7 @@ import re
 from decimal import Decimal
 
 _PREFIXES = ((10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "K"))
+_FLOAT_SAFE = 10**300  # past this, dividing by a prefix's size could overflow a float
 
 
 def human(value: int | str, unit: str = "") -> str:
@@ -25,9 +26,6 @@ def _scaled(number: int, unit: str) -> str:
         if abs(number) >= size:
             return f"{number / size:.2f} {prefix}{unit}".rstrip()
     return f"{number} {unit}".rstrip()
-
-
-_FLOAT_SAFE = 10**300
 
 
 def share(part: int | str, whole: int | str) -> str:

@@ -272,6 +272,7 @@ def _refuse_duplicate_keys(path: Path, root) -> None:
 
 
 def _nodes(root):
+    """Every node in document order, an alias's target each time it is used."""
     import yaml
 
     pending = [root]
@@ -287,22 +288,11 @@ def _nodes(root):
 def bound_expansion(path: Path, root) -> None:
     """Aliases may share small pieces; refuse a file whose expansion would be huge (a
     "billion laughs" file: a few lines that expand to 10**9 items)."""
-    import yaml
-
-    visited = 0
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        visited += 1
+    for visited, node in enumerate(_nodes(root), 1):
         if visited > MAX_EXPANDED_NODES:
             mark = node.start_mark
             raise AnalysisError(f"rule file expands to over {MAX_EXPANDED_NODES:,} YAML nodes (aliases?)",
                                 Location(str(path), mark.line + 1, mark.column + 1), code="SF204")
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                stack.extend((key, value))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
 
 
 def _position(path: Path, root, loc) -> Location:

@@ -151,8 +151,9 @@ def _negative(attrs: dict, *keys: str) -> str | None:
         value = attrs.get(key)
         if isinstance(value, bool) or (_number(value) and (not isinstance(value, int) or value < 0)):
             return f"{key} must be a non-negative integer, got {_shown(value)}"
-        if _oversized(key, value):
-            return _oversized(key, value)
+        oversized = _oversized(key, value)
+        if oversized:
+            return oversized
     return None
 
 

@@ -261,6 +261,11 @@ def test_functional_grouped_conv_is_still_priced():
     ("nn.Embedding(-2 ** 20000, 4)", "Embedding: num_embeddings must be a non-negative integer, got -2**20000 or so"),
     ("nn.MultiheadAttention(2 ** 64, 1)", "MultiheadAttention: embed_dim of about 2**64 is over the int64 size limit "
                                           "(2**63 - 1)"),
+    # any integer argument, not only sizes: these gave a message quoting Python's "Exceeds the
+    # limit (4300 digits) for integer string conversion" at the call, or (stride) no error at all
+    ("nn.Conv2d(4, 8, 3, stride=2 ** 20000)", "Conv2d: stride of about 2**20000 is over the int64 size limit (2**63 - 1)"),
+    ("nn.MaxPool2d(2 ** 64)", "MaxPool2d: kernel_size of about 2**64 is over the int64 size limit (2**63 - 1)"),
+    ("nn.GRU(4, 8, num_layers=2 ** 20000)", "GRU: num_layers of about 2**20000 is over the int64 size limit (2**63 - 1)"),
 ])
 def test_sizes_past_int64_are_refused_at_the_constructor(layer, message):
     assert error_of(layer, "x", "2x4") == "m.py:9:18: " + message

@@ -142,7 +142,7 @@ def _not_positive_integer(attrs: dict, key: str) -> str | None:
     value = attrs.get(key)
     if isinstance(value, bool) or (_number(value) and (not isinstance(value, int) or value <= 0)):
         return f"{key} must be a positive integer, got {_shown(value)}"
-    return _oversized(key, value)
+    return None
 
 
 def _negative(attrs: dict, *keys: str) -> str | None:
@@ -151,9 +151,6 @@ def _negative(attrs: dict, *keys: str) -> str | None:
         value = attrs.get(key)
         if isinstance(value, bool) or (_number(value) and (not isinstance(value, int) or value < 0)):
             return f"{key} must be a non-negative integer, got {_shown(value)}"
-        oversized = _oversized(key, value)
-        if oversized:
-            return oversized
     return None
 
 
@@ -164,10 +161,13 @@ def _shown(value) -> str:
     return repr(value)
 
 
-def _oversized(key: str, value) -> str | None:
-    """PyTorch refuses a size past int64 (and such a number may be too long to print)."""
-    if type(value) is int and value > MAX_SIZE:
-        return f"{key} of about 2**{value.bit_length() - 1} is over the int64 size limit (2**63 - 1)"
+def _oversized(attrs: dict) -> str | None:
+    """PyTorch passes every integer argument to C++ as an int64 and refuses a larger one
+    (such a number may also be too long to print)."""
+    for key, value in attrs.items():
+        for item in value if isinstance(value, tuple) else (value,):
+            if type(item) is int and item > MAX_SIZE:
+                return f"{key} of about 2**{item.bit_length() - 1} is over the int64 size limit (2**63 - 1)"
     return None
 
 
@@ -186,6 +186,9 @@ def argument_error(kind: str, attrs: dict) -> str | None:
     """What PyTorch's constructor rejects among the normalised attributes (None: accepted).
     Only known numbers are checked; weight shapes and rule formulas divide by these values,
     so accepting them would give a silently wrong shape or count."""
+    oversized = _oversized(attrs)
+    if oversized:
+        return oversized
     if kind in ("conv", "conv_transpose"):
         return _first(_negative(attrs, "in_channels", "out_channels"), _not_positive_integer(attrs, "groups"),
                       _not_divisible(attrs, "in_channels", "groups"),

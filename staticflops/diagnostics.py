@@ -56,3 +56,12 @@ class BudgetExceeded(AnalysisError):
 class UsageError(Exception):
     """The caller's request is malformed (bad --input, bad --kwargs, a rule or config file
     that fails validation): the CLI prints one line and exits 1, like an analysis error."""
+
+
+def reason(error: Exception) -> str:
+    """An exception's message for ours, in words for users.  Python refuses to write an integer
+    of over 4,300 digits, and says so in terms of its own settings."""
+    text = str(error)
+    if isinstance(error, ValueError) and "integer string conversion" in text:
+        return "a number of over 4,300 digits"
+    return text

@@ -276,3 +276,13 @@ def test_a_tensor_dimension_past_int64_is_refused_at_its_op():
     message = error_of("nn.Identity()", "self.m(x.expand(2 ** 2000, 4))", "1x4")
     assert message == ("m.py:12:16: Identity: a dimension of about 2**2000 is over the int64 size limit (2**63 - 1) "
                        "of PyTorch and TensorFlow")
+
+
+def test_numbers_too_long_to_print_are_named_so_in_messages():
+    # Python's own words were "Exceeds the limit (4300 digits) for integer string conversion;
+    # use sys.set_int_max_str_digits() to increase the limit"
+    assert error_of("nn.Identity()", "F.max_pool2d(x, 2 ** 20000)", "1x3x8x8") == (
+        "m.py:12:16: F.max_pool2d: cannot compute the output shape from these arguments (a number of over 4,300 digits)")
+    report = analyze("nn.Identity()", "x.reshape(2 ** 20000)", "1x3x8x8")
+    assert [(str(u.location), u.what) for u in report.unknown] == [
+        ("m.py:12:16", "`Tensor.reshape` called in a way that is not modelled (a number of over 4,300 digits)")]

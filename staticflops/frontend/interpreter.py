@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import libcst as cst
 
-from staticflops.diagnostics import AnalysisError, Location
+from staticflops.diagnostics import AnalysisError, Location, reason
 from staticflops.frontend import pyclasses
 from staticflops.frontend.budget import Budget
 from staticflops.frontend.expressions import Expressions
@@ -403,7 +403,7 @@ class Interpreter(Statements, Expressions):
             return self.unknown(f"`{builtin.name}` on {why}", node)
         except (TypeError, KeyError, IndexError, ValueError, AttributeError) as error:
             # A call shape we do not model (odd arguments): unknown, never a crash.
-            return self.unknown(f"`{builtin.name}` called in a way that is not modelled ({error})", node)
+            return self.unknown(f"`{builtin.name}` called in a way that is not modelled ({reason(error)})", node)
 
     def signature(self, text: str) -> Function:
         """A framework class's constructor signature (``"in_features, out_features, bias=True"``)

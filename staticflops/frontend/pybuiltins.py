@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from staticflops.diagnostics import reason
 from staticflops.frontend import pyclasses
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Partial, Record,
@@ -29,7 +30,7 @@ def _plain(python_fn, name):
         try:
             return python_fn(*args, **kwargs)
         except (TypeError, ValueError, Undecidable, OverflowError) as error:
-            return interp.unknown(f"{name}() could not be evaluated ({error})", node)
+            return interp.unknown(f"{name}() could not be evaluated ({reason(error)})", node)
     return Builtin(name, fn, bind_self=False)
 
 
@@ -114,7 +115,7 @@ def build_builtins(object_class: Class) -> dict:
                     return total
                 return python_fn(items, **{k: v for k, v in kwargs.items() if k == "default"})
             except (Undecidable, TypeError, ValueError) as error:
-                return interp.unknown(f"{name}() could not be evaluated ({error})", node)
+                return interp.unknown(f"{name}() could not be evaluated ({reason(error)})", node)
         return reduce
     b["min"], b["max"], b["sum"] = reducer(min, "min"), reducer(max, "max"), reducer(sum, "sum")
     b["any"], b["all"] = reducer(any, "any"), reducer(all, "all")

@@ -7,6 +7,7 @@ they live in ``rules/*.yaml``.
 
 from __future__ import annotations
 
+from staticflops.diagnostics import reason
 from staticflops.shapes.expr import Dim, Expr, format_dim
 from staticflops.shapes.shape import Shape, format_shape, numel
 from staticflops.shapes.tensor_ops import ShapeError, broadcast, matmul, normalize_dim, same
@@ -30,7 +31,7 @@ def infer(kind: str, attrs: dict, inputs: list) -> tuple[list, dict]:
         outputs, facts = fn(attrs, inputs)
     except (TypeError, ValueError, ArithmeticError) as error:
         # the attributes are the model's own arguments: a string or 0 where PyTorch wants a size
-        raise ShapeError(f"cannot compute the output shape from these arguments ({error})") from None
+        raise ShapeError(f"cannot compute the output shape from these arguments ({reason(error)})") from None
     for shape in outputs:
         for dim in shape or ():
             if isinstance(dim, bool) or not isinstance(dim, (int, Expr)):

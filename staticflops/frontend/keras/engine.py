@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 
-from staticflops.diagnostics import AnalysisError
+from staticflops.diagnostics import AnalysisError, reason
 from staticflops.frontend.keras.graph import KerasTensor, adopt, graph_nodes, replay, tensors_in
 from staticflops.frontend.keras.layers import LAYERS, KerasLayerSpec, activation_kind, configure
 from staticflops.frontend.tracer import TracedOp
@@ -451,7 +451,7 @@ class KerasEngine:
                 elif "activation" in bound and spec.kind in _OUTPUT_ACTIVATION:
                     attrs["activation"] = engine._activation(interp, name, bound["activation"], node)
             except (TypeError, ValueError, KeyError, ShapeError) as error:
-                interp.unknown(f"{name} arguments could not be interpreted ({error})", node)
+                interp.unknown(f"{name} arguments could not be interpreted ({reason(error)})", node)
                 return None
             layer.module.kind = attrs["kind"]
             layer.module.attrs = attrs

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from staticflops.diagnostics import AnalysisError, BudgetExceeded
+from staticflops.diagnostics import AnalysisError, BudgetExceeded, reason
 from staticflops.frontend import pybuiltins
 from staticflops.frontend.scope import Scope
 from staticflops.frontend.tracer import Tracer
@@ -204,7 +204,7 @@ class TorchFramework:
                 try:
                     result = method(*args, **kwargs)
                 except (TypeError, ValueError, KeyError, IndexError) as error:
-                    return interp.unknown(f"`.{name}()` failed: {error}", node)
+                    return interp.unknown(f"`.{name}()` failed: {reason(error)}", node)
                 return list(result) if type(result).__name__ in ("dict_items", "dict_keys", "dict_values") else result
             return Builtin(name, call, bind_self=False)
         if isinstance(value, complex) or value is None:

@@ -1,11 +1,12 @@
-"""The layer table's layout (report/grid.py), checked by hand on small cells, and its speed
-class: ~1,000 rows must not cost more than the analysis (issue 9)."""
+"""The layer table's layout (report/grid.py), checked by hand on small cells, its speed
+class (~1,000 rows must not cost more than the analysis, issue 9), and how counts are written."""
 
 import io
 
 from rich.console import Console
 
 from staticflops.report.grid import grid
+from staticflops.report.units import human
 
 
 def _plain(text) -> str:
@@ -50,7 +51,16 @@ def test_styles_reach_a_terminal():
 def test_counts_past_a_float_are_written_in_scientific_notation():
     # 2**2000 = 10**(2000 * log10 2) = 10**602.06 = 1.148 x 10**602; dividing it by 10**12 for
     # "T" overflowed a float (a crash of the table for a 2**2000-sized tensor)
-    from staticflops.report.units import human
     assert human(2 ** 2000, "FLOPs") == "1.15e+602 FLOPs"
     assert human(-(2 ** 20000)) == "-3.98e+6020"  # 20000 * log10 2 = 6020.6, 10**0.6 = 3.98; no str() limit
     assert human(8_178_368_512, "FLOPs") == "8.18 GFLOPs"  # ordinary counts unchanged
+
+
+def test_training_run_totals_get_the_larger_si_prefixes():
+    # a 175B GPT, 2048 tokens: ~2.204e15 FLOPs a step, ~2.204e21 for a million steps; they
+    # printed as "2204.41 TFLOPs" and "2204412785.20 TFLOPs"
+    assert human(2_204_412_785_200_000, "FLOPs") == "2.20 PFLOPs"
+    assert human(2_204_412_785_200_000_000_000, "FLOPs") == "2.20 ZFLOPs"
+    assert human(10**18, "MACs") == "1.00 EMACs"
+    assert human(999 * 10**24, "FLOPs") == "999.00 YFLOPs"
+    assert human(10**27, "FLOPs") == "1.00e+27 FLOPs"  # past Y: scientific notation

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-_PREFIXES = ((10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "K"))
-_FLOAT_SAFE = 10**300  # past this, dividing by a prefix's size could overflow a float
+_PREFIXES = ((10**24, "Y"), (10**21, "Z"), (10**18, "E"), (10**15, "P"), (10**12, "T"), (10**9, "G"), (10**6, "M"),
+             (10**3, "K"))
+_SCIENTIFIC = 10**27  # past the last prefix; a number this large may also overflow a float
 
 
 def human(value: int | str, unit: str = "") -> str:
@@ -20,7 +21,7 @@ def human(value: int | str, unit: str = "") -> str:
 
 
 def _scaled(number: int, unit: str) -> str:
-    if abs(number) >= _FLOAT_SAFE:  # `number / size` would overflow a float
+    if abs(number) >= _SCIENTIFIC:
         return f"{Decimal(number):.2e} {unit}".rstrip()
     for size, prefix in _PREFIXES:
         if abs(number) >= size:

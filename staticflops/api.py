@@ -28,42 +28,51 @@ if TYPE_CHECKING:  # comparison, training and hardware modules load only when as
     from staticflops.report.schema import Training
 
 
-class _HeapPolicy:
-    """While any analysis runs, the collector skips full collections (young ones go on).
+class _WhileAnalysing:
+    """A process-wide setting an analysis needs, applied while any analysis runs and put back
+    when the last concurrent one ends (analyses in threads would otherwise restore each other's
+    values and leave the process changed).  ``change()`` applies it and returns what it replaced;
+    ``restore(saved)`` puts that back."""
 
-    An analysis only grows its heap (syntax trees, interpreter values, the IR) until it
-    returns, and each full collection rescans all of it: a 10,000-layer file spent 2.9 s of
-    8.5 s in 9 of them, which found nothing to free.  Short-lived cycles still die young.
-    The previous thresholds come back when the last concurrent analysis ends."""
-
-    FULL_AFTER = 1_000  # young (generation-1) collections per full one; Python's default is 10
-
-    def __init__(self):
+    def __init__(self, change, restore):
+        self._change, self._restore = change, restore
         self._lock = threading.Lock()
         self._active = 0
         self._saved = None
 
-    def __call__(self, function):
-        @functools.wraps(function)
-        def run(*args, **kwargs):
-            with self._lock:
-                if self._active == 0:
-                    self._saved = gc.get_threshold()
-                    young, middle, full = self._saved
-                    gc.set_threshold(young, middle, max(full, self.FULL_AFTER))
-                self._active += 1
-            try:
-                return function(*args, **kwargs)
-            finally:
-                with self._lock:
-                    self._active -= 1
-                    if self._active == 0:
-                        gc.set_threshold(*self._saved)
+    def __enter__(self):
+        with self._lock:
+            if self._active == 0:
+                self._saved = self._change()
+            self._active += 1
 
-        return run
+    def __exit__(self, *error):
+        with self._lock:
+            self._active -= 1
+            if self._active == 0:
+                self._restore(self._saved)
 
 
-_few_full_collections = _HeapPolicy()
+def _skip_full_collections():
+    """An analysis only grows its heap (syntax trees, interpreter values, the IR) until it
+    returns, and each full collection rescans all of it: a 10,000-layer file spent 2.9 s of
+    8.5 s in 9 of them, which found nothing to free.  Short-lived cycles still die young."""
+    saved = gc.get_threshold()
+    young, middle, full = saved
+    gc.set_threshold(young, middle, max(full, _FULL_AFTER))
+    return saved
+
+
+_FULL_AFTER = 1_000  # young (generation-1) collections per full one; Python's default is 10
+_HEAP = _WhileAnalysing(_skip_full_collections, lambda saved: gc.set_threshold(*saved))
+
+
+def _few_full_collections(function):
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        with _HEAP:
+            return function(*args, **kwargs)
+    return run
 
 
 @_few_full_collections
@@ -160,6 +169,21 @@ _STACK_BYTES = 512 * 1024 * 1024
 _RECURSION_LIMIT = 20_000
 
 
+def _deepen():
+    saved = sys.getrecursionlimit(), threading.stack_size()
+    sys.setrecursionlimit(max(saved[0], _RECURSION_LIMIT))
+    threading.stack_size(_STACK_BYTES)
+    return saved
+
+
+def _undeepen(saved):
+    sys.setrecursionlimit(saved[0])
+    threading.stack_size(saved[1])
+
+
+_DEEP_STACK = _WhileAnalysing(_deepen, _undeepen)
+
+
 def _with_deep_stack(work):
     """Each interpreted call nests ~20 Python frames, so the interpreter's own depth budget
     (a clear message at 150 nested calls) needs more than Python's default limit and C stack.
@@ -172,16 +196,10 @@ def _with_deep_stack(work):
         except BaseException as error:  # re-raised in the caller's thread below
             outcome["error"] = error
 
-    previous_limit, previous_stack = sys.getrecursionlimit(), threading.stack_size()
-    sys.setrecursionlimit(max(previous_limit, _RECURSION_LIMIT))
-    threading.stack_size(_STACK_BYTES)
-    try:
+    with _DEEP_STACK:
         worker = threading.Thread(target=run, name="staticflops-analysis")
         worker.start()
         worker.join()
-    finally:
-        threading.stack_size(previous_stack)
-        sys.setrecursionlimit(previous_limit)
     if "error" in outcome:
         error = outcome["error"]
         if isinstance(error, RecursionError):

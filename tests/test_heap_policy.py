@@ -1,6 +1,8 @@
-"""While an analysis runs, the collector skips full collections; the caller's settings come back."""
+"""While an analysis runs, the collector skips full collections and the recursion limit and thread
+stack are raised; the caller's settings come back, also after analyses overlapping in threads."""
 
 import gc
+import sys
 import threading
 from pathlib import Path
 
@@ -53,6 +55,7 @@ def test_overlapping_analyses_in_threads_restore_the_callers_settings(own_thresh
         except Exception as error:  # reported below
             errors.append(error)
 
+    limits = sys.getrecursionlimit(), threading.stack_size()
     threads = [threading.Thread(target=run) for _ in range(2)]
     for thread in threads:
         thread.start()
@@ -61,3 +64,6 @@ def test_overlapping_analyses_in_threads_restore_the_callers_settings(own_thresh
     assert errors == []
     assert len(seen) >= 2 and all(t == (500, 5, 1000) for t in seen)  # both inside the policy at once
     assert gc.get_threshold() == own_thresholds
+    # each analysis raised them to 20,000 frames and a 512 MiB stack; the second one to start
+    # used to save the first one's raised values and put them back last
+    assert (sys.getrecursionlimit(), threading.stack_size()) == limits

@@ -138,7 +138,7 @@ def test_missing_field_and_syntax_errors(tmp_path):
     ("staticflops.yaml", "models: " + "[" * 50000 + "]" * 50000 + "\n",
      r"staticflops.yaml:1:\d+: (not valid YAML|collections nest too deeply)"),
     # line 2 starts `kwargs = { a = `: its first `[` is column 16
-    ("pyproject.toml", "[tool.staticflops]\nkwargs = { a = " + "[" * 5000 + "]" * 5000 + " }\n",
+    ("pyproject.toml", "[tool.staticflops]\nkwargs = { a = " + "[" * 50000 + "]" * 50000 + " }\n",
      r"pyproject.toml:2:16: arrays or tables nest too deeply"),
     ("pyproject.toml", "[tool.staticflops]\nbudget = { forward_flops = " + "9" * 5000 + " }\n",  # column 28
      r"pyproject.toml:2:28: an integer of over 4,300 digits"),

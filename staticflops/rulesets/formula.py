@@ -122,11 +122,12 @@ def _checked(text: str) -> tuple:
     """Parse and whitelist-check a formula once per distinct text (rule sets repeat many,
     e.g. ``0`` and ``2 * macs``); trees and closures are never mutated, so they are shared."""
     tree, names = _parse_checked(text)
-    return tree, frozenset(names), _finite(_compile(tree.body))
+    return tree, frozenset(names), _bounded(_compile(tree.body))
 
 
-def _finite(compiled):
-    """Float arithmetic overflows to infinity (or NaN) without an error: no count is either."""
+def _bounded(compiled):
+    """The result checked once more: float arithmetic overflows to infinity (or NaN) without an
+    error, and a long literal needs no operation to be huge; no count is either."""
     def evaluate(env):
         value = compiled(env)
         if type(value) is float and not math.isfinite(value):

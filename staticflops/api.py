@@ -249,6 +249,7 @@ def compare(
     ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, budget=budget))
     if ir.stopped is not None:  # conventions compared on a partial trace would mislead: an error
         raise AnalysisError(ir.stopped.message, ir.stopped.location, ir.stopped.code)
+    check_sizes(ir)
     return build_comparison(ir, price_all(ir, rulesets), top)
 
 

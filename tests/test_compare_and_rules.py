@@ -182,3 +182,16 @@ def test_yaml_that_is_no_plain_data_is_a_located_error(tmp_path, text, message):
     rules.write_text(text)
     result = run("rules", "validate", str(rules))
     assert (result.returncode, result.stderr) == (1, f"{rules}{message}\n")
+
+
+def test_compare_refuses_a_dimension_past_int64_as_analyze_does(tmp_path):
+    # compare builds its own IR: it priced the 2**20000-row tensor without a word
+    model = tmp_path / "m.py"
+    model.write_text("import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n    def __init__(self):\n"
+                     "        super().__init__()\n        self.m = nn.Identity()\n\n    def forward(self, x):\n"
+                     "        return self.m(x.expand(2 ** 20000, 4))\n")
+    with pytest.raises(AnalysisError) as error:
+        compare(model, inputs=["1x4"])
+    assert str(error.value.location) == f"{model}:11:16"  # the call of self.m
+    assert error.value.message == ("Identity: a dimension of about 2**20000 is over the int64 size limit (2**63 - 1) "
+                                   "of PyTorch and TensorFlow")

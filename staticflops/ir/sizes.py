@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.ir.model import ModelIR
-
-MAX_SIZE = 2**63 - 1
+from staticflops.shapes.shape import MAX_SIZE
 
 
 def check_sizes(ir: ModelIR) -> None:

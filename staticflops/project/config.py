@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from staticflops.diagnostics import AnalysisError, Location, UsageError
-from staticflops.rulesets.loader import DEEP_NESTING, bound_expansion, construct_checked, match_location, yaml_loader
+from staticflops.rulesets.loader import DEEP_NESTING, match_location, read_yaml_text
 from staticflops.limits import LIMIT_NAMES
 from staticflops.project.budget import METRICS, BudgetError, parse_budget
 
@@ -253,19 +253,8 @@ def _toml_table(lines: list, pattern: str):
 
 
 def _from_yaml(path: Path, text: str):
-    try:
-        node = yaml.compose(text, Loader=yaml_loader())
-    except RecursionError:  # PyYAML's pure-Python composer recurses once per nested collection
-        raise ConfigError("collections nest too deeply", match_location(path, text, DEEP_NESTING)) from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path), 1, 1)
-        raise ConfigError(f"not valid YAML: {getattr(error, 'problem', None) or error}", where) from None
-    if node is None:
-        raise ConfigError("the config is empty", Location(str(path), 1, 1))
     try:  # aliases that expand into a huge structure (kwargs are copied and hashed: it would hang)
-        bound_expansion(path, node)
-        data = construct_checked(path, node, yaml_loader())
+        node, data = read_yaml_text(path, text)
     except AnalysisError as error:
         raise ConfigError(error.message, error.location) from None
     return data, lambda loc: _yaml_position(path, node, loc)

@@ -197,19 +197,30 @@ def _read_yaml(path: Path):
                             Location(str(path), 1, 1), code="SF204")
     try:
         text = raw.decode("utf-8")
-        node = yaml.compose(text, Loader=yaml_loader())
     except UnicodeDecodeError:
         raise AnalysisError(f"rule file {path} is not UTF-8 text", code="SF204") from None
+    return read_yaml_text(path, text)
+
+
+def read_yaml_text(path: Path, text: str) -> tuple:
+    """(root node, data) of a rule or config file, every failure a located AnalysisError.
+    Composed first (the safe loader: no tag runs anything), bounded, then built from the
+    checked nodes without a second parse."""
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=_yaml_loader())
     except RecursionError:  # PyYAML without libyaml composes recursively
-        raise AnalysisError("rule file nests too deeply", match_location(path, text, DEEP_NESTING), code="SF204") from None
+        raise AnalysisError("collections nest too deeply", match_location(path, text, DEEP_NESTING),
+                            code="SF204") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path), 1, 1)
-        raise AnalysisError(f"rule file is not valid YAML: {getattr(error, 'problem', error)}", where, code="SF204") from None
+        raise AnalysisError(f"not valid YAML: {getattr(error, 'problem', None) or error}", where, code="SF204") from None
     if node is None:
-        raise AnalysisError("rule file is empty", Location(str(path), 1, 1), code="SF204")
-    bound_expansion(path, node)
-    return node, construct_checked(path, node, yaml_loader())
+        raise AnalysisError("the file is empty", Location(str(path), 1, 1), code="SF204")
+    _bound_expansion(path, node)
+    return node, _construct_checked(path, node, _yaml_loader())
 
 
 DEEP_NESTING = r"[\[{](?:\s*[\[{]){99}"  # 100 brackets opened in a row
@@ -224,7 +235,7 @@ def match_location(path: Path, text: str, pattern: str) -> Location:
     return Location(str(path), text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start))
 
 
-def yaml_loader():
+def _yaml_loader():
     import yaml
 
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it
@@ -233,7 +244,7 @@ def yaml_loader():
 MAX_EXPANDED_NODES = 200_000
 
 
-def construct_checked(path: Path, root, loader):
+def _construct_checked(path: Path, root, loader):
     """The data of checked YAML nodes (no second parse).  The safe loader refuses tags that
     would build objects (``!!python/object``), and Python refuses an integer of over 4,300
     digits: both are errors at their place, not crashes."""
@@ -285,7 +296,7 @@ def _nodes(root):
             pending.extend(reversed(node.value))
 
 
-def bound_expansion(path: Path, root) -> None:
+def _bound_expansion(path: Path, root) -> None:
     """Aliases may share small pieces; refuse a file whose expansion would be huge (a
     "billion laughs" file: a few lines that expand to 10**9 items)."""
     for visited, node in enumerate(_nodes(root), 1):

@@ -23,6 +23,9 @@ class InputSpec:
         return format_shape(self.shape) + ("" if self.dtype == "float32" else f":{self.dtype}")
 
 
+MAX_SIZE = 2**63 - 1  # PyTorch and TensorFlow hold every size in an int64
+
+
 def parse_input_spec(text: str) -> InputSpec:
     """``1x3x224x224``, ``B,3,224,224`` or ``Bx1024:int64`` -> InputSpec."""
     body, _, dtype = text.strip().partition(":")
@@ -35,7 +38,7 @@ def parse_input_spec(text: str) -> InputSpec:
     dims: list[Dim] = []
     for part in parts:
         if part.isascii() and part.isdigit():  # str.isdigit() alone also takes "²"
-            if len(part) > 19 or int(part) > 2**63 - 1:  # 19 digits: an int64; longer ones int() may refuse
+            if len(part) > 19 or int(part) > MAX_SIZE:  # 19 digits: an int64; longer ones int() may refuse
                 raise UsageError(f"--input {_shortened(text)}: dimension {_shortened(part)} is over the int64 size "
                                  "limit (2**63 - 1)")
             dims.append(int(part))

@@ -12,11 +12,10 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from staticflops.diagnostics import AnalysisError, Location, UsageError
-from staticflops.rulesets.loader import DEEP_NESTING, match_location, read_yaml_text
+from staticflops.rulesets.loader import DEEP_NESTING, match_location, read_yaml_text, yaml_position
 from staticflops.limits import LIMIT_NAMES
 from staticflops.project.budget import METRICS, BudgetError, parse_budget
 
@@ -257,19 +256,6 @@ def _from_yaml(path: Path, text: str):
         node, data = read_yaml_text(path, text)
     except AnalysisError as error:
         raise ConfigError(error.message, error.location) from None
-    return data, lambda loc: _yaml_position(path, node, loc)
+    return data, lambda loc: yaml_position(path, node, loc)
 
-
-def _yaml_position(path: Path, root, loc: tuple) -> Location:
-    node = root
-    for part in loc:
-        child = None
-        if isinstance(node, yaml.MappingNode):
-            child = next((value for key, value in node.value if key.value == str(part)), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            child = node.value[part]
-        if child is None:
-            break
-        node = child
-    return Location(str(path), node.start_mark.line + 1, node.start_mark.column + 1)
 

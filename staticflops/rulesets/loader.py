@@ -123,7 +123,7 @@ def _load(path: Path, chain: tuple) -> RuleSet:
         spec = RuleFile.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
-        where = _position(path, node, first["loc"])
+        where = yaml_position(path, node, first["loc"])
         dotted = ".".join(str(p) for p in first["loc"])
         raise AnalysisError(f"rule file: `{dotted}`: {first['msg']}", where, code="SF202") from None
     base = _load(_resolve(spec.extends, path.parent), chain + (path.resolve(),)) if spec.extends else None
@@ -181,7 +181,7 @@ def _compile(kind, rule: Rule, inherited: CompiledRule | None, path, node, loc) 
         # A rule that changes the formulas does not keep the old rule's explanation.
         note=rule.note if rule.note is not None else (
             inherited.note if inherited and rule.macs is None and rule.flops is None else None),
-        origin=_position(path, node, loc),
+        origin=yaml_position(path, node, loc),
         mem_read=formula("mem_read", rule.mem_read, inherited.mem_read if inherited else None),
         mem_write=formula("mem_write", rule.mem_write, inherited.mem_write if inherited else None),
         saved=formula("saved", rule.saved, inherited.saved if inherited else None),
@@ -306,7 +306,7 @@ def _bound_expansion(path: Path, root) -> None:
                                 Location(str(path), mark.line + 1, mark.column + 1), code="SF204")
 
 
-def _position(path: Path, root, loc) -> Location:
+def yaml_position(path: Path, root, loc) -> Location:
     """The YAML position of a pydantic error location (the closest node that exists)."""
     mark = _node_at(root, loc).start_mark
     return Location(str(path), mark.line + 1, mark.column + 1)

@@ -449,3 +449,45 @@ def test_config_names_the_environment(env):
         assert result.returncode == expected, result.stdout + result.stderr
         assert f"{params} params" in result.stdout
     assert nothing_ran(env)
+
+
+def test_library_modules_have_their_python_names(env):
+    # `__name__` of a module reached by a relative import is its full dotted name, as in Python
+    write(env["site"] / "planted" / "inner.py", "NAME = __name__\n")
+    write(env["site"] / "planted" / "naming.py", "from .inner import NAME\nNAMES = [__name__, NAME]\n")
+    model = write(env["project"] / "naming_model.py", '''
+        from torch import nn
+        from planted.naming import NAMES
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(len(NAMES[0]), len(NAMES[1]))  # "planted.naming": 14, "planted.inner": 13
+
+            def forward(self, x):
+                return self.fc(x)
+    ''')
+    report = staticflops.analyze(model, inputs=["1x14"], python=env["python"])
+    assert report.totals.params == 14 * 13 + 13
+
+
+def test_numpy_stays_opaque(env):
+    # a planted numpy whose prod() would give 6: not followed, so in_features stays unknown
+    write(env["site"] / "numpy" / "__init__.py", "def prod(items):\n    return 6\n")
+    model = write(env["project"] / "np_model.py", '''
+        import numpy as np
+        from torch import nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(np.prod([2, 3]), 4)
+
+            def forward(self, x):
+                return self.fc(x)
+    ''')
+    report = staticflops.analyze(model, inputs=["1x6"], python=env["python"])
+    assert report.totals.params == 0
+    assert any(u.location.endswith("np_model.py:2:1") and "numpy" in u.what for u in report.unknown), report.unknown

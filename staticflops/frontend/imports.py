@@ -142,6 +142,8 @@ class ProjectImports:
         files = files or self.files
         if path in self.modules:
             return self.modules[path]
+        if files is self.libraries:
+            name = self.libraries.module_name(path) or name  # `timm.layers`, also when reached as `.layers`
         if path.name == "__init__.py":
             namespace = Namespace(name, {})
             namespace.loader = _PackageLoader(self, path, namespace, files)

@@ -31,6 +31,10 @@ from staticflops.diagnostics import UsageError
 
 # Python's own modules are never looked for in site-packages (Python finds the stdlib first).
 _STANDARD_LIBRARY = frozenset(getattr(sys, "stdlib_module_names", ()))
+# Array and image libraries whose Python layer only wraps compiled code: interpreting their
+# __init__ gives nothing but noise from deep inside them, so they stay opaque (unknowns at the
+# import, as before).  A library we model joins the framework's list instead (framework.py).
+NOT_FOLLOWED = frozenset({"numpy", "scipy", "pandas", "PIL", "cv2", "matplotlib", "sklearn"})
 _PYVENV_CFG_BYTES = 64 * 1024
 
 
@@ -115,7 +119,8 @@ class LibraryFiles:
         folder a package beats a module beats a namespace portion, and portions count only
         when no folder has a package or module of that name."""
         parts = dotted.split(".")
-        if not dotted or parts[0] in _STANDARD_LIBRARY or not all(p.isidentifier() for p in parts):
+        if not dotted or parts[0] in _STANDARD_LIBRARY or parts[0] in NOT_FOLLOWED \
+                or not all(p.isidentifier() for p in parts):
             return None
         search = list(self.roots)
         for index, part in enumerate(parts):
@@ -142,6 +147,19 @@ class LibraryFiles:
                 search = portions
             else:
                 return None
+        return None
+
+    def module_name(self, path: Path) -> str | None:
+        """``pkg.sub.mod`` for ``<root>/pkg/sub/mod.py`` (``pkg.sub`` for its ``__init__.py``):
+        the name Python would give it, whichever import reached it."""
+        for root in self.roots:
+            try:
+                parts = list(path.relative_to(root).with_suffix("").parts)
+            except ValueError:
+                continue
+            if parts and parts[-1] == "__init__":
+                parts.pop()
+            return ".".join(parts) or None
         return None
 
     def package_folder(self, path: Path) -> Path | None:

@@ -184,9 +184,11 @@ def library_roots(python: str | None = None, source_path=()) -> tuple[Path, ...]
             raise UsageError(f"--source-path {entry}: not a folder")
         folders.append(folder)
     folders += _environment_site_packages(Path(python).expanduser()) if python else _own_site_packages()
-    unique = []
-    for folder in folders:
-        if folder not in unique:
+    unique, seen = [], set()
+    for folder in folders:  # lib64 is often a symlink to lib: one folder, searched once
+        real = os.path.realpath(folder)
+        if real not in seen:
+            seen.add(real)
             unique.append(folder)
     return tuple(unique)
 
@@ -215,7 +217,10 @@ def _environment_site_packages(python: Path) -> list[Path]:
     else:
         raise UsageError(f"--python {python}: no such file")
     config = _pyvenv_cfg(prefix)
-    version = _version(config.get("version_info") or config.get("version") or "", python.name)
+    # the version from pyvenv.cfg, else from the interpreter's name (a symlink's target named
+    # python3.11 counts: the link is read, the interpreter is not run)
+    name = python.name if not python.is_symlink() else f"{python.name} {Path(os.path.realpath(python)).name}"
+    version = _version(config.get("version_info") or config.get("version") or "", name)
     found = _site_folders(prefix, version)
     if config.get("include-system-site-packages", "").strip().lower() == "true" and config.get("home"):
         home = Path(config["home"])
@@ -253,10 +258,13 @@ def _site_folders(prefix: Path, version: str | None) -> list[Path]:
     windows = prefix / "Lib" / "site-packages"
     if _is_dir(windows):
         found.append(windows)
-    pattern = f"python{version}" if version else "python3*"
-    for lib in ("lib", "lib64"):
-        for folder in sorted((prefix / lib).glob(pattern)) if _is_dir(prefix / lib) else ():
-            for name in ("site-packages", "dist-packages"):
-                if _is_dir(folder / name) and folder / name not in found:
-                    found.append(folder / name)
+    # Debian's system Python keeps packages in lib/python3/dist-packages and, for pip, under local/
+    patterns = [f"python{version}", "python3"] if version else ["python3*"]
+    for base in (prefix, prefix / "local"):
+        for lib in ("lib", "lib64"):
+            folders = [f for pattern in patterns for f in sorted((base / lib).glob(pattern))] if _is_dir(base / lib) else []
+            for folder in folders:
+                for name in ("site-packages", "dist-packages"):
+                    if _is_dir(folder / name) and folder / name not in found:
+                        found.append(folder / name)
     return found

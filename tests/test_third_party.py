@@ -272,6 +272,65 @@ def test_yaml_config_inside_the_package_sets_the_widths(env):
     assert report.unknown == []
 
 
+def test_text_lines_and_path_parts(tmp_path):
+    write(tmp_path / "data" / "sizes.txt", "3\n5\n")
+    model = write(tmp_path / "model.py", '''
+        from pathlib import Path
+        from torch import nn
+
+        DATA = Path(__file__).resolve().parent.joinpath("data", "sizes.txt")
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                sizes = [int(line) for line in open(DATA)]
+                assert DATA.suffix == ".txt" and DATA.stem == "sizes" and DATA.parent.name == "data"
+                self.fc = nn.Linear(sizes[0], sizes[1])
+
+            def forward(self, x):
+                return self.fc(x)
+    ''')
+    report = staticflops.analyze(model, inputs=["1x3"])
+    assert (report.totals.params, report.totals.forward_flops) == (3 * 5 + 5, 2 * 3 * 5)
+    assert report.unknown == []
+
+
+def test_hostile_yaml_is_an_unknown(tmp_path, monkeypatch):
+    # 9 levels of 10 aliases each expand to 10**9 values: refused after 200,000
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join(['*a%d' % (i - 1)] * 10)}]" for i in range(1, 9)]
+    write(tmp_path / "bomb.yaml", "\n".join(lines) + "\n")
+    write(tmp_path / "tagged.yaml", f"!!python/object/apply:os.system ['touch {tmp_path / 'ran'}']\n")
+    write(tmp_path / "plain.yaml", "width: 4\n")
+    model = write(tmp_path / "model.py", '''
+        import yaml
+        from pathlib import Path
+        from torch import nn
+
+        HERE = Path(__file__).parent
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bomb = yaml.safe_load((HERE / "bomb.yaml").read_text())
+                self.tagged = yaml.safe_load((HERE / "tagged.yaml").read_text())
+                self.unsafe = yaml.load((HERE / "plain.yaml").read_text(), Loader=yaml.FullLoader)
+                self.safe = yaml.load((HERE / "plain.yaml").read_text(), Loader=yaml.SafeLoader)["width"]
+                self.fc = nn.Linear(self.safe, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+    ''')
+    report = staticflops.analyze(model, inputs=["1x4"])
+    assert report.totals.params == 4 * 2 + 2
+    assert refused(report, "over 200,000 values")
+    assert refused(report, "not valid YAML")
+    assert refused(report, "only the safe loader")
+    assert not (tmp_path / "ran").exists()
+
+
 def test_json_config_in_the_project(tmp_path):
     write(tmp_path / "config.json", '{"hidden": 12}')
     model = write(tmp_path / "model.py", '''

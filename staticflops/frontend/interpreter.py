@@ -17,7 +17,7 @@ import libcst as cst
 from staticflops.diagnostics import AnalysisError, Location, reason
 from staticflops.frontend import pyclasses
 from staticflops.frontend.budget import Budget
-from staticflops.frontend.datafiles import DATA_VALUES, data_attribute
+from staticflops.frontend.datafiles import DATA_VALUES, DataFile, data_attribute
 from staticflops.frontend.expressions import Expressions
 from staticflops.frontend.statements import Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
@@ -250,6 +250,8 @@ class Interpreter(Statements, Expressions):
             return iter(list(dict.fromkeys(pyclasses.enum_members(value).values())))
         if isinstance(value, Tensor):
             return iter(self.framework.tensor_iter(self, value, node))
+        if isinstance(value, DataFile):  # `for line in open(path)`
+            return iter(value.text.splitlines(keepends=True))
         if isinstance(value, Unknown):
             raise self.fail(f"cannot iterate over an unknown value ({value.reason})", node, "SF112")
         raise self.fail(f"cannot iterate over {describe(value)}", node, "SF112")

@@ -285,14 +285,16 @@ def test_text_lines_and_path_parts(tmp_path):
             def __init__(self):
                 super().__init__()
                 sizes = [int(line) for line in open(DATA)]
-                assert DATA.suffix == ".txt" and DATA.stem == "sizes" and DATA.parent.name == "data"
-                self.fc = nn.Linear(sizes[0], sizes[1])
+                checks = [DATA.suffix == ".txt", DATA.stem == "sizes", DATA.parent.name == "data",
+                          DATA.parents[1] == Path(__file__).resolve().parent]
+                self.fc = nn.Linear(sizes[0] + sum(int(c) for c in checks), sizes[1])
 
             def forward(self, x):
                 return self.fc(x)
     ''')
-    report = staticflops.analyze(model, inputs=["1x3"])
-    assert (report.totals.params, report.totals.forward_flops) == (3 * 5 + 5, 2 * 3 * 5)
+    report = staticflops.analyze(model, inputs=["1x7"])
+    # sizes [3, 5] and four true checks: Linear(3 + 4, 5)
+    assert (report.totals.params, report.totals.forward_flops) == (7 * 5 + 5, 2 * 7 * 5)
     assert report.unknown == []
 
 

@@ -181,7 +181,7 @@ def builtins() -> dict:
 _PATH_PROPERTIES = {
     "name": lambda p: p.name, "stem": lambda p: p.stem, "suffix": lambda p: p.suffix,
     "suffixes": lambda p: list(p.suffixes), "parts": lambda p: p.parts,
-    "parent": lambda p: DataPath(p.parent),
+    "parent": lambda p: DataPath(p.parent), "parents": lambda p: tuple(DataPath(q) for q in p.parents),
 }
 _PATH_METHODS = {
     "joinpath": lambda p, *parts: DataPath(p.joinpath(*parts)),

@@ -242,10 +242,13 @@ def compare(
     rules: Iterable[str] | None = None,
     top: int = 5,
     limits: dict | None = None,
+    python: str | Path | None = None,
+    source_path: Iterable[str | Path] = (),
 ) -> Comparison:
     """Analyse once, price under several rule sets (default: every built-in one), and list
     the ``top`` layers where they disagree most.  A budget hit (``limits``) raises
-    ``AnalysisError``: a comparison is never made from a partial analysis."""
+    ``AnalysisError``: a comparison is never made from a partial analysis.  ``python`` and
+    ``source_path``: where third-party source is read from, as for :func:`analyze`."""
     from staticflops.cost.compare import price_all
     from staticflops.report.compare import build_comparison
 
@@ -254,7 +257,7 @@ def compare(
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
     budget = make_budget(limits)
     source = _with_deep_stack(lambda: load_source(path, max_bytes=budget.max_file_bytes))
-    libraries = LibraryFiles(library_roots(), budget.max_file_bytes)
+    libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path]), budget.max_file_bytes)
     ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, budget=budget, libraries=libraries))
     if ir.stopped is not None:  # conventions compared on a partial trace would mislead: an error
         raise AnalysisError(ir.stopped.message, ir.stopped.location, ir.stopped.code)

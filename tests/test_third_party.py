@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import staticflops
+from staticflops import api
 from staticflops.diagnostics import UsageError
 from staticflops.frontend.libraries import library_roots
 
@@ -159,6 +160,13 @@ def test_cli_flags(env):
                              "--source-path", str(env["site"]), "--format", "json"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 1 and "--python" in result.stderr and "no such file" in result.stderr
+    assert nothing_ran(env)
+
+
+def test_compare_reads_the_same_environment(env):
+    comparison = api.compare(env["project"] / "model.py", inputs=["2x8"], rules=["standard"],
+                                     python=env["python"])
+    assert comparison.model_dump()["conventions"][0]["params"] == NET_PARAMS
     assert nothing_ran(env)
 
 

@@ -232,6 +232,8 @@ def compare(
     rules: Annotated[Optional[list[str]], typer.Option("--rules", "-r", help="Rule sets to compare (default: every built-in one). Repeatable.")] = None,
     top: Annotated[int, typer.Option("--top", help="How many disagreeing layers to list.")] = 5,
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
+    python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run).")] = None,
+    source_path: Annotated[Optional[list[str]], typer.Option("--source-path", help="Folder searched for third-party packages first; repeatable.")] = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -240,7 +242,7 @@ def compare(
     from staticflops.api import compare as run
 
     comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top,
-                                      limits=limits), debug, path)
+                                      limits=limits, python=python, source_path=source_path or ()), debug, path)
     if output_format is Format.json:
         sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
     elif output_format is Format.markdown:

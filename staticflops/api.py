@@ -95,6 +95,7 @@ def analyze(
     limits: dict | None = None,
     python: str | Path | None = None,
     source_path: Iterable[str | Path] = (),
+    environment_inside: str | Path | None = None,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -113,7 +114,9 @@ def analyze(
     ``python``: the interpreter of the environment whose site-packages third-party imports
     are read from (never run: found from ``pyvenv.cfg`` and the folder layout); default: the
     environment staticflops runs in.  ``source_path``: folders searched for third-party
-    packages before it.  Library source is read, never imported.
+    packages before it.  Library source is read, never imported.  ``environment_inside``: a
+    folder (the project root) that every ``python``/``source_path`` folder must lie in, for
+    settings taken from a project's config.
     Hitting a bound does not raise: the analysis stops there and the returned Report has
     ``partial=True`` and ``stopped`` (the budget's message and ``path:line:col``, also in
     ``diagnostics``); it prices the layers built and the ops traced until then, so every
@@ -132,7 +135,8 @@ def analyze(
         raise UsageError(f"--mfu must be in (0, 1], got {mfu}")
     dtype_bytes(dtype)  # a usage error before any work
     budget = make_budget(limits)
-    libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path]), budget.max_file_bytes)
+    libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path],
+                                           environment_inside and str(environment_inside)), budget.max_file_bytes)
     ruleset = load_ruleset(rules)
     # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
     source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes))

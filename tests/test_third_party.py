@@ -7,6 +7,7 @@ under the standard convention; ReLU and bias adds cost 0)."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -482,8 +483,10 @@ def test_default_environment_is_our_own():
 
 
 def test_config_names_the_environment(env):
-    # `python` (relative to the project root) supplies `planted`; `source_path` supplies `sizes`
+    # `python` (relative to the project root) supplies `planted`; `source_path` supplies `sizes`;
+    # both inside the project, as a config may only name folders there
     project = env["project"]
+    shutil.copytree(env["tmp"] / "venv", project / ".venv", symlinks=True)
     write(project / "vendor" / "vendored_sizes.py", "WIDTH = 5\n")
     write(project / "vendored.py", '''
         from torch import nn
@@ -501,7 +504,7 @@ def test_config_names_the_environment(env):
     ''')
     params = 5 * 3 + 3  # Linear(5, 3)
     config = textwrap.dedent(f'''
-        python: {os.path.relpath(env["python"], project)}
+        python: .venv/bin/python
         source_path: [vendor]
         allow_unknown: true  # the planted files' own writes are unknowns (refused)
         models:
@@ -560,3 +563,25 @@ def test_numpy_stays_opaque(env):
     report = staticflops.analyze(model, inputs=["1x6"], python=env["python"])
     assert report.totals.params == 0
     assert any(u.location.endswith("np_model.py:2:1") and "numpy" in u.what for u in report.unknown), report.unknown
+
+
+@pytest.mark.parametrize("setting", ["source_path: [{outside}]", "source_path: [linked]", "python: {python}"])
+def test_config_environment_must_be_inside_the_project(env, setting):
+    # a pull request controls the config: it may not point the analysis at folders elsewhere
+    project = env["project"]
+    (project / "linked").symlink_to(env["site"])
+    write(project / "staticflops.yaml", f'''
+        {setting.format(outside=env["site"], python=env["python"])}
+        allow_unknown: true
+        models:
+          - name: net
+            path: model.py
+            inputs: 2x8
+            budget:
+              params: 1000000
+    ''')
+    result = subprocess.run([sys.executable, "-m", "staticflops", "check", "--no-cache"], cwd=project,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "outside the project" in result.stdout + result.stderr
+    assert nothing_ran(env)

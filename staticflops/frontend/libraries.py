@@ -174,16 +174,26 @@ class LibraryFiles:
         return None
 
 
-def library_roots(python: str | None = None, source_path=()) -> tuple[Path, ...]:
+def library_roots(python: str | None = None, source_path=(), inside: str | None = None) -> tuple[Path, ...]:
     """The folders searched for third-party packages: ``source_path`` first, then the
-    site-packages of the environment of ``python`` (default: the one running staticflops)."""
+    site-packages of the environment of ``python`` (default: the one running staticflops).
+    ``inside``: every folder named through ``python``/``source_path`` must really (symlinks
+    resolved) lie in it — for settings from a project's config, which a pull request controls."""
     folders = []
     for entry in source_path or ():
         folder = Path(entry).expanduser().absolute()
         if not _is_dir(folder):
             raise UsageError(f"--source-path {entry}: not a folder")
         folders.append(folder)
-    folders += _environment_site_packages(Path(python).expanduser()) if python else _own_site_packages()
+    folders += _environment_site_packages(Path(python).expanduser()) if python else []
+    if inside is not None:
+        limit = Path(os.path.realpath(inside))
+        for folder in folders:
+            if not _inside(Path(os.path.realpath(folder)), limit):
+                raise UsageError(f"{folder}: outside the project ({inside}); an environment named in the config must be "
+                                 "inside the project (run staticflops from an environment elsewhere instead)")
+    if not python:
+        folders += _own_site_packages()
     unique, seen = [], set()
     for folder in folders:  # lib64 is often a symlink to lib: one folder, searched once
         real = os.path.realpath(folder)

@@ -130,12 +130,16 @@ class ProjectConfig(BaseModel):
         return self.root / model.path
 
     def library_options(self) -> dict:
-        """``python``/``source_path`` for the analysis, resolved against the project root."""
+        """``python``/``source_path`` for the analysis, resolved against the project root and
+        confined to it: a pull request controls the config, so it may not point the analysis
+        at folders elsewhere on the machine."""
         options = {}
         if self.python:
             options["python"] = str(self.root / self.python)
         if self.source_path:
             options["source_path"] = [str(self.root / folder) for folder in self.source_path]
+        if options:
+            options["environment_inside"] = str(self.root)
         return options
 
 

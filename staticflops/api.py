@@ -14,6 +14,7 @@ from staticflops.cost import price
 from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.frontend.budget import make_budget
 from staticflops.frontend.detect import uses_keras
+from staticflops.frontend.libraries import LibraryFiles, library_roots
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import FileReader, load_source
 from staticflops.ir.sizes import check_sizes
@@ -92,6 +93,9 @@ def analyze(
     batch: int | None = None,
     dtype: str = "float32",
     limits: dict | None = None,
+    python: str | Path | None = None,
+    source_path: Iterable[str | Path] = (),
+    environment_inside: str | Path | None = None,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -107,6 +111,12 @@ def analyze(
     ``dtype``: element type for the memory figures (float32, bfloat16, float16, int8).
     ``limits``: overrides of the interpreter's bounds (``staticflops.limits.DEFAULT_LIMITS``,
     e.g. ``{"max_steps": 10_000_000}``).
+    ``python``: the interpreter of the environment whose site-packages third-party imports
+    are read from (never run: found from ``pyvenv.cfg`` and the folder layout); default: the
+    environment staticflops runs in.  ``source_path``: folders searched for third-party
+    packages before it.  Library source is read, never imported.  ``environment_inside``: a
+    folder (the project root) that every ``python``/``source_path`` folder must lie in, for
+    settings taken from a project's config.
     Hitting a bound does not raise: the analysis stops there and the returned Report has
     ``partial=True`` and ``stopped`` (the budget's message and ``path:line:col``, also in
     ``diagnostics``); it prices the layers built and the ops traced until then, so every
@@ -125,6 +135,8 @@ def analyze(
         raise UsageError(f"--mfu must be in (0, 1], got {mfu}")
     dtype_bytes(dtype)  # a usage error before any work
     budget = make_budget(limits)
+    libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path],
+                                           environment_inside and str(environment_inside)), budget.max_file_bytes)
     ruleset = load_ruleset(rules)
     # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
     source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes))
@@ -134,10 +146,10 @@ def analyze(
         from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
 
         ir = _with_deep_stack(lambda: analyse_keras(source, model, _kwargs(kwargs), specs, batch, reader=reader,
-                                                    budget=budget))
+                                                    budget=budget, libraries=libraries))
     else:
         ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze,
-                                                    reader=reader, budget=budget))
+                                                    reader=reader, budget=budget, libraries=libraries))
     check_sizes(ir)
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
@@ -234,10 +246,13 @@ def compare(
     rules: Iterable[str] | None = None,
     top: int = 5,
     limits: dict | None = None,
+    python: str | Path | None = None,
+    source_path: Iterable[str | Path] = (),
 ) -> Comparison:
     """Analyse once, price under several rule sets (default: every built-in one), and list
     the ``top`` layers where they disagree most.  A budget hit (``limits``) raises
-    ``AnalysisError``: a comparison is never made from a partial analysis."""
+    ``AnalysisError``: a comparison is never made from a partial analysis.  ``python`` and
+    ``source_path``: where third-party source is read from, as for :func:`analyze`."""
     from staticflops.cost.compare import price_all
     from staticflops.report.compare import build_comparison
 
@@ -246,7 +261,8 @@ def compare(
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
     budget = make_budget(limits)
     source = _with_deep_stack(lambda: load_source(path, max_bytes=budget.max_file_bytes))
-    ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, budget=budget))
+    libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path]), budget.max_file_bytes)
+    ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, budget=budget, libraries=libraries))
     if ir.stopped is not None:  # conventions compared on a partial trace would mislead: an error
         raise AnalysisError(ir.stopped.message, ir.stopped.location, ir.stopped.code)
     check_sizes(ir)

@@ -23,7 +23,7 @@ ALLOWED = {
     "__init__": {"diagnostics", "api", "report"},
     "__main__": {"cli"},
 }
-THIRD_PARTY = {"libcst": {"frontend"}, "yaml": {"rulesets", "project"}, "typer": {"cli"}, "rich": {"report", "cli"},
+THIRD_PARTY = {"libcst": {"frontend"}, "yaml": {"rulesets", "project", "frontend"}, "typer": {"cli"}, "rich": {"report", "cli"},
                "pydantic": {"ir", "rulesets", "report", "project"}, "tomli": {"project"}}
 
 

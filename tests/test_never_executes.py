@@ -45,6 +45,20 @@ def test_analysed_code_is_never_executed(tmp_path):
     assert list(tmp_path.iterdir()) == [model], "analysed code ran"
 
 
+def test_third_party_code_is_never_executed(tmp_path):
+    # the same hostile code as an installed package, found through --source-path
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    package = tmp_path / "site-packages" / "hostile_pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(HOSTILE.format(marker=str(markers / "m")))
+    model = tmp_path / "user.py"
+    model.write_text("from hostile_pkg import Net\n")
+    report = staticflops.analyze(model, model="Net", inputs=["2x8"], source_path=[tmp_path / "site-packages"])
+    assert report.totals.forward_flops == 128  # Linear(8, 4) on 2x8, as above
+    assert list(markers.iterdir()) == [], "third-party code ran"
+
+
 def test_package_never_imports_a_framework():
     offenders = []
     for source in PACKAGE.rglob("*.py"):

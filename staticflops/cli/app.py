@@ -99,6 +99,8 @@ def analyze(
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, int8.")] = "float32",
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
+    python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run; default: staticflops' own).")] = None,
+    source_path: Annotated[Optional[list[str]], typer.Option("--source-path", help="Folder searched for third-party packages before the environment; repeatable.")] = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -117,6 +119,10 @@ def analyze(
             options["dtype"] = dtype
         if any(value is not None for value in (limits or {}).values()):
             options["limits"] = limits
+        if python is not None:
+            options["python"] = python
+        if source_path:
+            options["source_path"] = list(source_path)
         _analyze_folder(paths, options, output_format, jobs, not no_cache)
         return
     path = paths[0]
@@ -124,7 +130,8 @@ def analyze(
 
     report = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules,
                                   training=training, freeze=freeze or (), steps=steps, hardware=hardware,
-                                  precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits), debug, path)
+                                  precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits,
+                                  python=python, source_path=source_path or ()), debug, path)
     if output_format is Format.json:
         sys.stdout.write(report.to_json() + "\n")
     elif output_format is Format.markdown:
@@ -225,6 +232,8 @@ def compare(
     rules: Annotated[Optional[list[str]], typer.Option("--rules", "-r", help="Rule sets to compare (default: every built-in one). Repeatable.")] = None,
     top: Annotated[int, typer.Option("--top", help="How many disagreeing layers to list.")] = 5,
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
+    python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run).")] = None,
+    source_path: Annotated[Optional[list[str]], typer.Option("--source-path", help="Folder searched for third-party packages first; repeatable.")] = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -233,7 +242,7 @@ def compare(
     from staticflops.api import compare as run
 
     comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top,
-                                      limits=limits), debug, path)
+                                      limits=limits, python=python, source_path=source_path or ()), debug, path)
     if output_format is Format.json:
         sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
     elif output_format is Format.markdown:

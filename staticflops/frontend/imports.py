@@ -9,14 +9,20 @@ Nothing is ever imported or executed by Python.
 Names bound by imports are lazy (:class:`LazyValue`): a file is read only when one of its
 names is used, and a package's ``__init__.py`` runs only when a name is taken from the
 package itself.  So the model's files are followed while unrelated ones (data loading,
-image I/O, third-party packages) cost nothing and make no noise.
+image I/O) cost nothing and make no noise.
+
+Third-party packages are found the same way in the folders of a Python environment
+(libraries.py), read through that environment's confined reader; packages the framework
+models (torch, keras, ...) never are (see ``Interpreter.import_module``).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError
+from staticflops.frontend.libraries import LibraryFiles, Refused, read_regular_file
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import load_source
 from staticflops.frontend.values import Namespace
@@ -43,9 +49,12 @@ class ProjectFiles:
 
 
 class ProjectImports:
-    def __init__(self, interp, main_file: Path | None, files: ProjectFiles | None = None):
+    def __init__(self, interp, main_file: Path | None, files: ProjectFiles | None = None,
+                 libraries: LibraryFiles | None = None):
         self.interp = interp
         self.files = files or ProjectFiles()
+        self.libraries = libraries  # third-party source folders (None: not followed)
+        self.package_folders: list[Path] = []  # installed packages read so far: their data files may be read
         self.roots: list[Path] = []
         if main_file is not None:
             folder = main_file.parent
@@ -73,39 +82,89 @@ class ProjectImports:
             bases = [base]
         else:
             bases = self.roots
+        # a library's relative imports stay in the library's folders and reader
+        files = self.libraries if level and self.libraries is not None and self.libraries.holds(importer) else self.files
         for base in bases:
-            path = _module_file(base, parts, self.files)
+            path = _module_file(base, parts, files)
             if path is not None:
-                return self.load(path, dotted.lstrip(".") or base.name, node)
+                return self.load(path, dotted.lstrip(".") or base.name, node, files)
         return None
+
+    def find_library(self, dotted: str, node=None) -> Namespace | None:
+        """The third-party module ``dotted`` from the environment's folders, or None."""
+        if self.libraries is None:
+            return None
+        found = self.libraries.locate(dotted)
+        if found is None:
+            return None
+        if isinstance(found, list):
+            return self.namespace_package(dotted, found)
+        folder = self.libraries.package_folder(found)
+        if folder is not None and folder not in self.package_folders:
+            self.package_folders.append(folder)
+        return self.load(found, dotted, node, self.libraries)
+
+    def namespace_package(self, name: str, portions: list[Path]) -> Namespace:
+        """A package without ``__init__.py`` (its folders' submodules), made once."""
+        key = tuple(portions)
+        if key not in self.modules:
+            namespace = Namespace(name, {})
+            namespace.loader = _NamespacePackageLoader(self, portions, namespace)
+            self.modules[key] = namespace
+        return self.modules[key]
+
+    # ---- data files ------------------------------------------------------------------------
+    def read_data(self, path: Path) -> bytes:
+        """A data file the analysed code opens, if it lies inside the analysed project (its
+        import roots, read through the project's reader) or inside the folder of an installed
+        package the analysis has read; else Refused with the reason."""
+        limit = self.interp.budget.max_file_bytes
+        if self.files.reader is not None:  # a git revision or given text: paths are the reader's keys
+            lexical = Path(os.path.normpath(path))
+            if ".." not in lexical.parts and any(_lexically_inside(lexical, root) for root in self.roots):
+                try:
+                    data = self.files.reader(str(lexical))
+                except OSError as error:
+                    raise Refused(error.strerror or str(error)) from None
+                if len(data) > limit:
+                    raise Refused(f"over the {limit:,}-byte limit (--max-file-bytes)")
+                return data
+        project = self.roots if self.files.reader is None else []  # a revision's files are not the working tree's
+        roots = [Path(os.path.realpath(r)) for r in [*project, *self.package_folders]]
+        return read_regular_file(Path(os.path.abspath(path)), roots, limit)
 
     # ---- loading -------------------------------------------------------------------------
     def register(self, path: Path, name: str, scope: Scope) -> None:
         """The analysed file itself: a sibling importing it gets the same module."""
         self.modules[path] = Namespace(name, scope.vars, loader=_no_loader)
 
-    def load(self, path: Path, name: str, node=None) -> Namespace:
+    def load(self, path: Path, name: str, node=None, files=None) -> Namespace:
+        files = files or self.files
         if path in self.modules:
             return self.modules[path]
+        if files is self.libraries:
+            name = self.libraries.module_name(path) or name  # `timm.layers`, also when reached as `.layers`
         if path.name == "__init__.py":
             namespace = Namespace(name, {})
-            namespace.loader = _PackageLoader(self, path, namespace)
+            namespace.loader = _PackageLoader(self, path, namespace, files)
             self.modules[path] = namespace
             return namespace
         namespace = Namespace(name, {}, loader=_no_loader)
         self.modules[path] = namespace  # before running: circular imports see a partial module
-        self.run(path, namespace, node)
+        self.run(path, namespace, node, files)
         return namespace
 
-    def run(self, path: Path, namespace: Namespace, node=None) -> None:
+    def run(self, path: Path, namespace: Namespace, node=None, files=None) -> None:
         interp = self.interp
+        files = files or self.files
         if self.depth >= interp.budget.max_import_depth:
             interp.budget.refuse(interp, f"imports nest over {interp.budget.max_import_depth} files deep (--max-import-depth)", node)
-        source = load_source(path, _display(path), reader=self.files.reader, max_bytes=interp.budget.max_file_bytes)
+        source = load_source(path, _display(path), reader=files.reader, max_bytes=interp.budget.max_file_bytes)
         self.files_read += 1
         scope = Scope()
         scope.vars = namespace.members
         scope.vars["__name__"] = namespace.name
+        scope.vars["__file__"] = str(path)  # Path(__file__).parent / "cfg.yaml": data files next to the code
         previous = interp.source
         interp.source = source
         self.depth += 1
@@ -121,25 +180,51 @@ class ProjectImports:
 class _PackageLoader:
     """Members of a package: its ``__init__.py`` (run on first need), then its submodules."""
 
-    def __init__(self, imports: ProjectImports, init_file: Path, namespace: Namespace):
-        self.imports, self.init_file, self.namespace = imports, init_file, namespace
+    def __init__(self, imports: ProjectImports, init_file: Path, namespace: Namespace, files):
+        self.imports, self.init_file, self.namespace, self.files = imports, init_file, namespace, files
         self.ran = False
 
     def run_init(self) -> None:
         if not self.ran:
             self.ran = True
-            self.imports.run(self.init_file, self.namespace)
+            self.imports.run(self.init_file, self.namespace, files=self.files)
 
     def __call__(self, name: str):
         self.run_init()
         if name in self.namespace.members:
             return self.namespace.members[name]
-        path = _module_file(self.init_file.parent, [name])
-        if path is None:
-            return MISSING
-        module = self.imports.load(path, f"{self.namespace.name}.{name}")
-        self.namespace.members[name] = module
-        return module
+        return _submodule(self.imports, self.namespace, [self.init_file.parent], name, self.files)
+
+
+class _NamespacePackageLoader:
+    """Members of a namespace package (folders without ``__init__.py``): its submodules."""
+
+    def __init__(self, imports: ProjectImports, portions: list[Path], namespace: Namespace):
+        self.imports, self.portions, self.namespace = imports, portions, namespace
+
+    def __call__(self, name: str):
+        return _submodule(self.imports, self.namespace, self.portions, name, self.imports.libraries)
+
+
+def _submodule(imports: ProjectImports, package: Namespace, folders: list[Path], name: str, files):
+    """``package.name`` when it is a submodule file (``from pkg import sub``), else MISSING."""
+    for folder in folders:
+        path = _module_file(folder, [name], files)
+        if path is not None:
+            module = imports.load(path, f"{package.name}.{name}", files=files)
+            package.members[name] = module
+            return module
+    if files is imports.libraries and files is not None:  # a namespace sub-package (a folder, no __init__.py)
+        portions = [f / name for f in folders if files.holds(f / name) and (f / name).is_dir()]
+        if portions:
+            package.members[name] = imports.namespace_package(f"{package.name}.{name}", portions)
+            return package.members[name]
+    return MISSING
+
+
+def _lexically_inside(path: Path, root: Path) -> bool:
+    root = Path(os.path.normpath(root))
+    return root == Path(".") and not path.is_absolute() or path == root or root in path.parents
 
 
 def _no_loader(name: str):
@@ -175,12 +260,13 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def start_main_file(interp, source, reader=None) -> Scope:
+def start_main_file(interp, source, reader=None, libraries: LibraryFiles | None = None) -> Scope:
     """Run the analysed file's module level with its project's imports available; a sibling
     that imports the analysed file gets this very module."""
-    interp.project = ProjectImports(interp, source.origin, ProjectFiles(reader))
+    interp.project = ProjectImports(interp, source.origin, ProjectFiles(reader), libraries)
     scope = Scope()
     if source.origin is not None:
         interp.project.register(source.origin, "__analysed__", scope)
+        scope.vars["__file__"] = str(source.origin)
     interp.run_module(source, scope)
     return scope

@@ -17,6 +17,7 @@ import libcst as cst
 from staticflops.diagnostics import AnalysisError, Location, reason
 from staticflops.frontend import pyclasses
 from staticflops.frontend.budget import Budget
+from staticflops.frontend.datafiles import DATA_VALUES, DataFile, data_attribute
 from staticflops.frontend.expressions import Expressions
 from staticflops.frontend.statements import Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
@@ -115,12 +116,15 @@ class Interpreter(Statements, Expressions):
 
     def import_module(self, dotted: str, node):
         """A module by its dotted name: modelled by the framework, a file of the analysed
-        project, or else an unknown (reported once, where it is imported)."""
+        project, a third-party package's source file, or else an unknown (reported once,
+        where it is imported).  A package the framework models is never read from disk."""
         known = self.framework.known_module(dotted)
         if known is not None:
             return known
         if self.project is not None:
             found = self.project.find(dotted, self.source.origin if self.source else None, node)
+            if found is None and not dotted.startswith(".") and not self.framework.models_package(dotted.split(".")[0]):
+                found = self.project.find_library(dotted, node)
             if found is not None:
                 return found
         return self.framework.import_module(self, dotted, node)
@@ -246,6 +250,8 @@ class Interpreter(Statements, Expressions):
             return iter(list(dict.fromkeys(pyclasses.enum_members(value).values())))
         if isinstance(value, Tensor):
             return iter(self.framework.tensor_iter(self, value, node))
+        if isinstance(value, DataFile):  # `for line in open(path)`
+            return iter(value.text.splitlines(keepends=True))
         if isinstance(value, Unknown):
             raise self.fail(f"cannot iterate over an unknown value ({value.reason})", node, "SF112")
         raise self.fail(f"cannot iterate over {describe(value)}", node, "SF112")
@@ -328,6 +334,8 @@ class Interpreter(Statements, Expressions):
             return self.framework.tensor_attribute(self, receiver, name, node)
         if isinstance(receiver, (Function, Builtin, Partial)):
             return self._function_attribute(receiver, name, node)
+        if isinstance(receiver, DATA_VALUES):
+            return data_attribute(self, receiver, name, node)
         return self.framework.python_attribute(self, receiver, name, node)
 
     def _function_attribute(self, function, name: str, node):

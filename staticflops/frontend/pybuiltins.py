@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from staticflops.diagnostics import reason
-from staticflops.frontend import pyclasses
+from staticflops.frontend import datafiles, pyclasses
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Partial, Record,
     SuperProxy, Tensor, Unknown,
@@ -255,6 +255,7 @@ def build_builtins(object_class: Class) -> dict:
         b[name] = Class(name, (object_class,), {})
     b["True"], b["False"], b["None"], b["NotImplemented"] = True, False, None, None
     b["__name__"] = "__analysed__"
+    b.update(datafiles.builtins())
     return b
 
 
@@ -359,6 +360,7 @@ def build_stdlib(builtins: dict) -> dict:
         "dataclasses": namespace("dataclasses", pyclasses.dataclasses_members()),
         "types": namespace("types", {"FunctionType": function_type, "ModuleType": identity,
                                      "SimpleNamespace": object_class}),
+        **datafiles.namespaces(),
         "itertools": namespace("itertools", {"chain": Builtin("chain", lambda i, a, k, n: [x for v in a for x in _iterable(i, v, n)], bind_self=False),
                                              "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False)}),
     }

@@ -18,12 +18,12 @@ from staticflops.shapes import InputSpec
 
 
 def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
-                  freeze: tuple = (), reader=None, budget=None) -> ModelIR:
+                  freeze: tuple = (), reader=None, budget=None, libraries=None) -> ModelIR:
     framework = TorchFramework()
     interp = Interpreter(framework, budget)
     framework.tracer.max_ops = interp.budget.max_ops
     framework.install(interp)
-    scope = start_main_file(interp, source, reader)
+    scope = start_main_file(interp, source, reader, libraries)
     stopped = None
     try:
         root, name, anchor = build_model(interp, source, scope, framework, model, kwargs)

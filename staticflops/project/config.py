@@ -77,6 +77,10 @@ class ProjectConfig(BaseModel):
     cache_dir: str = ".staticflops_cache"
     jobs: Optional[int] = Field(default=None, ge=1)  # parallel processes; default: the CPU count
     limits: dict[str, int] = Field(default_factory=dict)  # interpreter bounds, as the --max-* flags
+    # third-party source: an environment's interpreter (never run) and folders searched first,
+    # relative to the project root, as the --python and --source-path flags
+    python: Optional[str] = None
+    source_path: list[str] = Field(default_factory=list)
 
     @field_validator("limits")
     @classmethod
@@ -124,6 +128,19 @@ class ProjectConfig(BaseModel):
 
     def model_file(self, model: ModelConfig) -> Path:
         return self.root / model.path
+
+    def library_options(self) -> dict:
+        """``python``/``source_path`` for the analysis, resolved against the project root and
+        confined to it: a pull request controls the config, so it may not point the analysis
+        at folders elsewhere on the machine."""
+        options = {}
+        if self.python:
+            options["python"] = str(self.root / self.python)
+        if self.source_path:
+            options["source_path"] = [str(self.root / folder) for folder in self.source_path]
+        if options:
+            options["environment_inside"] = str(self.root)
+        return options
 
 
 def find_config(start: Path) -> Path:

@@ -43,6 +43,7 @@ def request_for(config: ProjectConfig, model: ModelConfig) -> dict:
         request["training"] = True  # passed on only when supported; an upgrade changes the cache key anyway
     if config.limits:  # only when set: the cache keys of configs without limits stay as they were
         request["limits"] = dict(config.limits)
+    request.update(config.library_options())  # only when set, as limits
     return request
 
 

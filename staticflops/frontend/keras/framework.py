@@ -151,6 +151,8 @@ class KerasFramework(TorchFramework):
         return Builtin(f"layers.{cls.name.lower()}", call, bind_self=False)
 
     # ---- imports --------------------------------------------------------------------------
+    modelled_packages = frozenset({"torch", "keras", "tensorflow", "tf_keras"})
+
     def import_module(self, interp, dotted: str, node):
         if dotted in self.namespaces:
             return self.namespaces[dotted]

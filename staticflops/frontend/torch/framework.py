@@ -116,6 +116,14 @@ class TorchFramework:
         """The namespace we model for ``torch``, ``torch.nn``, ``math``, ... or None."""
         return self.namespaces.get(dotted)
 
+    # Top-level packages we model (in part): never read from site-packages, even the parts we
+    # do not model (those stay unknown).  A library modelled later (einops) joins by having its
+    # top-level name in ``namespaces`` or here.
+    modelled_packages = frozenset({"torch"})
+
+    def models_package(self, top: str) -> bool:
+        return top in self.modelled_packages or top in self.namespaces
+
     def import_module(self, interp, dotted: str, node):
         """A module that is neither modelled nor a file of the analysed project."""
         if dotted in self.namespaces:

@@ -226,6 +226,8 @@ class TorchFramework:
             return Tensor(shape, tensor.dtype)
         if name == "dtype":
             return tensor.dtype
+        if name in ("is_xpu", "is_mps"):  # like is_cuda: the analysis models a CPU tensor
+            return False
         if name in ("device", "is_cuda", "grad", "data"):
             return tensor if name == "data" else None if name == "grad" else False if name == "is_cuda" else "cpu"
         if name == "requires_grad":

@@ -185,6 +185,9 @@ def test_neither_branch_raising_assumes_true_and_says_so(tmp_path):
     assert report.totals.params == 2 * 3
     [(location, severity, message)] = codes(report, "SF131")
     assert location.endswith("case.py:3:4") and severity == "warning" and message.endswith("assumed true")
+    # W depends on the guess: the totals say they are not sure, at the condition.
+    assert report.totals.complete is False
+    assert [u.location.rsplit(":", 2)[1:] for u in report.unknown] == [["3", "4"]]
 
 
 def test_an_undecidable_condition_in_the_model_is_an_unknown(tmp_path):
@@ -374,3 +377,37 @@ def test_eval_and_train_set_the_flag_recursively(tmp_path):
     # The forward is analysed after model.eval(), which overrides `block.training = True`:
     # Block calls fc once, 2 * 4 * 4 = 32 FLOPs.
     assert layers["block"].forward_flops == 32 and layers["block.fc"].calls == 1
+
+
+# ---- what torchvision's maxvit_t needed past maxvit.py:530 ----------------------------------
+
+def test_maxvit_construction_idioms(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                rates = np.linspace(0, 0.5, 6).tolist()     # [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
+                if not len(rates[2:5]) == 3:
+                    raise ValueError("three rates")
+                self.layers = nn.ModuleList()
+                for rate in rates[2:5]:
+                    self.layers += [nn.Linear(4, 4)]         # ModuleList.__iadd__ extends in place
+                self.bias = nn.parameter.Parameter(torch.empty(7, 3))
+                self.last = nn.Linear(4, int(rates[-1] * 10))  # 0.5 * 10 = 5 outputs
+
+            def forward(self, x):
+                for layer in self.layers:
+                    x = layer(x)
+                return self.last(x)
+    '''))
+    report = staticflops.analyze(path, inputs=["1x4"])
+    assert report.unknown == []
+    # three Linear(4, 4) of 20 params, the 7x3 parameter, Linear(4, 5) of 25
+    assert report.totals.params == 3 * 20 + 21 + 25
+    # forward: 3 x (2 * 4 * 4) + 2 * 4 * 5 = 136 FLOPs
+    assert report.totals.forward_flops == 136 and report.outputs == [[1, 5]]

@@ -60,6 +60,10 @@ class Interpreter(Statements, Expressions):
         self.project = None  # ProjectImports: the analysed project's other files
         self.import_guards = 0  # `try` bodies with handlers being run: imports there are eager
         self.handling: list = []  # the exceptions whose `except` blocks are running (bare `raise`)
+        # Module-level unknowns are reported only through the values the model uses (see
+        # exec_module_body); the (location, reason) of assumed branches are reported anyway.
+        self.demand_driven = False
+        self.assumptions: set = set()
         # syntax node type -> its bound _eval_/_exec_ method (None: not interpreted)
         self.expression_handlers: dict = {}
         self.statement_handlers: dict = {}

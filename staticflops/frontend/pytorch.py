@@ -23,6 +23,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     interp = Interpreter(framework, budget)
     framework.tracer.max_ops = interp.budget.max_ops
     framework.install(interp)
+    interp.demand_driven = True  # the model is built after the module level, from --model
     scope = start_main_file(interp, source, reader)
     stopped = None
     try:

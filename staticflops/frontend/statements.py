@@ -62,6 +62,9 @@ _AUGMENTED = {
 }
 
 
+_IN_PLACE = {cst.Add: "__iadd__", cst.Subtract: "__isub__", cst.Multiply: "__imul__", cst.BitOr: "__ior__"}
+
+
 class Statements:
     """Mixed into :class:`Interpreter`: one ``_exec_<Node>`` method per statement kind."""
 
@@ -73,10 +76,15 @@ class Statements:
         """A module's top level, statement by statement.  A statement we cannot follow (argparse,
         an environment probe, a loop over an unknown) does not stop the analysis: the names it
         would bind become unknowns that name the first cause, reported only if the model uses
-        them.  What the statements report as unknown is held back for the same reason; values
-        carry their own reasons to where the model needs them."""
+        them.  When the model is built after the module level (``demand_driven``: PyTorch),
+        what the statements report as unknown is held back for the same reason (values carry
+        their reasons to where the model needs them), except assumed branches."""
         for statement in statements:
-            self.quietly(lambda statement=statement: self._tolerant(statement, scope))
+            if not self.demand_driven:  # Keras: the module level may be the model's construction
+                self._tolerant(statement, scope)
+                continue
+            _, held = self.quietly(lambda statement=statement: self._tolerant(statement, scope))
+            self.report_held([report for report in held if report in self.assumptions])
 
     def _tolerant(self, statement, scope: Scope) -> None:
         try:
@@ -184,8 +192,22 @@ class Statements:
     def _exec_AugAssign(self, node, scope):
         current = self.evaluate_node(node.target, scope)
         operation = _AUGMENTED[type(node.operator)]
-        value = self.binary(operation, current, self.evaluate_node(node.value, scope), node)
+        operand = self.evaluate_node(node.value, scope)
+        in_place = _IN_PLACE.get(operation)
+        if isinstance(current, Instance) and in_place is not None and self._has_member(current.cls, in_place):
+            # `x += y` calls x.__iadd__(y) when the class has one (nn.ModuleList extends itself)
+            value = self.call(self.get_attribute(current, in_place, node), [operand], {}, node)
+        else:
+            value = self.binary(operation, current, operand, node)
         self.assign(node.target, value, scope)
+
+    @staticmethod
+    def _has_member(cls: Class, name: str) -> bool:
+        try:
+            cls.lookup(name)
+        except KeyError:
+            return False
+        return True
 
     def _exec_If(self, node, scope):
         truth = self.truth(self.evaluate_node(node.test, scope), node.test)
@@ -211,6 +233,7 @@ class Statements:
                                f"the other branch raises", where)
             return not body_raises
         self.unknown(f"condition could not be decided ({truth.reason}); assumed true", node.test)
+        self.assumptions.add((where, f"condition could not be decided ({truth.reason}); assumed true"))
         self.note("SF131", f"condition could not be decided ({truth.reason}); assumed true", where, "warning")
         return True
 

@@ -302,7 +302,7 @@ def make_container_classes(module_class: Class) -> dict:
     return {
         "Sequential": cls("Sequential", {"__init__": _sequential_init, "forward": _sequential_forward,
                                          "append": _append, "extend": _extend, "insert": _insert, "__len__": _len}),
-        "ModuleList": cls("ModuleList", {"__init__": _list_init, **listlike}),
+        "ModuleList": cls("ModuleList", {"__init__": _list_init, "__iadd__": _extend, **listlike}),
         "ModuleDict": cls("ModuleDict", {"__init__": _list_init, "keys": _keys, "values": _values,
                                          "items": _items, "update": _dict_update, "__len__": _len,
                                          "forward": _container_forward}),

@@ -411,3 +411,51 @@ def test_maxvit_construction_idioms(tmp_path):
     assert report.totals.params == 3 * 20 + 21 + 25
     # forward: 3 x (2 * 4 * 4) + 2 * 4 * 5 = 136 FLOPs
     assert report.totals.forward_flops == 136 and report.outputs == [[1, 5]]
+
+
+def test_an_exception_class_that_cannot_be_followed_still_raises_with_its_message(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent('''
+        import torch.nn as nn
+        from somelib import ConfigError
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                raise ConfigError("width must be even")
+
+            def forward(self, x):
+                return x
+    '''))
+    with pytest.raises(AnalysisError) as error:
+        staticflops.analyze(path, inputs=["1x4"])
+    assert str(error.value).endswith("net.py:8:9: the model raises an error here: width must be even")
+
+
+def test_argparse_defaults_of_a_run_without_arguments(tmp_path):
+    report = analyse(tmp_path, '''
+    import argparse
+    parser = argparse.ArgumentParser(description="train")
+    group = parser.add_argument_group("model")
+    group.add_argument("-d", "--depth-mult", type=float, default="1.5")
+    parser.add_argument("-k", type=int, default=3)
+    parser.add_argument("--no-bias", action="store_false", dest="bias")
+    parser.add_argument("--scale", type=int, default=2)
+    parser.set_defaults(scale=5)
+    parser.add_argument("data")                    # positional: argparse would exit
+    args = parser.parse_args()
+    # CPython, parse_args([]) without the positional: depth_mult 1.5, k 3, bias True, scale 5
+    W = int(args.depth_mult * 10) + args.k * 100 + (1000 if args.bias else 0) + args.scale * 10000
+    DATA = args.data
+    ''')
+    assert report.totals.params == 2 * (15 + 300 + 1000 + 50000) and report.unknown == []
+
+
+def test_a_required_argument_the_model_uses_is_an_unknown_naming_it(tmp_path):
+    report = analyse(tmp_path, '''
+    import argparse
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--width", type=int, required=True)
+    W = parser.parse_args().width
+    ''')
+    assert any("argument `--width` is required" in u.what and "`out_features`" in u.what for u in report.unknown)

@@ -172,11 +172,19 @@ class Statements:
         if isinstance(exception, Class):
             exception = self.call(exception, [], {}, node.exc)
         if not isinstance(exception, Instance):  # an exception we cannot see: still an Exception
-            exception = self.call(self.builtins["Exception"], [], {}, node.exc)
+            exception = self._plain_exception(node.exc, scope)
         args = exception.attrs.get("args")
         message = args[0] if isinstance(args, tuple) and args and isinstance(args[0], str) else None
         detail = f": {message}" if message is not None else ""
         raise Raised(f"the model raises an error here{detail}", self.location(node), "SF111", exception)
+
+    def _plain_exception(self, expression, scope):
+        """``Exception(message)`` for ``raise Unfollowed("message")``: its message kept."""
+        message = None
+        if isinstance(expression, cst.Call) and expression.args:
+            message = self.evaluate_node(expression.args[0].value, scope)
+        args = [message] if isinstance(message, str) else []
+        return self.call(self.builtins["Exception"], args, {}, expression)
 
     def _exec_Assign(self, node, scope):
         value = self.evaluate_node(node.value, scope)
@@ -402,9 +410,15 @@ class Statements:
 
     def _bind_import(self, scope, name, load) -> None:
         # Inside a `try` with handlers the import happens now, as in Python, so a module that
-        # cannot be found raises ModuleNotFoundError there (see `import_module`); elsewhere it
-        # is lazy: resolved only if the name is used.
-        scope.assign(name, load() if self.import_guards else self.deferred(load))
+        # cannot be found raises ModuleNotFoundError there (see `import_module`).  Elsewhere,
+        # and for a module that exists but is not followed, it is lazy: resolved, and
+        # reported, only if the name is used.
+        if self.import_guards:
+            value, held = self.quietly(load)
+            if not held:
+                scope.assign(name, value)
+                return
+        scope.assign(name, self.deferred(load))
 
     def _exec_ImportFrom(self, node, scope):
         dotted = ("." * len(node.relative)) + (dotted_name(node.module) if node.module else "")

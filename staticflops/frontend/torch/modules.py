@@ -172,7 +172,7 @@ def _train(interp, args, kwargs, node):
     if isinstance(mode, Unknown):
         mode = interp.unknown(f"train(mode) with an unknown mode ({mode.reason})", node)
     elif not isinstance(mode, bool):
-        raise AnalysisError("training mode is expected to be boolean", interp.location(node), "SF114")
+        raise interp.fail("training mode is expected to be boolean", node, "SF114", python="ValueError")
     set_training(args[0], mode)
     return args[0]
 

@@ -459,3 +459,35 @@ def test_a_required_argument_the_model_uses_is_an_unknown_naming_it(tmp_path):
     W = parser.parse_args().width
     ''')
     assert any("argument `--width` is required" in u.what and "`out_features`" in u.what for u in report.unknown)
+
+
+def test_a_class_body_statement_that_cannot_be_followed_leaves_the_rest_of_the_class(tmp_path):
+    # CPython would stop at line 5; the class's other members are what the model needs.
+    assert width(tmp_path, '''
+    import somelib
+
+    class Config:
+        names = [n for n in somelib.registry]
+        width = 9
+
+        def doubled(self):
+            return self.width * 2
+
+    W = Config().doubled()                  # 18
+    ''') == 18
+
+
+def test_a_model_whose_definition_failed_names_the_cause(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent('''
+        import somelib
+        import torch.nn as nn
+
+        for Net in somelib.models:
+            pass
+    '''))
+    with pytest.raises(AnalysisError) as error:
+        staticflops.analyze(path, model="Net", inputs=["1x4"])
+    # the loop at line 5 binds Net; it met the unknown at col 12
+    assert "`Net` could not be defined: " in str(error.value)
+    assert str(error.value).startswith(f"{path}:5:12: ")

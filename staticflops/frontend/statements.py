@@ -86,13 +86,13 @@ class Statements:
             _, held = self.quietly(lambda statement=statement: self._tolerant(statement, scope))
             self.report_held([report for report in held if report in self.assumptions])
 
-    def _tolerant(self, statement, scope: Scope) -> None:
+    def _tolerant(self, statement, scope: Scope, skip_raised: bool = True) -> None:
         try:
             self.exec_statement(statement, scope)
         except BudgetExceeded:
             raise
         except AnalysisError as error:
-            if error.code in _NEVER_SKIPPED:
+            if error.code in _NEVER_SKIPPED or (isinstance(error, Raised) and not skip_raised):
                 raise
             cause = f"{error.location}: {error.message}" if error.location else error.message
             for name in bound_names(statement):
@@ -382,8 +382,9 @@ class Statements:
         try:
             if pyclasses.is_enum(cls):
                 pyclasses.exec_enum_body(self, cls, statements, body_scope)
-            else:
-                self.exec_block(statements, body_scope)
+            else:  # a class body is top-level code too: a statement we cannot follow is skipped,
+                for statement in statements:  # an exception it raises propagates (a `try` may catch it)
+                    self._tolerant(statement, body_scope, skip_raised=False)
         except _Jump as jump:  # a class body is neither a function nor a loop
             raise self.misplaced(jump) from None
         if any("__namedtuple__" in base.namespace for base in bases):

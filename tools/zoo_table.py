@@ -48,7 +48,7 @@ MODELS = [
     ("densenet", "densenet121", ""),
     ("googlenet", "googlenet", ", aux_logits=False"), ("inception", "inception_v3", ""),
     ("mnasnet", "mnasnet1_0", ""), ("shufflenetv2", "shufflenet_v2_x1_0", ""),
-    ("regnet", "regnet_y_400mf", ""),
+    ("regnet", "regnet_y_400mf", ""), ("maxvit", "maxvit_t", ""),
 ]
 
 

@@ -154,7 +154,11 @@ class Expressions:
         left = self.evaluate_node(node.left, scope)
         truth = self.truth(left, node.left)
         if isinstance(truth, Unknown):
-            return truth
+            # Whatever the unknown is, `x and y` is false when y is false and `x or y` true when
+            # y is true; y stands for the result then (it is the result, or x has y's truth).
+            right = self.evaluate_node(node.right, scope)
+            known = self.truth(right, node.right)
+            return right if known is (not isinstance(node.operator, cst.And)) else truth
         if isinstance(node.operator, cst.And):
             return self.evaluate_node(node.right, scope) if truth else left
         return left if truth else self.evaluate_node(node.right, scope)

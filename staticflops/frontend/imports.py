@@ -169,7 +169,7 @@ class ProjectImports:
         interp.source = source
         self.depth += 1
         try:
-            interp.exec_block(source.module.body, scope)
+            interp.exec_module_body(source.module.body, scope)
         except AnalysisError:
             raise
         finally:

@@ -10,6 +10,7 @@ by Python.  Framework behaviour (tensors, layers) is supplied by a *framework mo
 from __future__ import annotations
 
 import operator
+import sys
 from fractions import Fraction
 
 import libcst as cst
@@ -19,7 +20,7 @@ from staticflops.frontend import pyclasses
 from staticflops.frontend.budget import Budget
 from staticflops.frontend.datafiles import DATA_VALUES, DataFile, data_attribute
 from staticflops.frontend.expressions import Expressions
-from staticflops.frontend.statements import Statements, _Jump, _Return
+from staticflops.frontend.statements import Raised, Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.values import (
@@ -58,6 +59,12 @@ class Interpreter(Statements, Expressions):
         self.literals: dict = {}  # syntax node -> its constant value
         self._signatures: dict = {}  # signature text -> Function (see signature())
         self.project = None  # ProjectImports: the analysed project's other files
+        self.import_guards = 0  # `try` bodies with handlers being run: imports there are eager
+        self.handling: list = []  # the exceptions whose `except` blocks are running (bare `raise`)
+        # Module-level unknowns are reported only through the values the model uses (see
+        # exec_module_body); the (location, reason) of assumed branches are reported anyway.
+        self.demand_driven = False
+        self.assumptions: set = set()
         # syntax node type -> its bound _eval_/_exec_ method (None: not interpreted)
         self.expression_handlers: dict = {}
         self.statement_handlers: dict = {}
@@ -98,8 +105,13 @@ class Interpreter(Statements, Expressions):
         for where, reason in held:
             self.unknown(reason, location=where)
 
-    def fail(self, message: str, node, code: str = "SF110") -> AnalysisError:
-        return AnalysisError(message, self.location(node), code)
+    def fail(self, message: str, node, code: str = "SF110", python: str | None = None) -> AnalysisError:
+        """A located error; with ``python`` (a builtin exception's name) it is also the exception
+        Python would raise there, which a `try` of the analysed code may catch."""
+        if python is None:
+            return AnalysisError(message, self.location(node), code)
+        exception = Instance(self.builtins[python], {"args": (message,)}, self.location(node))
+        return Raised(message, self.location(node), code, exception)
 
     # ---- modules -----------------------------------------------------------------
     def run_module(self, source: SourceFile, scope: Scope | None = None) -> Scope:
@@ -107,7 +119,7 @@ class Interpreter(Statements, Expressions):
         scope.vars.setdefault("__name__", "__analysed__")
         previous, self.source = self.source, source
         try:
-            self.exec_block(source.module.body, scope)
+            self.exec_module_body(source.module.body, scope)
         except _Jump as jump:
             raise self.misplaced(jump) from None
         finally:
@@ -127,6 +139,12 @@ class Interpreter(Statements, Expressions):
                 found = self.project.find_library(dotted, node)
             if found is not None:
                 return found
+        top = dotted.split(".")[0]
+        if self.import_guards and top not in sys.stdlib_module_names and self.framework.known_module(top) is None:
+            # Inside `try: import x / except ImportError:` a package we cannot find is taken as
+            # not installed (a clean CI environment), so the `except` branch runs as it would;
+            # the standard library is always there.
+            raise self.fail(f"No module named '{dotted.lstrip('.')}'", node, "SF116", python="ModuleNotFoundError")
         return self.framework.import_module(self, dotted, node)
 
     def deferred(self, load):
@@ -134,12 +152,13 @@ class Interpreter(Statements, Expressions):
         source, anchor = self.source, self.anchor
 
         def run():
-            previous = self.source, self.anchor
-            self.source, self.anchor = source, anchor
+            # ... and outside any `try`: deferred imports are the unguarded ones (see _bind_import)
+            previous = self.source, self.anchor, self.import_guards
+            self.source, self.anchor, self.import_guards = source, anchor, 0
             try:
                 return load()
             finally:
-                self.source, self.anchor = previous
+                self.source, self.anchor, self.import_guards = previous
         return LazyValue(run)
 
     def set_attribute(self, receiver, name: str, value, node) -> None:
@@ -192,7 +211,7 @@ class Interpreter(Statements, Expressions):
         try:
             return _BINARY[op_class](left, right)
         except ZeroDivisionError:
-            raise self.fail("division by zero", node) from None
+            raise self.fail("division by zero", node, python="ZeroDivisionError") from None
         except (TypeError, ValueError, Undecidable, OverflowError):
             return self.unknown(f"`{op_class.__name__}` of {describe(left)} and {describe(right)}", node)
 
@@ -254,7 +273,7 @@ class Interpreter(Statements, Expressions):
             return iter(value.text.splitlines(keepends=True))
         if isinstance(value, Unknown):
             raise self.fail(f"cannot iterate over an unknown value ({value.reason})", node, "SF112")
-        raise self.fail(f"cannot iterate over {describe(value)}", node, "SF112")
+        raise self.fail(f"cannot iterate over {describe(value)}", node, "SF112", python="TypeError")
 
     def get_item(self, container, key, node):
         if isinstance(container, Unknown):
@@ -280,7 +299,9 @@ class Interpreter(Statements, Expressions):
         try:
             return container[key]
         except (IndexError, KeyError) as error:
-            raise self.fail(f"index {show(key)} is out of range for {describe(container)}", node, "SF113") from error
+            python = "KeyError" if isinstance(error, KeyError) else "IndexError"
+            raise self.fail(f"index {show(key)} is out of range for {describe(container)}", node, "SF113",
+                            python=python) from error
         except (TypeError, Undecidable):
             return self.unknown(f"indexing {describe(container)} with {show(key)}", node)
 
@@ -494,4 +515,4 @@ class Interpreter(Statements, Expressions):
             raise self._call_error(function, f"got an unexpected keyword argument '{next(iter(kwargs))}'", node)
 
     def _call_error(self, function: Function, message: str, node) -> AnalysisError:
-        return self.fail(f"{function.name}() {message}", node, code="SF114")
+        return self.fail(f"{function.name}() {message}", node, code="SF114", python="TypeError")

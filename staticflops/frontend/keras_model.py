@@ -58,7 +58,7 @@ def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         name=name, framework="keras", file=source.path,
         root=_layer_tree(root, "", paths, framework.tracer, False),
         ops=[_op(op, paths) for op in framework.tracer.ops],
-        inputs=specs, outputs=_output_shapes(result), unknowns=interp.unknowns, stopped=stopped_diagnostic(stopped),
+        inputs=specs, outputs=_output_shapes(result), unknowns=interp.unknowns, diagnostics=list(interp.diagnostics), stopped=stopped_diagnostic(stopped),
     )
 
 

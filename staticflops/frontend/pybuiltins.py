@@ -6,6 +6,7 @@ import math
 
 from staticflops.diagnostics import reason
 from staticflops.frontend import datafiles, pyclasses
+from staticflops.frontend.pyargparse import argparse_namespace
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Partial, Record,
     SuperProxy, Tensor, Unknown,
@@ -248,15 +249,39 @@ def build_builtins(object_class: Class) -> dict:
         b[name] = Builtin(name, lambda interp, args, kwargs, node: args[0], bind_self=False)
 
     b["object"] = object_class
-    for name in ("Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
-                 "NotImplementedError", "AssertionError", "AttributeError", "ImportError", "Warning",
-                 "UserWarning", "DeprecationWarning", "FutureWarning", "RuntimeWarning", "StopIteration",
-                 "LookupError", "ArithmeticError", "ZeroDivisionError", "OSError", "ModuleNotFoundError"):
-        b[name] = Class(name, (object_class,), {})
+    b.update(_exception_classes(object_class))
     b["True"], b["False"], b["None"], b["NotImplemented"] = True, False, None, None
     b["__name__"] = "__analysed__"
     b.update(datafiles.builtins())
     return b
+
+
+# CPython's built-in exception hierarchy (name -> base), so that `except LookupError` catches a
+# KeyError and `except ImportError` a ModuleNotFoundError, as in Python.
+_EXCEPTIONS = {
+    "BaseException": None, "SystemExit": "BaseException", "KeyboardInterrupt": "BaseException",
+    "Exception": "BaseException", "ArithmeticError": "Exception", "ZeroDivisionError": "ArithmeticError",
+    "OverflowError": "ArithmeticError", "AssertionError": "Exception", "AttributeError": "Exception",
+    "ImportError": "Exception", "ModuleNotFoundError": "ImportError", "LookupError": "Exception",
+    "IndexError": "LookupError", "KeyError": "LookupError", "NameError": "Exception", "OSError": "Exception",
+    "FileNotFoundError": "OSError", "RuntimeError": "Exception", "NotImplementedError": "RuntimeError",
+    "RecursionError": "RuntimeError", "StopIteration": "Exception", "TypeError": "Exception",
+    "ValueError": "Exception", "Warning": "Exception", "UserWarning": "Warning",
+    "DeprecationWarning": "Warning", "FutureWarning": "Warning", "RuntimeWarning": "Warning",
+}
+
+
+def _exception_init(interp, args, kwargs, node):
+    args[0].attrs["args"] = tuple(args[1:])  # what BaseException.__init__ keeps: `e.args`
+
+
+def _exception_classes(object_class: Class) -> dict:
+    classes: dict = {}
+    for name, base in _EXCEPTIONS.items():
+        namespace = {"__init__": Builtin("BaseException.__init__", _exception_init)} if base is None else {}
+        classes[name] = Class(name, (classes[base] if base else object_class,), namespace)
+    classes["EnvironmentError"] = classes["IOError"] = classes["OSError"]
+    return classes
 
 
 def is_instance(value, kinds) -> bool:
@@ -353,6 +378,7 @@ def build_stdlib(builtins: dict) -> dict:
         "typing_extensions": namespace("typing_extensions", typing),
         "warnings": namespace("warnings", {"warn": identity, "filterwarnings": identity, "simplefilter": identity}),
         "logging": quiet,
+        "argparse": argparse_namespace(builtins["object"]),
         "copy": namespace("copy", {"deepcopy": Builtin("deepcopy", lambda i, a, k, n: deepcopy(a[0]), bind_self=False),
                                    "copy": Builtin("copy", lambda i, a, k, n: a[0], bind_self=False)}),
         "__future__": namespace("__future__", {"annotations": None}),

@@ -8,7 +8,7 @@ from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic, L
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.torch.framework import TorchFramework
-from staticflops.frontend.torch.modules import is_module, layer_parameters
+from staticflops.frontend.torch.modules import is_module, layer_parameters, set_training
 from staticflops.frontend.imports import start_main_file
 from staticflops.frontend.select import build_model
 from staticflops.frontend.values import Class, Instance, Tensor, Unknown, describe, named_modules
@@ -23,6 +23,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     interp = Interpreter(framework, budget)
     framework.tracer.max_ops = interp.budget.max_ops
     framework.install(interp)
+    interp.demand_driven = True  # the model is built after the module level, from --model
     scope = start_main_file(interp, source, reader, libraries)
     stopped = None
     try:
@@ -42,6 +43,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     _freeze(root, freeze)
     result = None
     if stopped is None:
+        set_training(root, False)  # the forward is analysed in eval mode: `model.eval()`, as PyTorch does it
         tensors = [Tensor(spec.shape, spec.dtype) for spec in inputs]  # model inputs do not require grad
         framework.tracer.active = True
         try:
@@ -56,11 +58,11 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         "root": _layer_tree(root, "", paths, framework.tracer),
         "ops": [_op(op, paths) for op in framework.tracer.ops],
         "inputs": list(inputs), "outputs": _output_shapes(result),
-        "unknowns": list(interp.unknowns), "diagnostics": [], "stopped": stopped_diagnostic(stopped),
+        "unknowns": list(interp.unknowns), "diagnostics": list(interp.diagnostics), "stopped": stopped_diagnostic(stopped),
     }, _GIVEN_IR)
 
 
-_GIVEN_IR = frozenset({"name", "framework", "file", "root", "ops", "inputs", "outputs", "unknowns", "stopped"})
+_GIVEN_IR = frozenset({"name", "framework", "file", "root", "ops", "inputs", "outputs", "unknowns", "diagnostics", "stopped"})
 
 
 def stopped_diagnostic(error: BudgetExceeded | None) -> Diagnostic | None:

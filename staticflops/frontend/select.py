@@ -57,6 +57,8 @@ def select_target(source: SourceFile, scope, framework, model: str | None):
         if value is None:
             raise AnalysisError(f"no class or function named `{model}` at the top level of {source.path}"
                                 + _listing(source, scope, framework), _whole_file(source), code="SF103")
+        if isinstance(value, Unknown):  # its definition could not be followed: say why
+            raise AnalysisError(f"`{model}` could not be defined: {value.reason}", value.location, code="SF103")
         if not isinstance(value, (Class, Function)):
             raise AnalysisError(f"`{model}` is not a class or a function", code="SF103")
         return value, model

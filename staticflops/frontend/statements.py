@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from staticflops.diagnostics import BudgetExceeded
+from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic
 from staticflops.frontend import pyclasses
+from staticflops.frontend.bindings import always_raises, bound_names
 from staticflops.frontend.imports import all_members
 from staticflops.frontend.scope import Scope
-from staticflops.frontend.values import Class, Function, Namespace, Unknown, dotted_name
+from staticflops.frontend.values import Class, Function, Instance, Namespace, Unknown, dotted_name
 
 
 class _Jump(Exception):
@@ -37,6 +38,21 @@ class _Continue(_Jump):
     outside = "'continue' not properly in loop"
 
 
+class Raised(AnalysisError):
+    """A Python exception raised by the analysed code (an interpreted ``raise``, or one of the
+    errors our builtins model, e.g. ``IndexError``): its ``try``/``except`` may catch it, and
+    uncaught it is the located error it always was.  ``exception`` is the exception instance."""
+
+    def __init__(self, message, location, code, exception):
+        super().__init__(message, location, code)
+        self.exception = exception
+
+
+# Errors that end the analysis whatever the analysed code does: a spent budget, and what
+# Python's compiler rejects (the file would not import at all).
+_NEVER_SKIPPED = ("SF004",)
+
+
 _AUGMENTED = {
     cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
     cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
@@ -46,12 +62,49 @@ _AUGMENTED = {
 }
 
 
+_IN_PLACE = {cst.Add: "__iadd__", cst.Subtract: "__isub__", cst.Multiply: "__imul__", cst.BitOr: "__ior__"}
+
+
 class Statements:
     """Mixed into :class:`Interpreter`: one ``_exec_<Node>`` method per statement kind."""
 
     def exec_block(self, statements, scope: Scope) -> None:
         for statement in statements:
             self.exec_statement(statement, scope)
+
+    def exec_module_body(self, statements, scope: Scope) -> None:
+        """A module's top level, statement by statement.  A statement we cannot follow (argparse,
+        an environment probe, a loop over an unknown) does not stop the analysis: the names it
+        would bind become unknowns that name the first cause, reported only if the model uses
+        them.  When the model is built after the module level (``demand_driven``: PyTorch),
+        what the statements report as unknown is held back for the same reason (values carry
+        their reasons to where the model needs them), except assumed branches."""
+        for statement in statements:
+            if not self.demand_driven:  # Keras: the module level may be the model's construction
+                self._tolerant(statement, scope)
+                continue
+            _, held = self.quietly(lambda statement=statement: self._tolerant(statement, scope))
+            self.report_held([report for report in held if report in self.assumptions])
+
+    def _tolerant(self, statement, scope: Scope, skip_raised: bool = True) -> None:
+        try:
+            self.exec_statement(statement, scope)
+        except BudgetExceeded:
+            raise
+        except AnalysisError as error:
+            if error.code in _NEVER_SKIPPED or (isinstance(error, Raised) and not skip_raised):
+                raise
+            cause = f"{error.location}: {error.message}" if error.location else error.message
+            for name in bound_names(statement):
+                scope.assign(name, Unknown(cause, error.location))
+            self.note("SF130", f"statement skipped, the names it binds left unknown: {cause}",
+                      self.location(statement))
+
+    def note(self, code: str, message: str, where, severity: str = "info") -> None:
+        """An assumption or a skipped statement, for the report's diagnostics (once per place)."""
+        diagnostic = Diagnostic(severity, code, where, message)
+        if diagnostic not in self.diagnostics:
+            self.diagnostics.append(diagnostic)
 
     def exec_statement(self, node, scope: Scope) -> None:
         self.budget.step(self, node)
@@ -109,15 +162,29 @@ class Statements:
         return self.fail(f"syntax error: {jump.outside}", jump.node, code="SF004")
 
     def _exec_Raise(self, node, scope):
-        # Reaching a `raise` means the model's own checks reject the arguments.
-        detail = ""
-        if node.exc is not None:
-            exc = node.exc
-            if isinstance(exc, cst.Call) and exc.args:
-                message = self.evaluate_node(exc.args[0].value, scope)
-                if isinstance(message, str):
-                    detail = f": {message}"
-        raise self.fail(f"the model raises an error here{detail}", node, code="SF111")
+        # Reaching a `raise` means the analysed code rejects what it was given, unless a
+        # `try` of its own catches the exception.
+        if node.exc is None:  # a bare `raise` re-raises the exception being handled
+            if self.handling:
+                raise self.handling[-1]
+            raise self.fail("the model raises an error here", node, code="SF111")
+        exception = self.evaluate_node(node.exc, scope)
+        if isinstance(exception, Class):
+            exception = self.call(exception, [], {}, node.exc)
+        if not isinstance(exception, Instance):  # an exception we cannot see: still an Exception
+            exception = self._plain_exception(node.exc, scope)
+        args = exception.attrs.get("args")
+        message = args[0] if isinstance(args, tuple) and args and isinstance(args[0], str) else None
+        detail = f": {message}" if message is not None else ""
+        raise Raised(f"the model raises an error here{detail}", self.location(node), "SF111", exception)
+
+    def _plain_exception(self, expression, scope):
+        """``Exception(message)`` for ``raise Unfollowed("message")``: its message kept."""
+        message = None
+        if isinstance(expression, cst.Call) and expression.args:
+            message = self.evaluate_node(expression.args[0].value, scope)
+        args = [message] if isinstance(message, str) else []
+        return self.call(self.builtins["Exception"], args, {}, expression)
 
     def _exec_Assign(self, node, scope):
         value = self.evaluate_node(node.value, scope)
@@ -133,11 +200,26 @@ class Statements:
     def _exec_AugAssign(self, node, scope):
         current = self.evaluate_node(node.target, scope)
         operation = _AUGMENTED[type(node.operator)]
-        value = self.binary(operation, current, self.evaluate_node(node.value, scope), node)
+        operand = self.evaluate_node(node.value, scope)
+        in_place = _IN_PLACE.get(operation)
+        if isinstance(current, Instance) and in_place is not None and self._has_member(current.cls, in_place):
+            # `x += y` calls x.__iadd__(y) when the class has one (nn.ModuleList extends itself)
+            value = self.call(self.get_attribute(current, in_place, node), [operand], {}, node)
+        else:
+            value = self.binary(operation, current, operand, node)
         self.assign(node.target, value, scope)
 
+    @staticmethod
+    def _has_member(cls: Class, name: str) -> bool:
+        try:
+            cls.lookup(name)
+        except KeyError:
+            return False
+        return True
+
     def _exec_If(self, node, scope):
-        branch = self.decide(node.test, scope)
+        truth = self.truth(self.evaluate_node(node.test, scope), node.test)
+        branch = self.assume_branch(node, truth) if isinstance(truth, Unknown) else truth
         if branch:
             self.exec_statement(node.body, scope)
         elif node.orelse is not None:
@@ -146,6 +228,22 @@ class Statements:
                 self._exec_If(orelse, scope)
             else:
                 self.exec_statement(orelse.body, scope)
+
+    def assume_branch(self, node, truth: Unknown) -> bool:
+        """The branch of an `if` whose test cannot be decided.  When exactly one side surely
+        raises, the other is taken: the module imported and the model was built, so that
+        `raise` did not happen.  Otherwise the test is assumed true, as before."""
+        body_raises, else_raises = always_raises(node.body), always_raises(node.orelse)
+        where = self.location(node.test)
+        if body_raises != else_raises:
+            taken = "false" if body_raises else "true"
+            self.note("SF131", f"condition could not be decided ({truth.reason}); assumed {taken}, "
+                               f"the other branch raises", where)
+            return not body_raises
+        self.unknown(f"condition could not be decided ({truth.reason}); assumed true", node.test)
+        self.assumptions.add((where, f"condition could not be decided ({truth.reason}); assumed true"))
+        self.note("SF131", f"condition could not be decided ({truth.reason}); assumed true", where, "warning")
+        return True
 
     def _exec_For(self, node, scope):
         iterable = self.evaluate_node(node.iter, scope)
@@ -191,13 +289,56 @@ class Statements:
         self.exec_statement(node.body, scope)
 
     def _exec_Try(self, node, scope):
-        # The analysed code's error paths are not followed: we take the `try` body
-        # (our own errors are not Python exceptions of theirs), then `else`/`finally`.
-        self.exec_statement(node.body, scope)
-        if node.orelse is not None:
-            self.exec_statement(node.orelse.body, scope)
+        # As Python: an exception of the analysed code (see `Raised`) goes to the first matching
+        # `except`; `else` runs when none was raised, `finally` always.  An unknown is not an
+        # exception: the body goes on with it, and the `except` blocks do not run.
+        try:
+            self._try_and_handle(node, scope)
+        except BudgetExceeded:
+            raise  # a spent budget ends the analysis: no more code runs
+        except BaseException:
+            if node.finalbody is not None:
+                self.exec_statement(node.finalbody.body, scope)
+            raise
         if node.finalbody is not None:
             self.exec_statement(node.finalbody.body, scope)
+
+    def _try_and_handle(self, node, scope):
+        guarded = bool(node.handlers)
+        self.import_guards += guarded
+        try:
+            self.exec_statement(node.body, scope)
+            caught = None
+        except Raised as error:
+            caught = error
+        finally:
+            self.import_guards -= guarded
+        if caught is None:
+            if node.orelse is not None:
+                self.exec_statement(node.orelse.body, scope)
+            return
+        handler = self._handler_for(node.handlers, caught.exception, scope)
+        if handler is None:
+            raise caught
+        if handler.name is not None:
+            self.assign(handler.name.name, caught.exception, scope)
+        self.handling.append(caught)
+        try:
+            self.exec_statement(handler.body, scope)
+        finally:
+            self.handling.pop()
+
+    def _handler_for(self, handlers, exception: Instance, scope):
+        """The first `except` clause whose class (or tuple of classes) the exception is an
+        instance of; a bare `except:` catches everything.  An unknown class matches nothing."""
+        for handler in handlers:
+            if handler.type is None:
+                return handler
+            kinds = self.evaluate_node(handler.type, scope)
+            for kind in kinds if isinstance(kinds, tuple) else (kinds,):
+                if isinstance(kind, Class) and exception.cls.is_subclass_of(kind):
+                    return handler
+        return None
 
     def _exec_FunctionDef(self, node, scope):
         decorators = []
@@ -241,8 +382,9 @@ class Statements:
         try:
             if pyclasses.is_enum(cls):
                 pyclasses.exec_enum_body(self, cls, statements, body_scope)
-            else:
-                self.exec_block(statements, body_scope)
+            else:  # a class body is top-level code too: a statement we cannot follow is skipped,
+                for statement in statements:  # an exception it raises propagates (a `try` may catch it)
+                    self._tolerant(statement, body_scope, skip_raised=False)
         except _Jump as jump:  # a class body is neither a function nor a loop
             raise self.misplaced(jump) from None
         if any("__namedtuple__" in base.namespace for base in bases):
@@ -265,7 +407,19 @@ class Statements:
                 name, wanted = alias.asname.name.value, dotted
             else:
                 name = wanted = dotted.split(".")[0]
-            scope.assign(name, self.deferred(lambda wanted=wanted: self.import_module(wanted, node)))
+            self._bind_import(scope, name, lambda wanted=wanted: self.import_module(wanted, node))
+
+    def _bind_import(self, scope, name, load) -> None:
+        # Inside a `try` with handlers the import happens now, as in Python, so a module that
+        # cannot be found raises ModuleNotFoundError there (see `import_module`).  Elsewhere,
+        # and for a module that exists but is not followed, it is lazy: resolved, and
+        # reported, only if the name is used.
+        if self.import_guards:
+            value, held = self.quietly(load)
+            if not held:
+                scope.assign(name, value)
+                return
+        scope.assign(name, self.deferred(load))
 
     def _exec_ImportFrom(self, node, scope):
         dotted = ("." * len(node.relative)) + (dotted_name(node.module) if node.module else "")
@@ -278,7 +432,7 @@ class Statements:
         for alias in node.names:
             name = alias.name.value
             target = alias.asname.name.value if alias.asname is not None else name
-            scope.assign(target, self.deferred(lambda name=name: self._imported_name(dotted, name, node)))
+            self._bind_import(scope, target, lambda name=name: self._imported_name(dotted, name, node))
 
     def _imported_name(self, dotted, name, node):
         module = self.import_module(dotted, node)
@@ -312,11 +466,13 @@ class Statements:
             s = starred[0]
             after = len(elements) - s - 1
             if len(items) < len(elements) - 1:
-                raise self.fail(f"cannot unpack {len(items)} values into {len(elements)} targets", node)
+                raise self.fail(f"cannot unpack {len(items)} values into {len(elements)} targets", node,
+                                python="ValueError")
             groups = items[:s] + [list(items[s:len(items) - after])] + items[len(items) - after:]
         else:
             if len(items) != len(elements):
-                raise self.fail(f"cannot unpack {len(items)} values into {len(elements)} targets", node, "SF301")
+                raise self.fail(f"cannot unpack {len(items)} values into {len(elements)} targets", node, "SF301",
+                                python="ValueError")
             groups = items
         for element, item in zip(elements, groups):
             self.assign(element.value, item, scope)

@@ -46,15 +46,19 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Traini
         "rules": rules.name, "inputs": [str(spec) for spec in ir.inputs], "outputs": [shape_out(s) for s in ir.outputs],
         "totals": totals, "layers": _rows(cost, size),
         "unknown": [construct(Unknown, {"location": str(where), "what": what}) for where, what in cost.unknowns],
-        "diagnostics": [], "training": training, "partial": False, "stopped": None}, _REPORT_GIVEN)
+        "diagnostics": [_diagnostic(d) for d in ir.diagnostics], "training": training, "partial": False,
+        "stopped": None}, _REPORT_GIVEN)
     if ir.stopped is not None:
-        stop = ir.stopped
         report.partial = True
-        report.stopped = construct(DiagnosticOut, {"severity": stop.severity, "code": stop.code,
-                                                   "location": str(stop.location) if stop.location else None,
-                                                   "message": stop.message})
+        report.stopped = _diagnostic(ir.stopped)
         report.diagnostics.append(report.stopped)
     return report
+
+
+def _diagnostic(diagnostic) -> DiagnosticOut:
+    return construct(DiagnosticOut, {"severity": diagnostic.severity, "code": diagnostic.code,
+                                     "location": str(diagnostic.location) if diagnostic.location else None,
+                                     "message": diagnostic.message})
 
 
 def _memory(cost, size: int, params=None) -> dict:

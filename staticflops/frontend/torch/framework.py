@@ -86,6 +86,8 @@ class TorchFramework:
         nn = Namespace("torch.nn", {
             "Module": self.module_class, **containers, **layers, "functional": functional, "init": init,
             "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False),
+            "parameter": Namespace("torch.nn.parameter", {  # nn.parameter.Parameter (torchvision maxvit)
+                "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False)}),
             "modules": Namespace("torch.nn.modules", {}), "utils": Namespace("torch.nn.utils", {}),
         })
         torch = Namespace("torch", {
@@ -108,6 +110,7 @@ class TorchFramework:
             "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
             "torch.nn.modules": nn.members["modules"], "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
             "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"], **stdlib,
+            "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False)}),
         }
         self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()}
 
@@ -234,6 +237,8 @@ class TorchFramework:
             return Tensor(shape, tensor.dtype)
         if name == "dtype":
             return tensor.dtype
+        if name in ("is_xpu", "is_mps"):  # like is_cuda: the analysis models a CPU tensor
+            return False
         if name in ("device", "is_cuda", "grad", "data"):
             return tensor if name == "data" else None if name == "grad" else False if name == "is_cuda" else "cpu"
         if name == "requires_grad":
@@ -367,3 +372,20 @@ def _load_stubs(interp, nn: Namespace, functional: Namespace, copy_module: Names
             interp.source = previous
         classes.update({k: v for k, v in scope.vars.items() if isinstance(v, Class) and not k.startswith("_")})
     return classes
+
+
+def _numpy_linspace(interp, args, kwargs, node):
+    """``numpy.linspace(start, stop, num)``: per-block drop rates (torchvision's maxvit takes
+    ``.tolist()`` of it).  An array of known float64 values, computed as numpy does:
+    ``start + i * step``, the last one exactly ``stop``."""
+    bound = dict(zip(("start", "stop", "num"), args), **kwargs)
+    start, stop, num = bound.get("start"), bound.get("stop"), bound.get("num", 50)
+    if not all(type(v) in (int, float) for v in (start, stop)) or type(num) is not int or num < 0:
+        return interp.unknown("numpy.linspace of unknown or unsupported bounds", node)
+    if num > constants.MAX_VALUES:
+        return Tensor((num,), "float64")
+    step = (stop - start) / (num - 1) if num > 1 else 0.0
+    values = [float(start + i * step) for i in range(num)]
+    if num > 1:
+        values[-1] = float(stop)
+    return Tensor((num,), "float64", values=values)

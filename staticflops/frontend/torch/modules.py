@@ -160,6 +160,28 @@ def _returns_self(interp, args, kwargs, node):
     return args[0]
 
 
+def set_training(module: Instance, mode) -> None:
+    """What ``Module.train(mode)`` does: ``training = mode`` on the module and every submodule,
+    overriding any earlier ``m.training = ...`` (PyTorch's ``eval()`` is ``train(False)``)."""
+    for _, inner in named_modules(module):
+        inner.attrs["training"] = mode
+
+
+def _train(interp, args, kwargs, node):
+    mode = args[1] if len(args) > 1 else kwargs.get("mode", True)
+    if isinstance(mode, Unknown):
+        mode = interp.unknown(f"train(mode) with an unknown mode ({mode.reason})", node)
+    elif not isinstance(mode, bool):
+        raise interp.fail("training mode is expected to be boolean", node, "SF114", python="ValueError")
+    set_training(args[0], mode)
+    return args[0]
+
+
+def _eval(interp, args, kwargs, node):
+    set_training(args[0], False)
+    return args[0]
+
+
 def _requires_grad(interp, args, kwargs, node):
     self = args[0]
     flag = args[1] if len(args) > 1 else kwargs.get("requires_grad", True)
@@ -177,7 +199,7 @@ MODULE_METHODS = {
     "named_modules": _named_modules, "children": _children, "named_children": _named_children,
     "parameters": _parameters, "named_parameters": _named_parameters, "apply": _apply,
     "add_module": _add_module, "register_module": _add_module, "register_parameter": _register_parameter,
-    "register_buffer": _register_buffer, "train": _returns_self, "eval": _returns_self, "to": _returns_self,
+    "register_buffer": _register_buffer, "train": _train, "eval": _eval, "to": _returns_self,
     "cuda": _returns_self, "cpu": _returns_self, "float": _returns_self, "half": _returns_self,
     "double": _returns_self, "requires_grad_": _requires_grad, "extra_repr": _extra_repr,
     "zero_grad": _extra_repr, "reset_parameters": _extra_repr, "_reset_parameters": _extra_repr,
@@ -280,7 +302,7 @@ def make_container_classes(module_class: Class) -> dict:
     return {
         "Sequential": cls("Sequential", {"__init__": _sequential_init, "forward": _sequential_forward,
                                          "append": _append, "extend": _extend, "insert": _insert, "__len__": _len}),
-        "ModuleList": cls("ModuleList", {"__init__": _list_init, **listlike}),
+        "ModuleList": cls("ModuleList", {"__init__": _list_init, "__iadd__": _extend, **listlike}),
         "ModuleDict": cls("ModuleDict", {"__init__": _list_init, "keys": _keys, "values": _values,
                                          "items": _items, "update": _dict_update, "__len__": _len,
                                          "forward": _container_forward}),

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 import staticflops
+from staticflops.api import analyze_text
 from staticflops.cli.app import app
 from staticflops.shapes import symbol
 from staticflops.shapes.einops_patterns import PatternError, einsum_equation, einmix, transform
@@ -171,3 +172,48 @@ def test_bad_axes_exit_1_with_one_located_line(tmp_path, case):
     assert len(lines) == 1, result.output
     assert lines[0].startswith(f"{path}:{line}:"), lines[0]
     assert lines[0].endswith(message), lines[0]
+
+
+# ---- Keras flavour: einops 0.8 ships einops.layers.keras (= einops.layers.tensorflow) -------------
+
+KERAS_MODEL = '''\
+import keras
+from keras import layers
+from einops import rearrange
+from einops.layers.{flavour} import EinMix, Rearrange, Reduce
+
+
+def build():
+    inputs = keras.Input((8, 8, 3))
+    x = Rearrange("b (h p1) (w p2) c -> b (h w) (p1 p2 c)", p1=4, p2=4)(inputs)
+    x = EinMix("b n d -> b n e", weight_shape="d e", bias_shape="e", d=48, e=16)(x)
+    x = Reduce("b n e -> b e", "mean")(x)
+    x = rearrange(x, "b (g f) -> b g f", g=4)
+    x = layers.Flatten()(x)
+    return keras.Model(inputs, layers.Dense(10)(x))
+'''
+
+
+@pytest.mark.parametrize("flavour", ["keras", "tensorflow"])
+def test_keras_layers_by_hand(flavour):
+    report = analyze_text(KERAS_MODEL.format(flavour=flavour), "keras_einops.py", batch=1)
+    assert report.unknown == []
+    # 8x8x3 in 4x4 patches: n = (8/4) * (8/4) = 4 tokens of d = 4*4*3 = 48 values
+    # EinMix d=48 -> e=16: weight 48*16 = 768 + bias 16 = 784 params; einsum 1*4*48*16 = 3,072 MACs
+    # Reduce mean over n -> 16; rearrange to 4x4; Flatten -> 16; Dense 16->10: 160 + 10 = 170 params, 160 MACs
+    assert report.outputs == [[1, 10]]
+    assert report.totals.params == 784 + 170
+    assert report.totals.forward_flops == 2 * (3_072 + 160)
+
+
+def test_einops_stays_modelled_even_with_an_einops_folder_beside_the_model(tmp_path):
+    """A project (or an installed package) named einops is never read: the modelled one wins."""
+    (tmp_path / "einops").mkdir()
+    (tmp_path / "einops" / "__init__.py").write_text("def rearrange(tensor, pattern, **lengths):\n    return tensor\n")
+    (tmp_path / "model.py").write_text(HEADER + textwrap.dedent("""\
+        class Model(nn.Module):
+            def forward(self, x):
+                return rearrange(x, "b c h w -> b (c h w)")
+        """))
+    report = staticflops.analyze(tmp_path / "model.py", inputs=["1x3x100x100"])
+    assert report.outputs == [[1, 30_000]]  # 3 * 100 * 100

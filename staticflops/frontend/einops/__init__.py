@@ -15,13 +15,15 @@ _LAYERS = ("Rearrange", "Reduce", "EinMix")
 _STUBS = Path(__file__).parent / "stubs"
 
 
-def einops_namespaces(framework, interp, layer_bindings: dict, stub: str, flavours: tuple) -> dict:
+def einops_namespaces(framework, interp, layer_bindings: dict, stub: str, flavours: tuple, wrap=None) -> dict:
     """``einops`` and its layer modules; ``layer_bindings`` are the framework names the layer
     stub ``stub`` uses (its base class, parameter constructor, ...), ``flavours`` the module
-    names that expose its classes (``einops.layers.torch``)."""
+    names that expose its classes (``einops.layers.torch``).  ``wrap(name, fn)`` makes a
+    function's Builtin (Keras: a graph op, so functional models can call einops between layers)."""
     functions = EinopsFunctions(framework)
-    builtins = {name: Builtin(f"einops.{name}", framework._with_grad(f"einops.{name}", getattr(functions, name)),
-                              bind_self=False) for name in _FUNCTIONS}
+    wrap = wrap or (lambda name, fn: Builtin(name, fn, bind_self=False))
+    builtins = {name: wrap(f"einops.{name}", framework._with_grad(f"einops.{name}", getattr(functions, name)))
+                for name in _FUNCTIONS}
     error = interp.builtins.get("RuntimeError")
     einops = Namespace("einops", dict(builtins, EinopsError=error, __version__="0.8.2"))
     helpers = {

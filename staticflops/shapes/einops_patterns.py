@@ -10,7 +10,6 @@ only, the frontend records what computes.
 
 from __future__ import annotations
 
-import keyword
 import string
 from dataclasses import dataclass, field
 
@@ -58,8 +57,6 @@ def _check_name(name: str, allow_underscore: bool) -> None:
         raise PatternError(f"invalid axis name `{name}`")
     if (name.startswith("_") or name.endswith("_")) and not (allow_underscore and name == "_"):
         raise PatternError(f"axis name `{name}` should not start or end with an underscore")
-    if keyword.iskeyword(name):
-        return  # einops only warns
 
 
 def parse_side(text: str, allow_underscore: bool = False, allow_duplicates: bool = False) -> Side:
@@ -262,8 +259,6 @@ def einsum_equation(pattern: str, shapes: list) -> str:
     ellipsis_rank = max(spans, default=0)
 
     def letter(group) -> str:
-        if group == _ELLIPSIS:
-            raise AssertionError  # handled by the callers
         if len(group) != 1 or isinstance(group[0], Anonymous):
             raise PatternError("einsum takes single named axes only (no groups, numbers or ())")
         if group[0] not in mapping:

@@ -187,13 +187,14 @@ class EinopsFunctions:
         if not isinstance(pattern, str) or not isinstance(operation, str):
             return None
         try:
-            left, right = patterns.parse_side(pattern.partition("->")[0]), patterns.parse_side(pattern.partition("->")[2])
             if pattern.count("->") != 1:
                 raise PatternError("a pattern needs exactly one `->`")
+            left_text, _, right_text = pattern.partition("->")
+            left, right = patterns.parse_side(left_text), patterns.parse_side(right_text)
             if operation not in ("rearrange", "repeat", *patterns.REDUCTIONS):
                 raise PatternError(f"unknown reduction {operation!r}, expected one of {', '.join(patterns.REDUCTIONS)}")
             if unused := set(lengths) - left.named() - right.named():
-                raise PatternError(f"axes {', '.join(sorted(unused))} are not used in the pattern")
+                raise PatternError(f"axes {', '.join(f'`{a}`' for a in sorted(unused))} are not used in the pattern")
         except PatternError as error:
             self._fail(interp, label, pattern, error, node)
         return None

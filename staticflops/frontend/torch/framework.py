@@ -7,12 +7,12 @@ from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, reason
 from staticflops.frontend import pybuiltins
+from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.stub_source import run_stub
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
     BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Tensor, Unknown,
 )
-from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.torch import constants, modules
 from staticflops.frontend.torch.functions import DTYPES, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops

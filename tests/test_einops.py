@@ -100,6 +100,19 @@ def test_einsum_names_become_letters_and_the_ellipsis_is_spelled_out():
         einsum_equation("... d, d e -> ... e", [(2, 3, 4), (6, 5)])
 
 
+def test_pack_unpack_parse_shape():
+    from staticflops.shapes.einops_patterns import pack, parse_shape, unpack
+    # i=2, j=3, k=5 matched by position; * packs () -> 1 and (7,) -> 7: 1 + 7 = 8
+    assert pack([(2, 3, 5), (2, 3, 7, 5)], "i j * k") == ((2, 3, 8, 5), [(), (7,)])
+    assert unpack((2, 3, 8, 5), [(), (7,)], "i j * k") == [(2, 3, 5), (2, 3, 7, 5)]
+    # -1 is inferred: 8 - 1 = 7
+    assert unpack((2, 3, 8, 5), [(), (-1,)], "i j * k") == [(2, 3, 5), (2, 3, 7, 5)]
+    with pytest.raises(PatternError, match="axis \\(\\*\\) should have length 9, the tensor has 8"):
+        unpack((2, 3, 8, 5), [(2,), (7,)], "i j * k")
+    assert parse_shape((2, 3, 5, 7), "batch _ h w") == {"batch": 2, "h": 5, "w": 7}
+    assert parse_shape((2, 3, 5, 7), "b ... w") == {"b": 2, "w": 7}
+
+
 def test_einmix_weight_bias_and_rearranges():
     mix = einmix("b c (h p1) (w p2) -> b (h w) d", "c p1 p2 d", "d", {"c": 3, "p1": 4, "p2": 4, "d": 32})
     # the bias is added before the post-rearrange, on `b h w d`: one entry per elementary output axis
@@ -217,3 +230,23 @@ def test_einops_stays_modelled_even_with_an_einops_folder_beside_the_model(tmp_p
         """))
     report = staticflops.analyze(tmp_path / "model.py", inputs=["1x3x100x100"])
     assert report.outputs == [[1, 30_000]]  # 3 * 100 * 100
+
+
+def test_reduce_follows_the_rule_sets_reduction_convention():
+    """`full` prices a reduction as numel(x) - numel(y) additions (+ numel(y) divisions for mean);
+    einops' torch backend reduces prod one axis at a time, so that is two ops."""
+    text = HEADER + textwrap.dedent("""\
+        from einops import reduce
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                return reduce(x, "a b c -> a", "prod") + reduce(x, "a (b two) c -> a", "mean", two=3)
+        """)
+    report = analyze_text(text, "reduce_model.py", inputs=["2x3x4"], rules="full")
+    ops = [layer for layer in report.layers if layer.type.startswith("reduce:")]
+    assert [op.type for op in ops] == ["reduce:prod", "reduce:prod", "reduce:mean"]
+    # prod over c: 24 -> 6 elements, 18 multiplications; then over b: 6 -> 2, 4 more
+    # mean over b, two, c of 2x(1*3)x4 (one torch.mean): 24 -> 2 elements, 22 additions + 2 divisions
+    assert [op.forward_flops for op in ops] == [18, 4, 24]
+    assert report.outputs == [[2]]

@@ -48,10 +48,12 @@ def test_functional_einops_model_is_exact():
 
 
 @pytest.fixture(scope="module")
-def vit_file(request) -> Path:
+def vit_file(request, tmp_path_factory) -> Path:
     """lucidrains' vit_pytorch/vit.py as published (not ours to commit): downloaded once into
-    pytest's cache folder."""
-    folder = Path(request.config.cache.mkdir(f"vit-pytorch-{VIT_VERSION}"))
+    pytest's cache folder (a temporary one when the cache plugin is off)."""
+    cache = getattr(request.config, "cache", None)
+    name = f"vit-pytorch-{VIT_VERSION}"
+    folder = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
     target = folder / "vit_pytorch" / "vit.py"
     if not target.is_file():
         done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",

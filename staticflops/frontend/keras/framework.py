@@ -8,6 +8,7 @@ PyTorch model's, which is framework-neutral there; everything Keras-specific is 
 
 from __future__ import annotations
 
+from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.keras.engine import KerasEngine, is_layer, keras_state
 from staticflops.frontend.keras.graph import KerasTensor, adopt
 from staticflops.frontend.keras.ops import activation_functions, build_ops, graph_op
@@ -68,6 +69,9 @@ class KerasFramework(TorchFramework):
                                       "function": Builtin("tf.function", lambda i, a, k, n: a[0] if a else _decorator(),
                                                           bind_self=False)})
         self.namespaces.update(self._keras_src(keras, layers_ns, models, backend, interp))
+        self.namespaces.pop("einops.layers.torch", None)  # the PyTorch model's; here einops' Keras layers
+        self.namespaces.update(einops_namespaces(self, interp, {"Layer": engine.layer_class}, "keras_layers.pyi",
+                                                 ("einops.layers.keras", "einops.layers.tensorflow"), wrap=graph_op))
         self.namespaces.update({
             "keras": keras, "keras.layers": layers_ns, "keras.models": models, "keras.ops": keras.members["ops"],
             "keras.activations": keras.members["activations"], "keras.backend": backend,

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, reason
 from staticflops.frontend import pybuiltins
-from staticflops.frontend.scope import Scope
+from staticflops.frontend.einops import einops_namespaces
+from staticflops.frontend.stub_source import run_stub
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
     BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Tensor, Unknown,
@@ -113,6 +114,10 @@ class TorchFramework:
             "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False)}),
         }
         self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()}
+        layer_bindings = {"Module": self.module_class, "Parameter": nn.members["Parameter"],
+                          "zeros": torch.members["zeros"]}
+        self.namespaces.update(einops_namespaces(self, interp, layer_bindings, "torch_layers.pyi",
+                                                 ("einops.layers.torch",)))
 
     # ---- imports ------------------------------------------------------------------------
     def known_module(self, dotted: str):
@@ -349,28 +354,15 @@ def _passive() -> NoOpMembers:
 _STUBS = ("transformer.pyi",)
 STUB_CLASSES = {"TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder",
                 "Transformer"}
-_STUB_CACHE: dict = {}
 
 
 def _load_stubs(interp, nn: Namespace, functional: Namespace, copy_module: Namespace) -> dict:
     """Classes of torch.nn that are compositions of modelled layers, written as stub source
     and evaluated by our interpreter (parsed once per process)."""
-    from staticflops.frontend.source import parse_source
-
     classes: dict = {}
     for name in _STUBS:
-        if name not in _STUB_CACHE:
-            text = (Path(__file__).parent / "stubs" / name).read_text(encoding="utf-8")
-            _STUB_CACHE[name] = parse_source(text, f"<torch.nn:{name}>", internal=True)
-        scope = Scope()
-        scope.vars.update(nn.members)
-        scope.vars.update({"F": functional, "deepcopy": copy_module.members["deepcopy"]})
-        previous, interp.source = interp.source, _STUB_CACHE[name]
-        try:
-            interp.exec_block(_STUB_CACHE[name].module.body, scope)
-        finally:
-            interp.source = previous
-        classes.update({k: v for k, v in scope.vars.items() if isinstance(v, Class) and not k.startswith("_")})
+        bindings = {**nn.members, "F": functional, "deepcopy": copy_module.members["deepcopy"]}
+        classes.update(run_stub(interp, Path(__file__).parent / "stubs" / name, f"<torch.nn:{name}>", bindings))
     return classes
 
 

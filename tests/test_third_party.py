@@ -562,7 +562,8 @@ def test_numpy_stays_opaque(env):
     ''')
     report = staticflops.analyze(model, inputs=["1x6"], python=env["python"])
     assert report.totals.params == 0
-    assert any(u.location.endswith("np_model.py:2:1") and "numpy" in u.what for u in report.unknown), report.unknown
+    # numpy is partly modelled (numpy.linspace): the unknown is the unmodelled `np.prod` call
+    assert any("np_model.py:" in u.location and "numpy" in u.what for u in report.unknown), report.unknown
 
 
 @pytest.mark.parametrize("setting", ["source_path: [{outside}]", "source_path: [linked]", "python: {python}"])

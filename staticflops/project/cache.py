@@ -13,7 +13,9 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from staticflops.files import read_file
 from staticflops.project.sources import content_hash
+from staticflops.rulesets.loader import MAX_RULE_FILE_BYTES
 
 ENTRIES_PER_KEY = 4  # e.g. the working tree and a few base revisions of the same model
 
@@ -68,7 +70,7 @@ class ResultCache:
                 if content_hash(reader(path)) != digest:
                     return False
             for path, digest in entry["disk"].items():
-                if content_hash(Path(path).read_bytes()) != digest:
+                if content_hash(read_file(path, max_bytes=MAX_RULE_FILE_BYTES)) != digest:  # regular, bounded
                     return False
         except (OSError, KeyError, TypeError, AttributeError):
             return False

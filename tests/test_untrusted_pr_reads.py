@@ -315,3 +315,23 @@ def test_project_root_is_the_config_folder_then_the_work_tree_then_above_the_pac
     (package / "pyproject.toml").write_text("[project]\nname = 'x'\n")  # not a staticflops config
     (tmp_path / "repo" / "sub" / "pyproject.toml").write_text("[tool.staticflops]\nmodels = []\n")
     assert project_root(model) == tmp_path / "repo" / "sub"  # where `check` finds its config
+
+
+def test_a_config_found_by_looking_may_not_be_a_link_out_of_its_folder(layout):
+    (layout.parent / "outside" / "creds.yaml").write_text(f"{SECRET}: 1\n")  # an unknown key would be named
+    (layout / "staticflops.yaml").unlink()
+    (layout / "staticflops.yaml").symlink_to(layout.parent / "outside" / "creds.yaml")
+    result = run(layout, "check")
+    assert result.returncode == 1
+    assert "staticflops.yaml resolves outside the project" in result.stderr
+    assert SECRET not in result.stdout + result.stderr
+
+
+def test_a_fifo_planted_as_a_cache_entry_does_not_hang(layout):
+    (layout / "models" / "net.py").write_text(MODEL.format(imports="SECRET_KEY = 'fc'"))
+    assert run(layout, "check").returncode == 0
+    (entry,) = (layout / ".staticflops_cache").glob("*.json")
+    entry.unlink()
+    os.mkfifo(entry)
+    result = run(layout, "check")  # the entry is not read: the model is analysed again
+    assert result.returncode == 0, result.stderr

@@ -18,6 +18,7 @@ from staticflops.project.sources import content_hash
 from staticflops.rulesets.loader import MAX_RULE_FILE_BYTES
 
 ENTRIES_PER_KEY = 4  # e.g. the working tree and a few base revisions of the same model
+MAX_ENTRY_BYTES = 256_000_000  # ~400 bytes per traced layer: four reports of 100,000 ops (--max-ops) ~160 MB
 
 
 class ResultCache:
@@ -58,7 +59,7 @@ class ResultCache:
         if self.directory is None:
             return []
         try:
-            entries = json.loads((self.directory / f"{key}.json").read_text())
+            entries = json.loads(read_file(self.directory / f"{key}.json", max_bytes=MAX_ENTRY_BYTES))  # regular, bounded
         except (OSError, ValueError):
             return []
         return entries if isinstance(entries, list) else []

@@ -146,8 +146,9 @@ def find_config(start: Path) -> Path:
 def load_config(path: Path, named_by_user: bool = False) -> ProjectConfig:
     """``named_by_user`` (``--config``): read wherever it is; else, found by looking, it must
     lie in the folder it was found in (a committed symlink could lead elsewhere)."""
-    text = _read(path, None if named_by_user else (path.parent,))
+    roots = None if named_by_user else (path.parent,)
     path = display_path(path)
+    text = _read(path, roots)
     if path.suffix == ".toml":
         data, locate = _from_toml(path, text)
     else:

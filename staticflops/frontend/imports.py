@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError
-from staticflops.files import RefusedRead, check_regular, project_root, read_limit
+from staticflops.files import RefusedRead, check_regular, read_limit
 from staticflops.frontend.budget import MAX_FILE_BYTES
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import load_source
@@ -196,7 +196,9 @@ def _display(path: Path) -> str:
 def start_main_file(interp, source, reader=None) -> Scope:
     """Run the analysed file's module level with its project's imports available; a sibling
     that imports the analysed file gets this very module."""
-    roots = source.roots or ((project_root(source.origin),) if source.origin is not None else ())
+    roots = source.roots  # load_source's: the analysed file's project root
+    if not roots and reader is None and source.origin is not None:  # built some other way: its own folder only
+        roots = (source.origin.parent,)
     files = ProjectFiles(reader, roots, interp.budget.max_file_bytes)
     interp.project = ProjectImports(interp, source.origin, files)
     scope = Scope()

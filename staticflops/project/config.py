@@ -29,7 +29,6 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 
-
 class ConfigError(UsageError):
     """The config is missing or wrong; carries ``path:line:col`` when it can."""
 

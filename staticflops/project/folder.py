@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from staticflops.diagnostics import UsageError
-from staticflops.files import ConfinedReader, project_root, read_file
+from staticflops.files import ConfinedReader, RefusedRead, project_root, read_file
 from staticflops.project.cache import ResultCache
 from staticflops.project.run import PARALLEL_FROM, _analyse_one
 
@@ -86,7 +86,7 @@ def model_files(paths: list[str]) -> list[str]:
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            found.extend(str(p) for p in sorted(_python_files(path)) if _imports_a_framework(p, roots(p)))
+            found.extend(str(p) for p in sorted(_python_files(path)) if _imports_a_framework(p, roots))
         elif os.path.lexists(path):
             found.append(name)
         else:
@@ -100,9 +100,9 @@ def _python_files(folder: Path):
         yield from (Path(root) / f for f in files if f.endswith(".py"))
 
 
-def _imports_a_framework(path: Path, root: Path) -> bool:
+def _imports_a_framework(path: Path, roots: _ProjectRoots) -> bool:
     try:
-        text = read_file(path, (root,))
+        text = read_file(path, (roots(path),))
     except OSError:
         return True  # reported as unreadable (or refused) by the analysis itself
     return any(marker in text for marker in _FRAMEWORK_IMPORTS)
@@ -136,7 +136,8 @@ def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_
         try:
             reader = ConfinedReader((roots(path),))
         except OSError as error:  # a pyproject.toml on the way that may not be read
-            results[path] = FileResult(path, error=f"{error.filename}:1:1: error: {getattr(error, 'reason', error)}")
+            why = error.reason if isinstance(error, RefusedRead) else f"cannot be read: {error.strerror or error}"
+            results[path] = FileResult(path, error=f"{error.filename}:1:1: error: {error.filename} {why}")
             continue
         entry = cache.lookup(key, reader)
         if entry is not None:

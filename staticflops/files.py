@@ -61,7 +61,7 @@ def resolve_inside(path, roots: Iterable[Path] | None) -> Path:
     in none of them.  Nothing is opened, so a missing file passes (its read fails later)."""
     resolved = Path(os.path.realpath(path))
     if roots is not None and not any(resolved.is_relative_to(os.path.realpath(root)) for root in roots):
-        raise RefusedRead(path, "resolves outside the project (a symlink or `..` leads out of it)", "outside")
+        raise RefusedRead(path, "is outside the project (symlinks and `..` resolved)", "outside")
     return resolved
 
 

@@ -11,14 +11,15 @@ PACKAGE = Path(staticflops.__file__).resolve().parent
 ALLOWED = {
     "diagnostics": set(),
     "limits": {"diagnostics"},  # the budgets' names and defaults, shared by the interpreter, config and flags
+    "files": {"limits"},  # reading a file of the project safely (confined, regular, bounded): every stage's reads
     "shapes": {"diagnostics"},
     "ir": {"diagnostics", "shapes"},
-    "frontend": {"diagnostics", "limits", "shapes", "ir"},
-    "rulesets": {"diagnostics", "shapes"},
+    "frontend": {"diagnostics", "limits", "files", "shapes", "ir"},
+    "rulesets": {"diagnostics", "files", "shapes"},
     "cost": {"diagnostics", "shapes", "ir", "rulesets"},
     "report": {"diagnostics", "shapes", "ir", "rulesets", "cost"},
     "api": {"diagnostics", "shapes", "ir", "frontend", "rulesets", "cost", "report"},
-    "project": {"diagnostics", "limits", "rulesets", "report", "api"},
+    "project": {"diagnostics", "limits", "files", "rulesets", "report", "api"},
     "cli": {"diagnostics", "limits", "api", "report", "project"},
     "__init__": {"diagnostics", "api", "report"},
     "__main__": {"cli"},

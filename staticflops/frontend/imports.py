@@ -4,7 +4,10 @@ Model code is spread over files (``from ..ops.misc import Conv2dNormActivation``
 project file is found like Python would find it — relative to the importing file, or from
 the analysed file's folder or the folder above its outermost package (found by walking up
 ``__init__.py`` folders) — then parsed and its module level run by our interpreter, once.
-Nothing is ever imported or executed by Python.
+Nothing is ever imported or executed by Python.  Every file is read through
+``staticflops.files``: one that resolves outside the project root (a symlink, a relative
+import climbing above the root) or is not a regular file is not read, and importing it
+gives an unknown at the import, not an error.
 
 Names bound by imports are lazy (:class:`LazyValue`): a file is read only when one of its
 names is used, and a package's ``__init__.py`` runs only when a name is taken from the
@@ -22,6 +25,8 @@ import os
 from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError
+from staticflops.files import RefusedRead, check_regular, read_limit
+from staticflops.frontend.budget import MAX_FILE_BYTES
 from staticflops.frontend.libraries import LibraryFiles, Refused, read_regular_file
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import load_source
@@ -29,20 +34,27 @@ from staticflops.frontend.values import Namespace
 
 
 class ProjectFiles:
-    """The analysed project's files: the filesystem, or a reader (e.g. a git revision) whose
-    keys are the paths as given; existence is asked of the same source as contents."""
+    """The analysed project's files: the filesystem inside ``roots``, or a reader (e.g. a git
+    revision) whose keys are the paths as given; existence is asked of the same source as
+    contents.  A file that exists but may not be read is no file, and ``refused`` says why."""
 
-    def __init__(self, reader=None):
-        self.reader = reader
+    def __init__(self, reader=None, roots: tuple = (), max_bytes: int = MAX_FILE_BYTES):
+        self.reader, self.roots, self.max_bytes = reader, roots, max_bytes
         self._seen: dict = {}
+        self.refused: dict[Path, str] = {}  # path -> why it is not read (files.RefusedRead.reason)
 
     def is_file(self, path: Path) -> bool:
-        if self.reader is None:
-            return path.is_file()
         if path not in self._seen:
             try:
-                self.reader(str(path))
+                if self.reader is None:
+                    check_regular(path, self.roots)
+                else:
+                    with read_limit(self.max_bytes):
+                        self.reader(str(path))
                 self._seen[path] = True
+            except RefusedRead as refused:
+                self.refused[path] = refused.reason
+                self._seen[path] = False
             except OSError:
                 self._seen[path] = False
         return self._seen[path]
@@ -76,10 +88,8 @@ class ProjectImports:
         if level:
             if importer is None:
                 return None
-            base = importer.parent
-            for _ in range(level - 1):
-                base = base.parent
-            bases = [base]
+            # `..` kept, not clamped: a climb above the root must lead outside it and be refused
+            bases = [Path(os.path.normpath(importer.parent.joinpath(*[".."] * (level - 1))))]
         else:
             bases = self.roots
         # a library's relative imports stay in the library's folders and reader
@@ -88,6 +98,11 @@ class ProjectImports:
             path = _module_file(base, parts, files)
             if path is not None:
                 return self.load(path, dotted.lstrip(".") or base.name, node, files)
+        for base in bases:  # found, but not to be read: say why where it is imported
+            for path in _candidates(base, parts):
+                if path in self.files.refused:
+                    return self.interp.unknown(f"import of `{dotted}`: the file {self.files.refused[path]}; not read",
+                                               node)
         return None
 
     def find_library(self, dotted: str, node=None) -> Namespace | None:
@@ -159,7 +174,8 @@ class ProjectImports:
         files = files or self.files
         if self.depth >= interp.budget.max_import_depth:
             interp.budget.refuse(interp, f"imports nest over {interp.budget.max_import_depth} files deep (--max-import-depth)", node)
-        source = load_source(path, _display(path), reader=files.reader, max_bytes=interp.budget.max_file_bytes)
+        source = load_source(path, _display(path), reader=files.reader, max_bytes=interp.budget.max_file_bytes,
+                             roots=files.roots)
         self.files_read += 1
         scope = Scope()
         scope.vars = namespace.members
@@ -244,13 +260,14 @@ def all_members(namespace: Namespace) -> dict:
     return {n: v for n, v in members.items() if not n.startswith("_")}
 
 
-def _module_file(base: Path, parts: list[str], files: ProjectFiles) -> Path | None:
+def _candidates(base: Path, parts: list[str]) -> list[Path]:
+    """The files a module's name may mean, in Python's order: ``a/b.py``, then ``a/b/__init__.py``."""
     target = base.joinpath(*parts) if parts else base
-    if parts and files.is_file(target.parent / f"{parts[-1]}.py"):
-        return target.parent / f"{parts[-1]}.py"
-    if files.is_file(target / "__init__.py"):
-        return target / "__init__.py"
-    return None
+    return ([target.parent / f"{parts[-1]}.py"] if parts else []) + [target / "__init__.py"]
+
+
+def _module_file(base: Path, parts: list[str], files: ProjectFiles) -> Path | None:
+    return next((path for path in _candidates(base, parts) if files.is_file(path)), None)
 
 
 def _display(path: Path) -> str:
@@ -263,7 +280,11 @@ def _display(path: Path) -> str:
 def start_main_file(interp, source, reader=None, libraries: LibraryFiles | None = None) -> Scope:
     """Run the analysed file's module level with its project's imports available; a sibling
     that imports the analysed file gets this very module."""
-    interp.project = ProjectImports(interp, source.origin, ProjectFiles(reader), libraries)
+    roots = source.roots  # load_source's: the analysed file's project root
+    if not roots and reader is None and source.origin is not None:  # built some other way: its own folder only
+        roots = (source.origin.parent,)
+    files = ProjectFiles(reader, roots, interp.budget.max_file_bytes)
+    interp.project = ProjectImports(interp, source.origin, files, libraries)
     scope = Scope()
     if source.origin is not None:
         interp.project.register(source.origin, "__analysed__", scope)

@@ -15,6 +15,7 @@ import re
 import libcst as cst
 
 from staticflops.diagnostics import AnalysisError, Location
+from staticflops.files import RefusedRead, project_root, read_file, read_limit
 from staticflops.frontend.budget import MAX_FILE_BYTES
 from staticflops.frontend.positions import StartPositions, start_positions
 
@@ -27,6 +28,7 @@ class SourceFile:
     internal: bool = False  # our own stub source: report the user's call site instead
     origin: Path | None = None  # the file on disk, for following its imports
     text: str = field(default="", repr=False)  # what was parsed
+    roots: tuple = ()  # read from disk: the folders its imports may be read from (files.project_root)
 
     def location(self, node: cst.CSTNode | None) -> Location:
         position = self.positions.get(node) if node is not None else None
@@ -36,19 +38,30 @@ class SourceFile:
 
 
 # Reads a file's bytes by the path the user named: the filesystem by default; a git
-# revision (``git show REV:path``) or a recording reader for caches.  Raises OSError.
+# revision (``git show REV:path``) or a recording reader for caches.  Raises OSError
+# (files.RefusedRead for a file outside the project, not a regular file or too big).
 FileReader = Callable[[str], bytes]
 
 
-def read_from_disk(path: str) -> bytes:
-    return Path(path).read_bytes()
-
-
 def load_source(path: str | Path, display: str | None = None, reader: FileReader | None = None,
-                max_bytes: int = MAX_FILE_BYTES) -> SourceFile:
+                max_bytes: int = MAX_FILE_BYTES, roots: tuple | None = None) -> SourceFile:
+    """``roots``: without a reader, the folders the file must lie in (default: its project root)."""
     name = display or str(path)
     try:
-        raw = (reader or read_from_disk)(str(path))
+        if reader is None and not roots:
+            roots = (project_root(path),)
+    except RefusedRead as refused:  # a pyproject.toml on the way up, which `check` would refuse too
+        raise AnalysisError(f"{refused.filename} {refused.reason}", Location(refused.filename, 1, 1),
+                            code="SF001") from None
+    except OSError as error:
+        raise AnalysisError(f"cannot read {error.filename}: {error.strerror or error}", code="SF001") from None
+    try:
+        with read_limit(max_bytes):  # a reader's disk reads stop at the limit too (files.py)
+            raw = read_file(path, roots) if reader is None else reader(str(path))
+    except RefusedRead as refused:
+        hint = " (--max-file-bytes)" if refused.kind == "size" else ""
+        raise AnalysisError(f"{name} {refused.reason}{hint}", Location(name, 1, 1),
+                            code="SF002" if refused.kind == "size" else "SF001") from None
     except OSError as error:
         raise AnalysisError(f"cannot read {name}: {error.strerror or error}", code="SF001") from None
     if len(raw) > max_bytes:
@@ -65,6 +78,7 @@ def load_source(path: str | Path, display: str | None = None, reader: FileReader
     source = parse_source(text, name)
     # Imports are followed in the same file space: the filesystem, or the reader's keys.
     source.origin = Path(path) if reader is not None else Path(path).resolve()
+    source.roots = tuple(roots or ())
     return source
 
 

@@ -41,7 +41,7 @@ def _config(config_path: str | None, limits: dict | None = None):
     from staticflops.limits import checked_limits
     from staticflops.project.config import find_config, load_config
 
-    config = load_config(Path(config_path) if config_path else find_config(Path.cwd()))
+    config = load_config(Path(config_path), named_by_user=True) if config_path else load_config(find_config(Path.cwd()))
     # flags over the config; a wrong name or value: one usage error before any analysis
     config.limits = checked_limits({**config.limits, **checked_limits(limits)})
     return config

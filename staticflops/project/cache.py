@@ -13,9 +13,12 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from staticflops.files import read_file
 from staticflops.project.sources import content_hash
+from staticflops.rulesets.loader import MAX_RULE_FILE_BYTES
 
 ENTRIES_PER_KEY = 4  # e.g. the working tree and a few base revisions of the same model
+MAX_ENTRY_BYTES = 256_000_000  # ~400 bytes per traced layer: four reports of 100,000 ops (--max-ops) ~160 MB
 
 
 class ResultCache:
@@ -56,7 +59,7 @@ class ResultCache:
         if self.directory is None:
             return []
         try:
-            entries = json.loads((self.directory / f"{key}.json").read_text())
+            entries = json.loads(read_file(self.directory / f"{key}.json", max_bytes=MAX_ENTRY_BYTES))  # regular, bounded
         except (OSError, ValueError):
             return []
         return entries if isinstance(entries, list) else []
@@ -68,7 +71,7 @@ class ResultCache:
                 if content_hash(reader(path)) != digest:
                     return False
             for path, digest in entry["disk"].items():
-                if content_hash(Path(path).read_bytes()) != digest:
+                if content_hash(read_file(path, max_bytes=MAX_RULE_FILE_BYTES)) != digest:  # regular, bounded
                     return False
         except (OSError, KeyError, TypeError, AttributeError):
             return False

@@ -1,6 +1,9 @@
 """The project's configured models: ``[tool.staticflops]`` in pyproject.toml or staticflops.yaml.
 
-Paths in the config are relative to the directory that holds it (the project root).
+Paths in the config are relative to the directory that holds it (the project root), and
+must stay inside it: a pull request controls the config, so a model ``path`` or rule file
+that resolves outside the root (``/etc/passwd``, ``../../x``, a symlink out) is an error at
+its line, before anything is read.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Optional
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from staticflops.diagnostics import AnalysisError, Location, UsageError
+from staticflops.files import MAX_CONFIG_BYTES, RefusedRead, check_regular, config_in, read_file
 from staticflops.rulesets.loader import DEEP_NESTING, match_location, read_yaml_text, yaml_position
 from staticflops.limits import LIMIT_NAMES
 from staticflops.project.budget import METRICS, BudgetError, parse_budget
@@ -23,9 +27,6 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
-
-YAML_NAMES = ("staticflops.yaml", "staticflops.yml")
-MAX_CONFIG_BYTES = 1_000_000
 
 
 class ConfigError(UsageError):
@@ -146,19 +147,24 @@ class ProjectConfig(BaseModel):
 def find_config(start: Path) -> Path:
     """The nearest staticflops.yaml, or pyproject.toml with [tool.staticflops], at or above ``start``."""
     for directory in (start.resolve(), *start.resolve().parents):
-        for name in YAML_NAMES:
-            if (directory / name).is_file():
-                return directory / name
-        pyproject = directory / "pyproject.toml"
-        if pyproject.is_file() and re.search(r"^\s*\[+\s*tool\.staticflops\b", _read(pyproject), re.MULTILINE):
-            return pyproject
+        try:
+            found = config_in(directory)
+        except RefusedRead as refused:
+            raise ConfigError(f"{refused.filename} {refused.reason}", Location(refused.filename, 1, 1)) from None
+        except OSError as error:
+            raise ConfigError(f"cannot read {error.filename}: {error.strerror or error}") from None
+        if found is not None:
+            return found
     raise ConfigError(f"no staticflops config found in {start.resolve()} or above: add [[tool.staticflops.models]] "
                       "to pyproject.toml or write staticflops.yaml (see README, 'Use in code review')")
 
 
-def load_config(path: Path) -> ProjectConfig:
-    text = _read(path)
+def load_config(path: Path, named_by_user: bool = False) -> ProjectConfig:
+    """``named_by_user`` (``--config``): read wherever it is; else, found by looking, it must
+    lie in the folder it was found in (a committed symlink could lead elsewhere)."""
+    roots = None if named_by_user else (path.parent,)
     path = display_path(path)
+    text = _read(path, roots)
     if path.suffix == ".toml":
         data, locate = _from_toml(path, text)
     else:
@@ -180,7 +186,30 @@ def load_config(path: Path) -> ProjectConfig:
     config._file = path.resolve()
     config._budget_lines = {(model.name, metric): locate(("models", index, "budget", metric)).line
                             for index, model in enumerate(config.models) for metric in model.budget}
+    _refuse_paths_outside(config, locate)
     return config
+
+
+def _refuse_paths_outside(config: ProjectConfig, locate) -> None:
+    """Each model's file and rule file must resolve inside the project root and, when it
+    exists, be a regular file: an error at its line, before anything is read."""
+    named = [(("rules",), config.rules)]
+    for index, model in enumerate(config.models):
+        named += [(("models", index, "path"), model.path), (("models", index, "rules"), model.rules)]
+    for loc, value in named:
+        if value is None:
+            continue
+        if loc[-1] == "rules" and not value.endswith((".yaml", ".yml")):
+            if "/" in value or "\\" in value:  # a built-in name is a plain word
+                raise ConfigError(f"`{'.'.join(map(str, loc))}`: {value} is neither a built-in rule set's name "
+                                  "nor a .yaml rule file", locate(loc))
+            continue
+        try:
+            check_regular(config.root / value, (config.root,))
+        except RefusedRead as refused:
+            raise ConfigError(f"`{'.'.join(map(str, loc))}`: {value} {refused.reason}", locate(loc)) from None
+        except OSError:
+            pass  # absent: reading it later says so, for that model alone
 
 
 def display_path(path: Path) -> Path:
@@ -205,13 +234,13 @@ def _unknown_key_message(loc: tuple) -> str:
     return f"unknown key `{loc[-1]}`; {hint}"
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, roots: tuple | None) -> str:
     try:
-        raw = path.read_bytes()
+        raw = read_file(path, roots, MAX_CONFIG_BYTES)
+    except RefusedRead as refused:
+        raise ConfigError(f"{path} {refused.reason}", Location(str(path), 1, 1)) from None
     except OSError as error:
         raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path} is over {MAX_CONFIG_BYTES} bytes")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from staticflops.diagnostics import UsageError
+from staticflops.files import ConfinedReader, RefusedRead, project_root, read_file
 from staticflops.project.cache import ResultCache
 from staticflops.project.run import PARALLEL_FROM, _analyse_one
-from staticflops.project.sources import DiskReader
 
 CACHE_DIR = ".staticflops_cache"
 # Directories that never hold the user's models.
@@ -78,14 +78,17 @@ def _analyse_guarded(request: dict, reader) -> tuple:
 
 def model_files(paths: list[str]) -> list[str]:
     """The files to analyse: each named file, and every ``.py`` file under each named folder
-    that imports torch, keras or tensorflow (sorted; hidden and tool folders skipped)."""
+    that imports torch, keras or tensorflow (sorted; hidden and tool folders skipped; a
+    symlinked folder is not entered).  A file that may not be read (a FIFO, a device, a
+    symlink out of the project) is kept: its analysis reports why, as that file's error."""
     found: list[str] = []
+    roots = _ProjectRoots()
     for name in paths:
         path = Path(name)
-        if path.is_file():
+        if path.is_dir():
+            found.extend(str(p) for p in sorted(_python_files(path)) if _imports_a_framework(p, roots))
+        elif os.path.lexists(path):
             found.append(name)
-        elif path.is_dir():
-            found.extend(str(p) for p in sorted(_python_files(path)) if _imports_a_framework(p))
         else:
             raise UsageError(f"{name}: no such file or folder")
     return list(dict.fromkeys(found))
@@ -97,40 +100,60 @@ def _python_files(folder: Path):
         yield from (Path(root) / f for f in files if f.endswith(".py"))
 
 
-def _imports_a_framework(path: Path) -> bool:
+def _imports_a_framework(path: Path, roots: _ProjectRoots) -> bool:
     try:
-        text = path.read_bytes()
+        text = read_file(path, (roots(path),))
     except OSError:
-        return True  # reported as unreadable by the analysis itself
+        return True  # reported as unreadable (or refused) by the analysis itself
     return any(marker in text for marker in _FRAMEWORK_IMPORTS)
+
+
+class _ProjectRoots:
+    """``files.project_root`` of each file, looked up once per folder (it reads each
+    ancestor's pyproject.toml): a file's reads stay inside the root ``analyze FILE`` gives it."""
+
+    def __init__(self):
+        self._by_folder: dict = {}
+
+    def __call__(self, path) -> Path:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in self._by_folder:
+            self._by_folder[folder] = project_root(path)
+        return self._by_folder[folder]
 
 
 def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_cache: bool = True,
                   cache_dir: Path | None = None) -> FolderRun:
     """Analyse ``files`` with ``options`` (``model``, ``inputs``, ``kwargs``, ``rules``)."""
     start = time.perf_counter()
-    reader = DiskReader(Path("."))
+    roots = _ProjectRoots()
     cache = ResultCache((cache_dir or Path(CACHE_DIR)) if use_cache else None)
     results: dict[str, FileResult] = {}
     missing = []
     for path in files:
         request = {"path": path, **options}
         key = cache.key(request)
+        try:
+            reader = ConfinedReader((roots(path),))
+        except OSError as error:  # a pyproject.toml on the way that may not be read
+            why = error.reason if isinstance(error, RefusedRead) else f"cannot be read: {error.strerror or error}"
+            results[path] = FileResult(path, error=f"{error.filename}:1:1: error: {error.filename} {why}")
+            continue
         entry = cache.lookup(key, reader)
         if entry is not None:
             results[path] = FileResult(path, entry["report"], cached=True)
         else:
-            missing.append((path, key, request))
+            missing.append((path, key, request, reader))
     workers = max(1, min(jobs or os.cpu_count() or 1, len(missing)))
     if len(missing) >= PARALLEL_FROM and workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             chunk = max(1, len(missing) // (workers * 4))  # few round trips, still balanced
-            outcomes = list(pool.map(_analyse_guarded, [r for _, _, r in missing], [reader] * len(missing),
+            outcomes = list(pool.map(_analyse_guarded, [r for _, _, r, _ in missing], [d for *_, d in missing],
                                      chunksize=chunk))
     else:
         workers = 1
-        outcomes = [_analyse_guarded(request, reader) for _, _, request in missing]
-    for (path, key, _request), (report, error, sources, disk) in zip(missing, outcomes):
+        outcomes = [_analyse_guarded(request, reader) for _, _, request, reader in missing]
+    for (path, key, _request, _reader), (report, error, sources, disk) in zip(missing, outcomes):
         if report is not None and error is None:  # a partial report is analysed again next time
             cache.store(key, sources, disk, report)
         results[path] = FileResult(path, report, error)

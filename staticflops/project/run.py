@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError, UsageError
+from staticflops.files import read_file
 from staticflops.project.budget import TRAINING_METRICS
 from staticflops.project.cache import ResultCache
 from staticflops.project.config import ModelConfig, ProjectConfig
@@ -107,11 +108,12 @@ def _analyse_one(request: dict, reader) -> tuple:
 
 def _rule_files(rules: str) -> dict:
     from staticflops.rulesets import load_ruleset  # already loaded by the analysis: cheap
+    from staticflops.rulesets.loader import MAX_RULE_FILE_BYTES
 
     hashes = {}
     for path in load_ruleset(rules).files:
         try:
-            hashes[str(Path(path).resolve())] = content_hash(Path(path).read_bytes())
+            hashes[str(Path(path).resolve())] = content_hash(read_file(path, max_bytes=MAX_RULE_FILE_BYTES))
         except OSError:
             pass
     return hashes

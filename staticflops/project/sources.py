@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from staticflops.diagnostics import UsageError
+from staticflops.files import read_file
 
 GIT_TIMEOUT_SECONDS = 60
 
@@ -19,7 +20,7 @@ class DiskReader:
     root: Path
 
     def __call__(self, path: str) -> bytes:
-        return (self.root / path).read_bytes()
+        return read_file(self.root / path, (self.root,))  # confined, regular, bounded (files.py)
 
     def describe(self) -> str:
         return "working tree"

@@ -1,4 +1,11 @@
-"""Find, read, validate and merge rule files into a compiled :class:`RuleSet`."""
+"""Find, read, validate and merge rule files into a compiled :class:`RuleSet`.
+
+Rule files are read through ``staticflops.files``: regular files only, bounded.  The file
+named (``--rules PATH``, or a config's ``rules``, which the config confines to the project)
+is read where it is; a file it ``extends`` must lie in the named file's project root
+(``files.project_root``), as an analysed file's imports must, and a built-in name must name
+a file of the built-in folder.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError, Location
+from staticflops.files import RefusedRead, check_regular, project_root, read_file
 from staticflops.rulesets import stored
 from staticflops.rulesets.formula import Formula, FormulaError
 
@@ -79,7 +87,7 @@ def load_ruleset(name_or_path: str) -> RuleSet:
         return cached[1]
     ruleset = stored.read(path)
     if ruleset is None:
-        ruleset = _load(path, chain=())
+        ruleset = _load(path, chain=(), named=path)
         stored.write(path, ruleset)
     _LOADED[key] = (_signature(ruleset.files), ruleset)
     return ruleset
@@ -96,22 +104,30 @@ def _signature(files: list) -> tuple:
         return ()
 
 
-def _resolve(name_or_path: str, relative_to: Path | None) -> Path:
+def _resolve(name_or_path: str, relative_to: Path | None, roots: tuple | None = None) -> Path:
+    """The rule file a name or path means; a path must lie inside ``roots`` (None: anywhere)."""
     candidate = Path(name_or_path)
     if candidate.suffix in (".yaml", ".yml"):
         if not candidate.is_absolute() and relative_to is not None and (relative_to / candidate).exists():
             candidate = relative_to / candidate
-        if not candidate.is_file():
-            raise AnalysisError(f"rule file {name_or_path} not found", code="SF200")
+        try:
+            check_regular(candidate, roots)
+        except RefusedRead as refused:
+            raise AnalysisError(f"rule file {name_or_path} {refused.reason}", code="SF200") from None
+        except OSError:
+            raise AnalysisError(f"rule file {name_or_path} not found", code="SF200") from None
         return candidate
     builtin = builtin_rules_dir() / f"{name_or_path}.yaml"
-    if not builtin.is_file():
+    try:  # a "name" such as ../../x must not reach outside the built-in folder
+        check_regular(builtin, (builtin_rules_dir(),))
+    except OSError:
         raise AnalysisError(
-            f"no rule set named {name_or_path!r}; built-in ones: {', '.join(builtin_names())}", code="SF200")
+            f"no rule set named {name_or_path!r}; built-in ones: {', '.join(builtin_names())}", code="SF200") from None
     return builtin
 
 
-def _load(path: Path, chain: tuple) -> RuleSet:
+def _load(path: Path, chain: tuple, named: Path) -> RuleSet:
+    """``named``: the rule file the user or config named, whose project root confines ``extends``."""
     if path.resolve() in chain:
         raise AnalysisError(f"rule set {path} extends itself through {' -> '.join(str(p) for p in chain)}", code="SF201")
     from pydantic import ValidationError
@@ -126,7 +142,7 @@ def _load(path: Path, chain: tuple) -> RuleSet:
         where = yaml_position(path, node, first["loc"])
         dotted = ".".join(str(p) for p in first["loc"])
         raise AnalysisError(f"rule file: `{dotted}`: {first['msg']}", where, code="SF202") from None
-    base = _load(_resolve(spec.extends, path.parent), chain + (path.resolve(),)) if spec.extends else None
+    base = _load(_extended(spec.extends, path, node, named), chain + (path.resolve(),), named) if spec.extends else None
     ruleset = RuleSet(spec.name, spec.description or (base.description if base else ""),
                       spec.convention or (base.convention if base else ""),
                       spec.headline or (base.headline if base else "flops"))
@@ -188,13 +204,23 @@ def _compile(kind, rule: Rule, inherited: CompiledRule | None, path, node, loc) 
     )
 
 
-def _read_yaml(path: Path):
-    import yaml
+def _extended(extends: str, path: Path, node, named: Path) -> Path:
+    """The file ``extends`` names, confined to the named file's project; errors at the key."""
+    try:
+        roots = (project_root(named),) if Path(extends).suffix in (".yaml", ".yml") else None
+        return _resolve(extends, path.parent, roots)
+    except (AnalysisError, RefusedRead) as error:
+        message = error.message if isinstance(error, AnalysisError) else f"{error.filename} {error.reason}"
+        raise AnalysisError(message, yaml_position(path, node, ("extends",)), code="SF200") from None
 
-    raw = path.read_bytes()
-    if len(raw) > MAX_RULE_FILE_BYTES:
-        raise AnalysisError(f"rule file {path} is {len(raw):,} bytes, over the {MAX_RULE_FILE_BYTES:,}-byte limit",
-                            Location(str(path), 1, 1), code="SF204")
+
+def _read_yaml(path: Path):
+    try:
+        raw = read_file(path, None, MAX_RULE_FILE_BYTES)  # regular and bounded; where it may lie is _resolve's
+    except RefusedRead as refused:
+        raise AnalysisError(f"rule file {path} {refused.reason}", Location(str(path), 1, 1), code="SF204") from None
+    except OSError as error:
+        raise AnalysisError(f"cannot read rule file {path}: {error.strerror or error}", code="SF204") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

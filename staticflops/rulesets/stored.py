@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from staticflops.diagnostics import Location
+from staticflops.files import read_file
 from staticflops.rulesets.formula import Formula
 
 FORMAT = 1
@@ -101,7 +102,9 @@ def _load(target: Path | None):
 
 
 def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    from staticflops.rulesets.loader import MAX_RULE_FILE_BYTES
+
+    return hashlib.sha256(read_file(path, max_bytes=MAX_RULE_FILE_BYTES)).hexdigest()  # regular, bounded
 
 
 def _code_stamp() -> str:

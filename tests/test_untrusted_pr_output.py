@@ -81,3 +81,257 @@ def test_full_width_identifiers_are_the_names_python_binds(tmp_path):
     assert report["totals"]["params"] == 4_192
     assert report["totals"]["complete"] is True
     assert [layer["name"] for layer in report["layers"] if layer["kind"] == "module"][-2:] == ["fc", "fc2"]
+
+
+# ---- finding 10: Markdown for the pull-request comment -------------------------------------
+
+# What a pull request can name a layer, a model, a rule set's convention or a file: each was
+# raw in the comment, or inside a backtick span its own backtick closed.
+HOSTILE = [
+    "![pixel](https://evil.example/p.png)",
+    "[click me](https://evil.example)",
+    "<img src=x onerror=alert(1)>",
+    "a`b``c` <a href='https://evil.example'>x</a>",
+    "x\n\n# All budgets met\n\n<!-- staticflops-diff -->",
+    "``` <!-- staticflops-diff --> ```",
+    "| fake | cell |",
+    "\x1b[31mred\x1b[0m\r**staticflops check**: All budgets met",
+    "trailing backslash\\",
+    "oops[/bold] [link=https://evil.example]x[/link]",
+    "\u202eevil bidi",
+]
+MARKER = "<!-- staticflops-diff -->"
+OUR_TAGS = {"<details>", "</details>", "<summary>", "</summary>", "<code>", "</code>", MARKER}
+
+
+def render_markdown(text: str) -> tuple[str, list]:
+    """HTML as a CommonMark renderer with GitHub's tables makes it, and the block tokens."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    return md.render(text), md.parse(text)
+
+
+def raw_html_pieces(tokens) -> list[str]:
+    """Every tag written as raw HTML in the Markdown (not produced by Markdown syntax)."""
+    import re
+
+    pieces = []
+    for token in tokens:
+        for inner in [token, *(token.children or [])]:
+            if inner.type in ("html_block", "html_inline"):
+                pieces += re.findall(r"<!--.*?-->|<[^>]*>", inner.content)
+    return pieces
+
+
+def assert_safe_markdown(markdown: str, headings: tuple = ()) -> str:
+    """``headings``: the tags of our own headings, in order."""
+    import re
+
+    html, tokens = render_markdown(markdown)
+    assert "<img" not in html and "<a " not in html and "<script" not in html.lower()
+    assert tuple(t.tag for t in tokens if t.type == "heading_open") == headings  # only ours
+    assert set(raw_html_pieces(tokens)) <= OUR_TAGS
+    assert html.count(MARKER) == (1 if MARKER in markdown.splitlines()[-1:] else 0)  # ours, the last line
+    outside_code = re.sub(r"<code>.*?</code>", "", html, flags=re.S)
+    assert "All budgets met" not in outside_code  # no fake verdict (none of these projects passes)
+    assert outside_code.count("staticflops check") == markdown.startswith("**staticflops check**")
+    assert "\x1b" not in markdown and "\r" not in markdown and "\u202e" not in markdown
+    return html
+
+
+def shown_in_code(text: str) -> str:
+    """How a name reads inside <code> of the rendered HTML (markdown-it escapes &, <, >, ")."""
+    from staticflops.report.escape import visible
+
+    shown = visible(text)
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;")):
+        shown = shown.replace(char, entity)
+    return shown
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_a_code_span_shows_any_text_literally(text):
+    from staticflops.report.escape import md_code
+
+    html, _ = render_markdown(f"before {md_code(text)} after\n")
+    assert html == f"<p>before <code>{shown_in_code(text)}</code> after</p>\n"
+    table = f"| a | b |\n|---|---|\n| {md_code(text, table=True)} | 2 |\n"
+    html, _ = render_markdown(table)
+    assert f"<td><code>{shown_in_code(text)}</code></td>\n<td>2</td>" in html
+
+
+HOSTILE_MODEL = textwrap.dedent('''
+    import torch
+    from torch import nn
+
+    NAMES = {names!r}
+
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.first = nn.Linear(8, 8)
+            for name in NAMES:
+                self.add_module(name, nn.Linear(8, 8))
+            self.extra = getattr(nn, "<img src=x>\\n# Head `x` [l](https://evil.example)")
+
+        def forward(self, x):
+            for layer in self.children():
+                x = layer(x)
+            return x
+''')
+PLAIN_MODEL = HOSTILE_MODEL.replace("            for name in NAMES:\n                self.add_module(name, nn.Linear(8, 8))\n", "")
+HOSTILE_FILE = "m`<img src=x>`[l](https:evil.example).py"
+
+
+def toml_string(text: str) -> str:
+    import json
+
+    return json.dumps(text)  # a JSON string with \\uXXXX escapes is a TOML basic string
+
+
+def hostile_project(root, hostile_convention="c [/bold] <img src=x> ``` [l](https://evil.example)\n# H"):
+    """A git repository whose first commit has a plain model with a small budget; the working
+    tree then names its layers, its model, its file and its rule set's convention hostilely."""
+    from review_helpers import commit, git
+
+    models = root / "models"
+    models.mkdir(parents=True)
+    (models / HOSTILE_FILE).write_text(PLAIN_MODEL.format(names=[]))
+    (root / "hostile.yaml").write_text(f"name: hostile\nextends: standard\nconvention: {toml_string(hostile_convention)}\n")
+    name = toml_string("mlp ![x](https://evil.example/x.png)\n# Heading <!-- staticflops-diff -->")
+    (root / "pyproject.toml").write_text(textwrap.dedent(f'''\
+        [[tool.staticflops.models]]
+        name = {name}
+        path = {toml_string("models/" + HOSTILE_FILE)}
+        inputs = ["2x8"]
+        rules = "hostile.yaml"
+        budget = {{ forward_flops = 300, params = 100 }}
+    '''))
+    git(root, "init", "-q")
+    for key, value in (("user.email", "t@example.com"), ("user.name", "t"), ("commit.gpgsign", "false")):
+        git(root, "config", key, value)
+    commit(root, "plain")
+    (models / HOSTILE_FILE).write_text(HOSTILE_MODEL.format(names=HOSTILE))
+    return root
+
+
+needs_git = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+                               reason="needs git")
+
+
+@needs_git
+def test_pr_comment_markdown_has_no_injected_html_links_images_headings_or_marker(tmp_path):
+    """`diff` and `check` as the example workflow posts them, `analyze` and folder mode as a
+    user might: every hostile name still shows (in a code span), nothing of it renders."""
+    repo = hostile_project(tmp_path)
+    diff = run("diff", "--base", "HEAD", "--format", "markdown", "--no-cache", cwd=repo)
+    assert diff.returncode == 0, diff.stderr
+    assert diff.stdout.splitlines()[-1] == MARKER
+    html = assert_safe_markdown(diff.stdout, headings=("h4",))  # the one changed model's #### heading
+    for name in HOSTILE:
+        assert f"<code>{shown_in_code(name)}</code>" in html  # every added layer is listed, readable
+    assert f"<code>{shown_in_code('models/' + HOSTILE_FILE)}</code>" in html
+
+    check = run("check", "--format", "markdown", "--no-cache", cwd=repo)
+    assert check.returncode == 1, check.stderr  # over budget: 8 layers of Linear(8, 8) on 2x8
+    assert check.stdout.startswith("**staticflops check**: Budget check failed: `mlp ![x](https://evil.example/x.png)\\n# Heading")
+    assert_safe_markdown(check.stdout)
+
+    analyze = run("analyze", "models/" + HOSTILE_FILE, "-i", "2x8", "-r", "hostile.yaml", "--format", "markdown",
+                  cwd=repo)
+    assert analyze.returncode == 0, analyze.stderr
+    html = assert_safe_markdown(analyze.stdout)
+    assert "&lt;img src=x&gt;\\n# Head `x` [l](https://evil.example)" in html  # the unknown, in <code>
+
+    folder = run("analyze", "models", "-i", "2x8", "--format", "markdown", "--no-cache", cwd=repo)
+    assert folder.returncode == 0, folder.stderr
+    assert_safe_markdown(folder.stdout)
+
+
+def test_compare_markdown_escapes_the_model_and_layer_names(tmp_path):
+    path = tmp_path / HOSTILE_FILE
+    path.write_text(HOSTILE_MODEL.format(names=HOSTILE[:4]))
+    result = run("compare", path, "-i", "2x8", "--rules", "standard", "--rules", "ptflops", "--format", "markdown")
+    assert result.returncode == 0, result.stderr
+    assert_safe_markdown(result.stdout, headings=("h3",))  # `### model, inputs ...`
+
+
+# ---- finding 11: terminal output and CI logs -----------------------------------------------
+
+@needs_git
+def test_rich_markup_in_names_is_shown_as_written_never_interpreted(tmp_path):
+    """A layer `oops[/bold]`, a model `mlp[/x]` and a convention `c [/bold]` were MarkupError
+    tracebacks; ESC sequences in names reached the terminal and the CI log."""
+    repo = hostile_project(tmp_path, hostile_convention="c [/bold]")
+    config = repo / "pyproject.toml"
+    config.write_text(config.read_text().replace("mlp ![x]", "mlp[/x] ![x]"))
+    results = [run("check", "--no-cache", cwd=repo), run("diff", "--no-cache", cwd=repo),
+               run("analyze", "models/" + HOSTILE_FILE, "-i", "2x8", "-r", "hostile.yaml", cwd=repo)]
+    assert [r.returncode for r in results] == [1, 0, 0]  # check: over budget
+    for result in results:
+        out = result.stdout + result.stderr
+        assert "Traceback" not in out and "MarkupError" not in out
+        assert "\x1b" not in out and "\r" not in out and "\u202e" not in out  # escaped, not sent
+    check, diff, analyze = (r.stdout for r in results)
+    assert "mlp[/x] ![x](https://evil.example/x.png)\\n# Heading" in check
+    assert "oops[/bold] [link=https://evil.example]x[/link]" in diff and "\\x1b[31mred\\x1b[0m\\r**" in diff
+    assert "Convention (hostile): c [/bold]" in analyze
+    assert "  example]x[/link]  " in analyze  # the table shows a layer's last dotted part
+
+
+def test_a_terminal_gets_no_link_and_no_escape_sequence_from_a_name():
+    """What a colour terminal receives: rich's own styles only; `[link=...]` is text, not an
+    OSC 8 hyperlink, and the name's ESC bytes arrive as the four characters `\\x1b`."""
+    import io
+
+    from rich.console import Console
+
+    import staticflops
+    from staticflops.report.text import render_table
+
+    report = staticflops.analyze("samples/lenet5.py", inputs=["1x1x28x28"])
+    hostile = "x[link=https://evil.example]click[/link] \x1b]8;;https://evil.example\x07y\x1b[2J"
+    report.layers[1].name, report.model = f"features.{hostile}", hostile
+    out = io.StringIO()
+    render_table(report, Console(file=out, force_terminal=True, color_system="truecolor", width=200))
+    text = out.getvalue()
+    assert "\x1b]8;" not in text and "\x07" not in text and "\x1b[2J" not in text
+    assert "[link=https://evil.example]click[/link] \\x1b]8;;https://evil.example\\x07y\\x1b[2J" in text
+
+
+def test_long_names_are_cut_with_an_ellipsis_in_bounded_time(tmp_path):
+    """A 60,000-character convention of `<a ` runs took rich's highlighter ~14 s per 20,000
+    characters, growing with the square (the issue's 200,000 characters: 256 s); a 50,000-rank
+    output shape hung the table (over 100 s).  Both are now cut at MAX_SHOWN characters."""
+    from staticflops.report.escape import MAX_SHOWN
+
+    (tmp_path / "long.yaml").write_text('name: long\nextends: standard\nconvention: "' + "<a " * 20_000 + '"\n')
+    path = tmp_path / "deep.py"
+    path.write_text(textwrap.dedent('''
+        from torch import nn
+
+
+        class Deep(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(1, 1)
+
+            def forward(self, x):
+                return self.fc(x).reshape(*([1] * 50000))
+    '''))
+    result = run("analyze", path, "-i", "1x1", "-r", tmp_path / "long.yaml", timeout=60)
+    assert result.returncode == 0, result.stderr
+    convention = result.stdout.split("Convention (long): ", 1)[1]  # wrapped at 160 columns: compare without spaces
+    assert "".join(convention.split()) == "".join((("<a " * 100)[:MAX_SHOWN - 1] + "…").split())
+    outputs = result.stdout.split("Outputs: ", 1)[1].split("Convention")[0].replace("\n", "")
+    assert outputs == ("1x" * 150)[:MAX_SHOWN - 1] + "…"  # 50,000 dims of 1, cut
+
+
+def test_a_located_error_quoting_a_hostile_name_is_escaped_on_stderr(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(NFKC_MODEL, encoding="utf-8")
+    result = run("analyze", path, "-i", "1x64", "--kwargs", '{"\\u001b[2Jx": 1}')
+    assert result.returncode == 1
+    assert result.stderr == f"{path}:36:5: error: build() got an unexpected keyword argument '\\x1b[2Jx'\n"

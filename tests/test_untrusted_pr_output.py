@@ -335,3 +335,105 @@ def test_a_located_error_quoting_a_hostile_name_is_escaped_on_stderr(tmp_path):
     result = run("analyze", path, "-i", "1x64", "--kwargs", '{"\\u001b[2Jx": 1}')
     assert result.returncode == 1
     assert result.stderr == f"{path}:36:5: error: build() got an unexpected keyword argument '\\x1b[2Jx'\n"
+
+
+# ---- finding 14: float budgets; output that depends on PYTHONHASHSEED -------------------------
+
+SMALL_MODEL = textwrap.dedent('''
+    from torch import nn
+
+
+    class Small(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.fc(x)
+''')
+
+
+@pytest.mark.parametrize("budget, shown", [
+    ("inf", "inf"), ("nan", "nan"), ("-inf", "-inf"),
+    ("1e400", "inf"),  # past the largest float: TOML reads inf
+    ('"1e99999999"', "'1e99999999'"),  # past Decimal's exponent range
+    ('"1e999999"', "'1e999999'"),  # a million-digit integer: minutes to build before
+])
+def test_float_budgets_that_are_no_number_are_located_config_errors(tmp_path, budget, shown):
+    (tmp_path / "model.py").write_text(SMALL_MODEL)
+    (tmp_path / "pyproject.toml").write_text(textwrap.dedent(f'''\
+        [[tool.staticflops.models]]
+        name = "small"
+        path = "model.py"
+        inputs = ["1x4"]
+        budget = {{ forward_flops = {budget} }}
+    '''))
+    result = run("check", "--no-cache", cwd=tmp_path, timeout=60)
+    assert result.returncode == 1, result.stderr  # was 3: OverflowError / InvalidOperation
+    assert result.stderr.startswith(f"staticflops: error: pyproject.toml:5:1: `models.0.budget`: budget {shown} ")
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_yaml_float_budget_inf_is_a_located_config_error(tmp_path):
+    (tmp_path / "model.py").write_text(SMALL_MODEL)
+    (tmp_path / "staticflops.yaml").write_text("models:\n  - name: small\n    path: model.py\n    inputs: [1x4]\n"
+                                               "    budget:\n      params: .inf\n")
+    result = run("check", "--no-cache", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("staticflops: error: staticflops.yaml:6:7: `models.0.budget`: budget inf is not a")
+
+
+SET_MODEL = textwrap.dedent('''
+    from torch import nn
+
+    NAMES = {"alpha", "beta", "gamma", "delta", "epsilon"}
+
+
+    class Sets(nn.Module):
+        def __init__(self):
+            super().__init__()
+            for name in NAMES:
+                self.add_module(name, nn.Linear(4, 4))
+            extra = []
+            extra.extend({"k", "j", "i"})
+            self.add_module("_".join({"z", "y", "x"}), nn.Linear(4, 4))
+            self.heads = nn.ModuleDict({k: nn.Linear(4, 4) for k in set(extra) | {"h"}})
+            self.order = [n for n in frozenset(NAMES) - {"beta"}]
+            self.width = 4 + hash("abc") % 2
+
+        def forward(self, x):
+            for name in self.order:
+                x = getattr(self, name)(x)
+            for key in {k for k in self.heads}:
+                x = self.heads[key](x)
+            return getattr(self, "x_y_z")(x)
+''')
+
+
+def test_output_is_the_same_under_every_pythonhashseed(tmp_path):
+    """Sets of strings iterate in hash order, which Python changes per process: the layers a
+    loop over a set adds, a `"_".join` of a set and `list.extend` of one came out in a
+    different order on each run (3 seeds, 3 different JSON reports), so `diff` showed changes
+    nobody made.  Now one order (sorted) in every process, and `hash()` of a string is an
+    unknown rather than a number that changes per run.
+    By hand: 10 Linear(4, 4) of 4*4 + 4 = 20 params = 200 params; forward calls 4 (the names
+    but beta) + 4 heads + x_y_z = 9 calls x 16 MACs = 144 MACs = 288 FLOPs."""
+    import json
+    import os
+
+    path = tmp_path / "sets.py"
+    path.write_text(SET_MODEL)
+    outputs = []
+    for seed in ("1", "2", "3"):
+        result = run("analyze", path, "-i", "1x4", "--format", "json", env={**os.environ, "PYTHONHASHSEED": seed})
+        assert result.returncode == 0, result.stderr
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    report = json.loads(outputs[0])
+    assert [layer["name"] for layer in report["layers"] if "." not in layer["name"]] == [
+        "alpha", "beta", "delta", "epsilon", "gamma", "x_y_z", "heads"]
+    assert [layer["name"] for layer in report["layers"] if layer["name"].startswith("heads.")] == [
+        "heads.h", "heads.i", "heads.j", "heads.k"]
+    assert (report["totals"]["forward_flops"], report["totals"]["macs"], report["totals"]["params"]) == (288, 144, 200)
+    assert [u["what"] for u in report["unknown"]] == [
+        "hash() of a string differs in every Python process (PYTHONHASHSEED)"]

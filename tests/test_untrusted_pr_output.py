@@ -5,6 +5,7 @@ config, a rule file) run through the command line, as CI runs it."""
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -437,3 +438,95 @@ def test_output_is_the_same_under_every_pythonhashseed(tmp_path):
     assert (report["totals"]["forward_flops"], report["totals"]["macs"], report["totals"]["params"]) == (288, 144, 200)
     assert [u["what"] for u in report["unknown"]] == [
         "hash() of a string differs in every Python process (PYTHONHASHSEED)"]
+
+
+# ---- the example GitHub workflows ---------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "github"
+
+
+def workflow(name: str) -> dict:
+    import yaml
+
+    data = yaml.safe_load((EXAMPLES / name).read_text())
+    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads the key `on` as true
+    return data
+
+
+def test_the_pull_request_workflow_holds_no_secret_and_cannot_comment():
+    text = (EXAMPLES / "staticflops-diff.yml").read_text()
+    flow = workflow("staticflops-diff.yml")
+    assert list(flow["on"]) == ["pull_request"]  # never pull_request_target: it would run with a write token
+    assert flow["permissions"] == {"contents": "read"}
+    assert "secrets." not in text and "github.token" not in text and "GH_TOKEN" not in text
+    assert flow["concurrency"]["cancel-in-progress"] is True
+    steps = flow["jobs"]["cost"]["steps"]
+    assert all("permissions" not in job for job in flow["jobs"].values())
+    checkout = next(step for step in steps if step.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["persist-credentials"] is False
+    install = next(step["run"] for step in steps if "pip install" in step.get("run", ""))
+    assert install == 'pip install "git+https://github.com/OWNER/staticflops@COMMIT_SHA"'  # a commit, not a branch
+    assert "Replace OWNER and COMMIT_SHA" in text
+    upload = next(step for step in steps if step.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["name"] == "staticflops-comment"
+    assert set(upload["with"]["path"].split()) == {"staticflops.md", "pr-number.txt"}
+    # the only ${{ }} inside a script would be a place to inject text: values come through env
+    assert all("${{" not in step.get("run", "") for step in steps)
+
+
+def test_the_commenting_workflow_reads_the_artifact_as_data():
+    flow = workflow("staticflops-comment.yml")
+    assert flow["on"] == {"workflow_run": {"workflows": [workflow("staticflops-diff.yml")["name"]],
+                                           "types": ["completed"]}}
+    assert flow["permissions"] == {"actions": "read", "pull-requests": "write"}
+    assert flow["concurrency"]["group"] and flow["concurrency"]["cancel-in-progress"] is False
+    job = flow["jobs"]["comment"]
+    assert "github.event.workflow_run.event == 'pull_request'" in job["if"]
+    uses = [step.get("uses", "") for step in job["steps"]]
+    assert not any(use.startswith("actions/checkout") for use in uses)  # nothing of the PR is checked out
+    assert any(use.startswith("actions/download-artifact") for use in uses)
+    assert all("${{" not in step.get("run", "") for step in job["steps"])
+
+
+@pytest.mark.skipif(subprocess.run(["bash", "--version"], capture_output=True).returncode != 0, reason="needs bash")
+@pytest.mark.parametrize("number, head, found, expected", [
+    ("42\n", "abc123", "", "POST repos/o/r/issues/42/comments"),  # first comment
+    ("42\n", "abc123", "7\n9\n", "PATCH repos/o/r/issues/comments/7"),  # ours found: edited
+    ("42; touch PWNED\n", "abc123", "", None),  # not a number: nothing posted, nothing run
+    ("$(touch PWNED)", "abc123", "", None),
+    ("41\n", "other-commit", "", None),  # a number of another pull request: its head differs
+])
+def test_the_comment_script_validates_the_number_and_edits_its_own_comment(tmp_path, number, head, found, expected):
+    """The `run:` script of the commenting workflow, with a stand-in `gh` that answers the pull
+    request's head commit and the ids of comments matching author + marker."""
+    import os
+
+    script = workflow("staticflops-comment.yml")["jobs"]["comment"]["steps"][1]["run"]
+    bin_dir, untrusted = tmp_path / "bin", tmp_path / "untrusted"
+    bin_dir.mkdir()
+    untrusted.mkdir()
+    (untrusted / "pr-number.txt").write_text(number)
+    (untrusted / "staticflops.md").write_text("`mlp`: +1 FLOPs\n\n<!-- staticflops-diff -->\n")
+    (tmp_path / "found").write_text(found)
+    gh = bin_dir / "gh"
+    gh.write_text(textwrap.dedent(f'''\
+        #!/usr/bin/env bash
+        case "$*" in
+          "api repos/o/r/pulls/"*) echo "{head}" ;;
+          *"--paginate"*) cat "{tmp_path}/found" ;;
+          "api -X PATCH "*) echo "PATCH $4" >> "{tmp_path}/posted" ;;
+          *) echo "POST $2" >> "{tmp_path}/posted" ;;
+        esac
+    '''))
+    gh.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "GH_TOKEN": "x", "REPO": "o/r",
+           "HEAD_SHA": "abc123"}
+    result = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    posted = (tmp_path / "posted").read_text().splitlines() if (tmp_path / "posted").exists() else []
+    assert not (tmp_path / "PWNED").exists()
+    if expected is None:
+        assert result.returncode == 1 and posted == []
+    else:
+        assert result.returncode == 0, result.stderr
+        assert posted == [expected]
+        assert (tmp_path / "body.md").read_text().endswith("<!-- staticflops-diff -->\n")

@@ -100,6 +100,7 @@ HOSTILE = [
     "trailing backslash\\",
     "oops[/bold] [link=https://evil.example]x[/link]",
     "\u202eevil bidi",
+    "L" * 1_000,  # cut at MAX_SHOWN (300) characters with an ellipsis
 ]
 MARKER = "<!-- staticflops-diff -->"
 OUR_TAGS = {"<details>", "</details>", "<summary>", "</summary>", "<code>", "</code>", MARKER}
@@ -160,6 +161,16 @@ def test_a_code_span_shows_any_text_literally(text):
     table = f"| a | b |\n|---|---|\n| {md_code(text, table=True)} | 2 |\n"
     html, _ = render_markdown(table)
     assert f"<td><code>{shown_in_code(text)}</code></td>\n<td>2</td>" in html
+
+
+def test_escaping_cuts_long_text_and_spells_out_control_characters():
+    from staticflops.report.escape import MAX_MESSAGE, MAX_SHOWN, md_code, visible
+
+    assert (MAX_SHOWN, MAX_MESSAGE) == (300, 2_000)  # the lengths the README documents
+    assert md_code("L" * 1_000) == "`" + "L" * 299 + "…`"
+    assert visible("a\nb\tc\x1b[2J\u202ed\u00a0e\U000e0001") == "a\\nb\\tc\\x1b[2J\\u202ed\\xa0e\\U000e0001"
+    assert visible("é" * 2_500, MAX_MESSAGE) == "é" * 1_999 + "…"
+    assert md_code("`x`") == "`` `x` ``" and md_code("") == "`  `"
 
 
 HOSTILE_MODEL = textwrap.dedent('''

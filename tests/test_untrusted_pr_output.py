@@ -280,17 +280,19 @@ def test_rich_markup_in_names_is_shown_as_written_never_interpreted(tmp_path):
     config = repo / "pyproject.toml"
     config.write_text(config.read_text().replace("mlp ![x]", "mlp[/x] ![x]"))
     results = [run("check", "--no-cache", cwd=repo), run("diff", "--no-cache", cwd=repo),
-               run("analyze", "models/" + HOSTILE_FILE, "-i", "2x8", "-r", "hostile.yaml", cwd=repo)]
-    assert [r.returncode for r in results] == [1, 0, 0]  # check: over budget
+               run("analyze", "models/" + HOSTILE_FILE, "-i", "2x8", "-r", "hostile.yaml", cwd=repo),
+               run("compare", "models/" + HOSTILE_FILE, "-i", "2x8", "-r", "hostile.yaml", "-r", "ptflops", cwd=repo)]
+    assert [r.returncode for r in results] == [1, 0, 0, 0]  # check: over budget
     for result in results:
         out = result.stdout + result.stderr
         assert "Traceback" not in out and "MarkupError" not in out
         assert "\x1b" not in out and "\r" not in out and "\u202e" not in out  # escaped, not sent
-    check, diff, analyze = (r.stdout for r in results)
+    check, diff, analyze, compare = (r.stdout for r in results)
     assert "mlp[/x] ![x](https://evil.example/x.png)\\n# Heading" in check
     assert "oops[/bold] [link=https://evil.example]x[/link]" in diff and "\\x1b[31mred\\x1b[0m\\r**" in diff
     assert "Convention (hostile): c [/bold]" in analyze
     assert "  example]x[/link]  " in analyze  # the table shows a layer's last dotted part
+    assert "\\x1b[31mred\\x1b[0m\\r**staticflops check**: All budgets met" in compare  # a disagreeing layer
 
 
 def test_a_terminal_gets_no_link_and_no_escape_sequence_from_a_name():
@@ -316,8 +318,9 @@ def test_a_terminal_gets_no_link_and_no_escape_sequence_from_a_name():
 def test_long_names_are_cut_with_an_ellipsis_in_bounded_time(tmp_path):
     """A 60,000-character convention of `<a ` runs took rich's highlighter ~14 s per 20,000
     characters, growing with the square (the issue's 200,000 characters: 256 s); a 50,000-rank
-    output shape hung the table (over 100 s).  Both are now cut at MAX_SHOWN characters."""
-    from staticflops.report.escape import MAX_SHOWN
+    output shape hung the table (over 100 s).  They are now cut at MAX_MESSAGE (a rule's
+    prose) and MAX_SHOWN (a shape) characters."""
+    from staticflops.report.escape import MAX_MESSAGE, MAX_SHOWN
 
     (tmp_path / "long.yaml").write_text('name: long\nextends: standard\nconvention: "' + "<a " * 20_000 + '"\n')
     path = tmp_path / "deep.py"
@@ -336,7 +339,7 @@ def test_long_names_are_cut_with_an_ellipsis_in_bounded_time(tmp_path):
     result = run("analyze", path, "-i", "1x1", "-r", tmp_path / "long.yaml", timeout=60)
     assert result.returncode == 0, result.stderr
     convention = result.stdout.split("Convention (long): ", 1)[1]  # wrapped at 160 columns: compare without spaces
-    assert "".join(convention.split()) == "".join((("<a " * 100)[:MAX_SHOWN - 1] + "…").split())
+    assert "".join(convention.split()) == "".join((("<a " * 700)[:MAX_MESSAGE - 1] + "…").split())
     outputs = result.stdout.split("Outputs: ", 1)[1].split("Convention")[0].replace("\n", "")
     assert outputs == ("1x" * 150)[:MAX_SHOWN - 1] + "…"  # 50,000 dims of 1, cut
 

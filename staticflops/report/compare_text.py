@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from staticflops.report.compare import Comparison
-from staticflops.report.escape import md_code, visible
+from staticflops.report.escape import MAX_MESSAGE, md_code, visible
 from staticflops.report.units import human
 
 
@@ -27,7 +27,7 @@ def render_compare_table(comparison: Comparison, console: Console) -> None:
     for row in comparison.conventions:
         mark = "" if row.complete else " *"
         table.add_row(Text(visible(row.rules)), f"{human(row.headline_value, _unit(row))}{mark}", human(row.forward_flops),
-                      human(row.macs), human(row.params), Text(visible(row.description)))
+                      human(row.macs), human(row.params), Text(visible(row.description, MAX_MESSAGE)))
     console.print(table)
     console.print("Reports: the number that convention's tool prints (its unit).  FLOPs/MACs columns: both "
                   "numbers under that convention.  * = something could not be resolved (a lower bound).")
@@ -50,7 +50,7 @@ def render_compare_markdown(comparison: Comparison) -> str:
     for row in comparison.conventions:
         lines.append(f"| {md_code(row.rules, table=True)} | {_fmt(row.headline_value)} {_unit(row)} | "
                      f"{_fmt(row.forward_flops)} | {_fmt(row.macs)} | {_fmt(row.params)} | "
-                     f"{md_code(row.description, table=True)} |")
+                     f"{md_code(row.description, table=True, limit=MAX_MESSAGE)} |")
     if comparison.disagreements:
         names = [row.rules for row in comparison.conventions]
         lines += ["", "| Layer | Type | " + " | ".join(md_code(n, table=True) for n in names) + " |",

@@ -9,9 +9,9 @@ comment marker into a pull-request comment.  Every renderer passes such text thr
 
 - ``visible``: characters that are not printable (controls, ESC, CR/LF, tabs, bidi and
   zero-width format characters, line separators, unusual spaces) are written as escapes
-  (``\\n``, ``\\x1b``, ``\\u202e``), and the text is cut at ``MAX_SHOWN`` characters (a whole
-  message: ``MAX_MESSAGE``) with an ellipsis.  Terminal renderers print the result as rich
-  ``Text`` or with ``markup=False``: never as markup.
+  (``\\n``, ``\\x1b``, ``\\u202e``), and the text is cut at ``MAX_SHOWN`` characters (a
+  message, or a rule set's convention and description: ``MAX_MESSAGE``) with an ellipsis.
+  Terminal renderers print the result as rich ``Text``: never as markup.
 - ``md_code``: a Markdown code span (GitHub shows code spans literally: no HTML, links,
   emphasis, mentions or autolinks inside), fenced with a backtick run longer than any in
   the text, so the text cannot close it.
@@ -24,7 +24,7 @@ import html
 import re
 
 MAX_SHOWN = 300  # characters of one name, path, shape or value; past it: the first 299 and "…"
-MAX_MESSAGE = 2_000  # characters of one whole message (an error line, an unknown's reason)
+MAX_MESSAGE = 2_000  # characters of one message or prose (an error line, an unknown, a convention)
 ELLIPSIS = "…"
 _BACKTICKS = re.compile(r"`+")
 

@@ -17,7 +17,7 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
         f"**{human(totals.forward_flops, 'FLOPs')}** forward ({human(totals.macs, 'MACs')}), "
         f"**{human(totals.params)}** params",
         "",
-        f"Convention: {md_code(totals.convention)}. Inputs: {', '.join(md_code(i) for i in report.inputs)}.",
+        f"Convention: {_message(totals.convention)}. Inputs: {', '.join(md_code(i) for i in report.inputs)}.",
         "",
         *_training_lines(report),
         f"Memory ({totals.dtype}): params {human(totals.param_bytes, 'B')}, activations "

@@ -19,7 +19,7 @@ def render_diff_markdown(result: DiffResult, exact: bool = False) -> str:
         if model.status != "unchanged":
             lines += _model_details(model, exact)
     conventions = sorted({(m.rules, m.convention) for m in result.models if m.convention})
-    lines += [f"Convention ({md_code(rules)}): {md_code(convention)}." for rules, convention in conventions]
+    lines += [f"Convention ({md_code(rules)}): {_message(convention)}." for rules, convention in conventions]
     lines += ["", "Read from source by staticflops: nothing was imported or run.", "", "</details>", "", MARKER]
     return "\n".join(lines) + "\n"
 

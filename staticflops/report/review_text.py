@@ -83,9 +83,9 @@ def _problems(model, console: Console, exact: bool) -> None:
                                 f"{change(layer.delta, layer.after, layer.metric, exact)} ({was})"))
 
 
-def _line(text: str, style: str | None = None) -> Text:
+def _line(text: str) -> Text:
     """One line of output that quotes the analysed project: escaped, cut at MAX_MESSAGE."""
-    return Text(visible(text, MAX_MESSAGE), style=style or "")
+    return Text(visible(text, MAX_MESSAGE))
 
 
 def render_diff(result: DiffResult, console: Console, exact: bool = False) -> None:
@@ -103,7 +103,7 @@ def render_diff(result: DiffResult, console: Console, exact: bool = False) -> No
             console.print("  some operations were not resolved: counts are lower bounds")
     conventions = sorted({(m.rules, m.convention) for m in result.models if m.convention})
     for rules, convention in conventions:
-        console.print(Text(f"Convention ({visible(rules)}): {visible(convention)}"))
+        console.print(Text(f"Convention ({visible(rules)}): {visible(convention, MAX_MESSAGE)}"))
 
 
 def _totals_table(model: ModelDiff, exact: bool) -> Table:

@@ -60,7 +60,7 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
                   + (f", saved for backward {human(totals.saved_activation_bytes, 'B')}" if training else "")))
     outputs = ", ".join(visible(_shape(s)) for s in report.outputs) or ("? (stopped before the end)" if report.partial else "")
     console.print(Text(f"Inputs: {', '.join(visible(i) for i in report.inputs)}   Outputs: {outputs}"))
-    console.print(Text(f"Convention ({visible(report.rules)}): {visible(totals.convention)}"))
+    console.print(Text(f"Convention ({visible(report.rules)}): {_message(totals.convention)}"))
     if training:
         _print_training(report, console)
     if report.unknown:

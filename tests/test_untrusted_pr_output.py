@@ -81,7 +81,10 @@ def test_full_width_identifiers_are_the_names_python_binds(tmp_path):
     assert report["totals"]["macs"] == 8_192
     assert report["totals"]["params"] == 4_192
     assert report["totals"]["complete"] is True
-    assert [layer["name"] for layer in report["layers"] if layer["kind"] == "module"][-2:] == ["fc", "fc2"]
+    # Rewritten names keep their places: `nn.Linear` of line 27 starts after 8 spaces, `self.`
+    # and the two characters `ｆｃ` and ` = ` (column 19); line 28's after `self.fc2 = ` (20).
+    assert [(layer["name"], layer["location"]) for layer in report["layers"]] == [
+        ("fc", f"{path}:27:19"), ("fc2", f"{path}:28:20")]
 
 
 # ---- finding 10: Markdown for the pull-request comment -------------------------------------
@@ -349,6 +352,7 @@ def test_a_located_error_quoting_a_hostile_name_is_escaped_on_stderr(tmp_path):
     path.write_text(NFKC_MODEL, encoding="utf-8")
     result = run("analyze", path, "-i", "1x64", "--kwargs", '{"\\u001b[2Jx": 1}')
     assert result.returncode == 1
+    # line 36 is `def build():`, the builder the keyword is passed to (its name at column 5)
     assert result.stderr == f"{path}:36:5: error: build() got an unexpected keyword argument '\\x1b[2Jx'\n"
 
 

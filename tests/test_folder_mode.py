@@ -89,7 +89,7 @@ def test_a_broken_file_is_an_error_row_with_its_location(models):
     result = run("analyze", ".", "--input", "1x4", "--no-cache", "--format", "markdown", cwd=models)
     assert result.returncode == 1
     assert "broken.py:2:" in result.stdout and "syntax error" in result.stdout
-    assert "| a.py | Tiny | 15 |" in result.stdout
+    assert "| `a.py` | `Tiny` | 15 |" in result.stdout
     assert "files/s" in result.stdout
 
 

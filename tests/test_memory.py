@@ -151,7 +151,7 @@ def test_markdown_carries_memory_and_training_lines():
     text = CliRunner().invoke(app, ["analyze", LENET, "-i", "1x1x28x28", "-f", "markdown", "--training"]).output
     # params 61,706 x 4 B = 246,824 B; read 77,082 x 4 = 308,328 B; write 14,602 x 4 = 58,408 B
     assert ("Memory (float32): params 246.82 KB, activations 58.41 KB (every op output), read 308.33 KB, "
-            "write 58.41 KB (standard convention)") in text
+            "write 58.41 KB (`standard` convention)") in text
     # tools/record_torch_training.py (torch 2.13.0): forward 833,040 + backward 1,430,880 = 2,263,920
     assert "Training per step: **2.26 MFLOPs** = forward 833.04 KFLOPs + backward 1.43 MFLOPs" in text
     plain = CliRunner().invoke(app, ["analyze", LENET, "-i", "1x1x28x28", "-f", "markdown"]).output

@@ -105,7 +105,7 @@ def test_partial_table_and_markdown_say_so_at_the_top_and_the_totals(tmp_path):
     markdown = cli("analyze", str(path), "-i", "2x8", "--max-loop-iterations", "100", "--format", "markdown")
     assert markdown.returncode == 1
     assert markdown.stdout.startswith("> **PARTIAL RESULT: the analysis stopped at")
-    assert "**PARTIAL (lower bound) Stuck**" in markdown.stdout and "**1.79 KFLOPs** forward" in markdown.stdout
+    assert "**PARTIAL (lower bound) `Stuck`**" in markdown.stdout and "**1.79 KFLOPs** forward" in markdown.stdout
 
 
 def test_complete_report_is_not_partial():

@@ -149,5 +149,5 @@ def test_check_markdown_names_the_failure(tmp_path):
     result = run("check", "--format", "markdown", cwd=tmp_path)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert lines[0] == "**staticflops check**: Budget check failed: mlp (0 of 1 pass)"
-    assert "| mlp | forward_flops | 1.79 KFLOPs | 1.00 KFLOPs | -79.2% | fail |" in lines  # (1000-1792)/1000
+    assert lines[0] == "**staticflops check**: Budget check failed: `mlp` (0 of 1 pass)"
+    assert "| `mlp` | forward_flops | 1.79 KFLOPs | 1.00 KFLOPs | -79.2% | fail |" in lines  # (1000-1792)/1000

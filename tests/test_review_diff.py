@@ -67,9 +67,9 @@ def test_markdown_summary_first_and_details_folded(repo):
     result = run("diff", "--base", "HEAD~1", "--format", "markdown", cwd=repo)
     lines = result.stdout.splitlines()
     # +1024 FLOPs of 1792 is +1.02 KFLOPs; 1024/768 = +133.3 %; params +272 of 212 = +128.3 %
-    assert lines[0] == "mlp: +1.02 KFLOPs (+133.3%), +272 params (+128.3%)"
+    assert lines[0] == "`mlp`: +1.02 KFLOPs (+133.3%), +272 params (+128.3%)"
     assert lines[2].startswith("<details><summary>")
-    assert "| `body.2` | Linear | added | +1.02 KFLOPs | +272 params | 2x16 | `models/mlp.py:11:13` |" in lines
+    assert "| `body.2` | `Linear` | added | +1.02 KFLOPs | +272 params | 2x16 | `models/mlp.py:11:13` |" in lines
     assert "</details>" in lines and lines[-1] == "<!-- staticflops-diff -->"
 
 

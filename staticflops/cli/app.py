@@ -132,18 +132,20 @@ def analyze(
                                   training=training, freeze=freeze or (), steps=steps, hardware=hardware,
                                   precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits,
                                   python=python, source_path=source_path or ()), debug, path)
-    if output_format is Format.json:
-        sys.stdout.write(report.to_json() + "\n")
-    elif output_format is Format.markdown:
-        from staticflops.report.markdown import render_markdown
-        sys.stdout.write(render_markdown(report, depth))
-    else:
-        from staticflops.report.text import render_table
-        render_table(report, _console(), depth)
+    def show() -> None:
+        if output_format is Format.json:
+            sys.stdout.write(report.to_json() + "\n")
+        elif output_format is Format.markdown:
+            from staticflops.report.markdown import render_markdown
+            sys.stdout.write(render_markdown(report, depth))
+        else:
+            from staticflops.report.text import render_table
+            render_table(report, _console(), depth)
+
+    _rendered(show, debug, path)
     if report.partial:  # the figures are printed, marked PARTIAL; the run still failed
         stop = report.stopped
-        typer.echo(f"{stop.location or path}: error: {stop.message}; the report above is partial (a lower bound)",
-                   err=True)
+        _error_line(f"{stop.location or path}: error: {stop.message}; the report above is partial (a lower bound)")
         raise typer.Exit(1)
 
 
@@ -155,7 +157,7 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
 
     files = _guarded(lambda: model_files(paths))
     if not files:
-        typer.echo(f"staticflops: error: no model file (importing torch, keras or tensorflow) in {' '.join(paths)}", err=True)
+        _error_line(f"staticflops: error: no model file (importing torch, keras or tensorflow) in {' '.join(paths)}")
         raise typer.Exit(1)
     data = analyse_files(files, options, jobs, use_cache).to_dict()
     from staticflops.report.schema import contract_dict
@@ -163,13 +165,16 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
     for entry in data["files"]:
         if "report" in entry:  # the same JSON as `analyze FILE --format json` (training fields only with --training)
             contract_dict(entry["report"])
-    if output_format is Format.json:
-        # Compact: Python's C encoder; indenting hundreds of reports took most of a warm run.
-        sys.stdout.write(json.dumps(data, separators=(",", ":")) + "\n")
-    elif output_format is Format.markdown:
-        sys.stdout.write(render_folder_markdown(data))
-    else:
-        render_folder_table(data, _console())
+    def show() -> None:
+        if output_format is Format.json:
+            # Compact: Python's C encoder; indenting hundreds of reports took most of a warm run.
+            sys.stdout.write(json.dumps(data, separators=(",", ":")) + "\n")
+        elif output_format is Format.markdown:
+            sys.stdout.write(render_folder_markdown(data))
+        else:
+            render_folder_table(data, _console())
+
+    _rendered(show)
     if data["summary"]["errors"]:
         raise typer.Exit(1)
 
@@ -243,14 +248,17 @@ def compare(
 
     comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top,
                                       limits=limits, python=python, source_path=source_path or ()), debug, path)
-    if output_format is Format.json:
-        sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
-    elif output_format is Format.markdown:
-        from staticflops.report.compare_text import render_compare_markdown
-        sys.stdout.write(render_compare_markdown(comparison))
-    else:
-        from staticflops.report.compare_text import render_compare_table
-        render_compare_table(comparison, _console())
+    def show() -> None:
+        if output_format is Format.json:
+            sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
+        elif output_format is Format.markdown:
+            from staticflops.report.compare_text import render_compare_markdown
+            sys.stdout.write(render_compare_markdown(comparison))
+        else:
+            from staticflops.report.compare_text import render_compare_table
+            render_compare_table(comparison, _console())
+
+    _rendered(show, debug, path)
 
 
 rules_app = typer.Typer(help="List, show and check rule sets.", no_args_is_help=True, rich_markup_mode=_PLAIN)
@@ -269,7 +277,8 @@ def rules_list() -> None:
 def rules_show(name: Annotated[str, typer.Argument(help="Rule set name or YAML file.")]) -> None:
     """Every rule of a rule set (after `extends`), with its formulas and notes."""
     from staticflops.api import describe_rules
-    typer.echo(_guarded(lambda: describe_rules(name)), nl=False)
+    text = _guarded(lambda: describe_rules(name))
+    typer.echo("".join(_shown(line) + "\n" for line in text.splitlines()), nl=False)  # a rule file may be hostile
 
 
 @rules_app.command("validate")
@@ -277,24 +286,28 @@ def rules_validate(path: Annotated[str, typer.Argument(help="YAML rule file to c
     """Check a rule file (schema, formulas, extends); errors carry file:line:col."""
     from staticflops.api import load_rules
     ruleset = _guarded(lambda: load_rules(path))
-    typer.echo(f"{path}: ok: rule set `{ruleset.name}`, {len(ruleset.rules)} rules, {len(ruleset.classes)} class rules")
+    typer.echo(_shown(f"{path}: ok: rule set `{ruleset.name}`, {len(ruleset.rules)} rules, "
+                      f"{len(ruleset.classes)} class rules"))
 
 
-def _guarded(action, debug: bool = False, subject: str | None = None):
+def _guarded(action, debug: bool = False, subject: str | None = None, let_through: tuple = ()):
     """Run an API call; an error about the input (UsageError: --input, --kwargs, rule, config
     or limit values) or the model (AnalysisError) is one clear line and exit 1 (issue 8); exit 2
     stays for click's own command-line errors.  Anything else is our bug: a short request for
-    a report, exit 3 (traceback with --debug)."""
+    a report, exit 3 (traceback with --debug).  ``let_through``: exceptions handled by the
+    caller (``main`` reports an output that cannot be written)."""
     from staticflops import __version__
     from staticflops.diagnostics import AnalysisError, UsageError
     _settle_heap()
     try:
         return action()
+    except let_through:
+        raise
     except UsageError as error:
-        typer.echo(f"staticflops: error: {error}", err=True)
+        _error_line(f"staticflops: error: {error}")
         raise typer.Exit(1) from None
     except AnalysisError as error:
-        typer.echo(f"{error.location}: error: {error.message}" if error.location else f"staticflops: error: {error.message}", err=True)
+        _error_line(f"{error.location}: error: {error.message}" if error.location else f"staticflops: error: {error.message}")
         raise typer.Exit(1) from None
     except (typer.Exit, KeyboardInterrupt):
         raise
@@ -302,25 +315,48 @@ def _guarded(action, debug: bool = False, subject: str | None = None):
         if debug:
             raise
         where = f" while analysing {subject}" if subject else ""
-        typer.echo(f"staticflops: internal error{where}: {type(error).__name__}: {error}. This is a bug in "
-                   f"staticflops {__version__}; please report it with the file name and version "
-                   f"(--debug shows the traceback).", err=True)
+        _error_line(f"staticflops: internal error{where}: {type(error).__name__}: {error}. This is a bug in "
+                    f"staticflops {__version__}; please report it with the file name and version "
+                    f"(--debug shows the traceback).")
         raise typer.Exit(3) from None
 
 
+def _rendered(show, debug: bool = False, subject: str | None = None) -> None:
+    """Print a result: a renderer's bug is exit 3, never a traceback; an output that cannot be
+    written is ``main``'s one-line error."""
+    _guarded(show, debug, subject, let_through=(OSError,))
+
+
+def _shown(text: str) -> str:
+    """A line that quotes the analysed project (names, paths, rule text): control characters
+    as escapes, cut at a documented length (``report/escape.py``), so it cannot drive the
+    terminal or forge lines of a CI log."""
+    from staticflops.report.escape import MAX_MESSAGE, visible
+    return visible(text, MAX_MESSAGE)
+
+
+def _error_line(text: str) -> None:
+    typer.echo(_shown(text), err=True)
+
+
 def _emit(result, output_format: Format, render_table, render_markdown, exact: bool) -> None:
-    if output_format is Format.json:
-        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
-    elif output_format is Format.markdown:
-        sys.stdout.write(render_markdown(result, exact))
-    else:
-        render_table(result, _console(), exact)
+    def show() -> None:
+        if output_format is Format.json:
+            sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+        elif output_format is Format.markdown:
+            sys.stdout.write(render_markdown(result, exact))
+        else:
+            render_table(result, _console(), exact)
+
+    _rendered(show)
 
 
 def _console():
+    """No highlighting (a 200,000-character rule description took 256 s of regular
+    expressions) and no emoji codes: text from the analysed project is shown as written."""
     from rich.console import Console
-    console = Console()
-    return console if console.is_terminal else Console(width=160)  # piped: no terminal width to fit
+    console = Console(highlight=False, emoji=False)
+    return console if console.is_terminal else Console(width=160, highlight=False, emoji=False)  # piped: no width to fit
 
 
 def main() -> None:

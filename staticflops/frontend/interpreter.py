@@ -25,7 +25,7 @@ from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.values import (
     describe, show, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, LazyValue, Namespace, Partial, Record, SuperProxy, Tensor,
-    Unknown,
+    Unknown, stable_order,
 )
 from staticflops.shapes import Expr, Undecidable
 
@@ -259,7 +259,9 @@ class Interpreter(Statements, Expressions):
         return truth
 
     def iterate(self, value, node):
-        if isinstance(value, (list, tuple, str, dict, set, frozenset)):
+        if isinstance(value, (set, frozenset)):
+            return iter(stable_order(value))  # not by hash: the same order in every process
+        if isinstance(value, (list, tuple, str, dict)):
             return iter(list(value))
         if isinstance(value, range):
             return self.budget.bounded_range(self, value, node)

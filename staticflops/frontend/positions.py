@@ -81,6 +81,11 @@ class StartPositions:
     def get(self, node, default=None):
         return self._by_id.get(id(node), default)
 
+    @property
+    def by_id(self) -> dict:
+        """``id(node)`` -> start, for a rewrite of the tree to carry over (``identifiers.py``)."""
+        return self._by_id
+
     def __len__(self) -> int:
         return len(self._by_id)
 

@@ -46,6 +46,13 @@ def _iterable(interp, value, node):
     return list(interp.iterate(value, node))
 
 
+def _seeded(value) -> bool:
+    """Does Python's hash of ``value`` change with ``PYTHONHASHSEED`` (strings and bytes)?"""
+    if isinstance(value, (str, bytes)):
+        return True
+    return isinstance(value, (tuple, frozenset)) and any(map(_seeded, value))
+
+
 def build_builtins(object_class: Class) -> dict:
     b: dict = {}
 
@@ -127,7 +134,14 @@ def build_builtins(object_class: Class) -> dict:
     b["divmod"] = _plain(divmod, "divmod")
     b["pow"] = Builtin("pow", _bounded_pow, bind_self=False)
     b["repr"] = _plain(repr, "repr")
-    b["hash"] = _plain(hash, "hash")
+    plain_hash = _plain(hash, "hash").fn
+
+    @_fn("hash")
+    def hash_(interp, args, kwargs, node):
+        if args and _seeded(args[0]):
+            return interp.unknown("hash() of a string differs in every Python process (PYTHONHASHSEED)", node)
+        return plain_hash(interp, args, kwargs, node)
+    b["hash"] = hash_
     b["chr"], b["ord"] = _plain(chr, "chr"), _plain(ord, "ord")
 
     @_fn("zip")

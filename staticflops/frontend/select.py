@@ -10,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from staticflops.diagnostics import AnalysisError, Location
+from staticflops.frontend.identifiers import nfkc
 from staticflops.frontend.source import SourceFile, parse_source
 from staticflops.frontend.treewalk import names_in
 from staticflops.frontend.values import Class, Function, Instance, LazyValue, Unknown
@@ -51,6 +52,7 @@ def _evaluate_expression(interp, scope, text: str, kwargs: dict):
 
 def select_target(source: SourceFile, scope, framework, model: str | None):
     if model is not None:
+        model = nfkc(model)  # the file's names are normalised (identifiers.py)
         value = scope.vars.get(model)
         if isinstance(value, LazyValue):
             value = value.force()
@@ -164,7 +166,7 @@ def _names_used_outside_own_definition(source: SourceFile, wanted: set) -> dict:
         # holding the only model is skipped instead of visiting its 500,000 nodes.
         first, after = starts[index], starts[index + 1]
         if lines and first and (after or index + 1 == len(body)):
-            segment = "".join(lines[first - 1:(after - 1) if after else None])
+            segment = nfkc("".join(lines[first - 1:(after - 1) if after else None]))  # as the tree's names are
             if not any(name in segment for name in others):
                 continue
         for name in names_in(statement, skip=(cst.Decorator,)):  # `@register_model()` does not make a builder a helper

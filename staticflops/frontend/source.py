@@ -17,6 +17,7 @@ import libcst as cst
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.files import RefusedRead, project_root, read_file, read_limit
 from staticflops.frontend.budget import MAX_FILE_BYTES
+from staticflops.frontend.identifiers import needs_normalising, normalise_identifiers
 from staticflops.frontend.positions import StartPositions, start_positions
 
 
@@ -129,6 +130,8 @@ def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
         if internal:  # our stub code reports the user's call site, so it needs no positions
             return SourceFile(name, module, {}, internal, text=text)
         positions = start_positions(module)
+        if needs_normalising(text):  # `ｗｉｄｔｈ` is `width` to Python
+            module, positions = normalise_identifiers(module, positions)
     except cst.ParserSyntaxError as error:
         raise _syntax_error(text, name, error) from None
     except cst.CSTValidationError as error:  # parsed, but not a valid node (`return*x`): no position

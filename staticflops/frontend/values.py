@@ -9,6 +9,7 @@ value we cannot know is an :class:`Unknown`, which remembers why and where.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable
 
 import libcst as cst
@@ -262,6 +263,31 @@ def describe(value) -> str:
 def show(value) -> str:
     text = repr(value) if not isinstance(value, Expr) else str(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def stable_order(items: set | frozenset) -> list:
+    """A set's items in an order that does not depend on ``PYTHONHASHSEED``.  Python orders a
+    set by hash, and a string's hash changes with every process: iterating ``{"a", "b"}`` as
+    Python does would list the layers a loop adds in a different order on each run, and
+    ``staticflops diff`` would report changes nobody made.  Numbers come first, ascending (for
+    small non-negative integers that is Python's own order), then strings, then tuples; a set
+    holding anything else keeps the order it has (hashed by identity, not by the seed)."""
+    try:
+        return sorted(items, key=_stable_key)
+    except TypeError:
+        return list(items)
+
+
+def _stable_key(value) -> tuple:
+    if isinstance(value, (int, float, Fraction)):
+        return 0, value
+    if isinstance(value, str):
+        return 1, value
+    if isinstance(value, tuple):
+        return 2, tuple(map(_stable_key, value))
+    if value is None:
+        return 3, 0
+    raise TypeError("no stable order")
 
 
 def named_modules(module: "Instance", prefix: str = ""):

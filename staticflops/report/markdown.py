@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
+from staticflops.report.escape import MAX_MESSAGE, md_code, visible
 from staticflops.report.schema import Report
 from staticflops.report.units import human, partial_banner, share
 
 
 def render_markdown(report: Report, max_depth: int | None = None) -> str:
+    """Every name, path and message of the analysed project is a code span (``escape.py``)."""
     totals = report.totals
-    lines = [f"> **{partial_banner(report)}**", ""] if report.partial else []
+    lines = [f"> **{partial_banner(report, _message)}**", ""] if report.partial else []
     lines += [
-        f"**{'PARTIAL (lower bound) ' if report.partial else ''}{report.model}** (`{report.file}`, rules `{report.rules}`): "
+        f"**{'PARTIAL (lower bound) ' if report.partial else ''}{md_code(report.model)}** ({md_code(report.file)}, "
+        f"rules {md_code(report.rules)}): "
         f"**{human(totals.forward_flops, 'FLOPs')}** forward ({human(totals.macs, 'MACs')}), "
         f"**{human(totals.params)}** params",
         "",
-        f"Convention: {totals.convention}. Inputs: {', '.join(f'`{i}`' for i in report.inputs)}.",
+        f"Convention: {_message(totals.convention)}. Inputs: {', '.join(md_code(i) for i in report.inputs)}.",
         "",
         *_training_lines(report),
         f"Memory ({totals.dtype}): params {human(totals.param_bytes, 'B')}, activations "
         f"{human(totals.activation_bytes, 'B')} (every op output), read {human(totals.mem_read_bytes, 'B')}, "
-        f"write {human(totals.mem_write_bytes, 'B')} ({report.rules} convention)"
+        f"write {human(totals.mem_write_bytes, 'B')} ({md_code(report.rules)} convention)"
         + (f", saved for backward {human(totals.saved_activation_bytes, 'B')}" if report.training else "") + ".",
         "",
         "<details><summary>Layers</summary>",
@@ -33,14 +36,18 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
         shape = ("-" if row.calls == 0 else "?") if row.output_shape is None else "x".join(str(d) for d in row.output_shape)
         flops = row.forward_flops if row.forward_flops == "unknown" else human(row.forward_flops)
         macs = row.macs if row.macs == "unknown" else human(row.macs)
-        lines.append(f"| `{row.name}` | {row.type} | {shape} | {flops} | {macs} | "
-                     f"{human(row.params) if row.params else ''} | {share(row.forward_flops, totals.forward_flops)} | "
-                     f"`{row.location}` |")
+        lines.append(f"| {md_code(row.name, table=True)} | {md_code(row.type, table=True)} | {visible(shape)} | "
+                     f"{flops} | {macs} | {human(row.params) if row.params else ''} | "
+                     f"{share(row.forward_flops, totals.forward_flops)} | {md_code(row.location, table=True)} |")
     lines += ["", "</details>"]
     if report.unknown:
         lines += ["", f"**Not resolved ({len(report.unknown)})** — totals are lower bounds:", ""]
-        lines += [f"- `{u.location}`: {u.what}" for u in report.unknown]
+        lines += [f"- {md_code(u.location)}: {_message(u.what)}" for u in report.unknown]
     return "\n".join(lines) + "\n"
+
+
+def _message(text) -> str:
+    return md_code(text, limit=MAX_MESSAGE)
 
 
 def _training_lines(report: Report) -> list[str]:

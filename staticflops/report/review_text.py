@@ -1,11 +1,14 @@
-"""Terminal tables for ``check`` and ``diff``."""
+"""Terminal tables for ``check`` and ``diff``.  Names, paths and messages come from the
+pull request: they reach rich only as ``Text`` (never markup), through ``escape.visible``."""
 
 from __future__ import annotations
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from staticflops.report.escape import MAX_MESSAGE, visible
 from staticflops.report.review import CheckResult, DiffResult, ModelDiff
 from staticflops.report.units import count_text, signed
 
@@ -33,12 +36,12 @@ def change(delta, reference, metric: str, exact: bool = False) -> str:
 
 
 def render_check(result: CheckResult, console: Console, exact: bool = False) -> None:
-    table = Table(box=box.SIMPLE_HEAD, title=f"staticflops check ({result.config})", title_justify="left")
+    table = Table(box=box.SIMPLE_HEAD, title=Text(f"staticflops check ({visible(result.config)})"), title_justify="left")
     for column, justify in (("Model", "left"), ("Metric", "left"), ("Measured", "right"), ("Budget", "right"),
                             ("Headroom", "right"), ("Result", "left")):
         table.add_column(column, justify=justify, no_wrap=True)
     for model in result.models:
-        label = f"{model.name}{' (cached)' if model.cached else ''}"
+        label = Text(f"{visible(model.name)}{' (cached)' if model.cached else ''}")
         if model.status == "error":
             table.add_row(label, "-", "-", "-", "-", "[red]ERROR[/red]")
         if not model.budgets and model.status != "error":
@@ -63,30 +66,35 @@ def _status(status: str) -> str:
 def _problems(model, console: Console, exact: bool) -> None:
     for line in model.budgets:
         if line.status == "not available":
-            console.print(f"{model.name}: {line.metric} budget not checked: {line.note}", markup=False, highlight=False)
+            console.print(_line(f"{model.name}: {line.metric} budget not checked: {line.note}"))
     if model.status == "pass":
         return
     for problem in model.problems:
         text = f"{problem} (model {model.name})" if model.status == "error" else f"{model.file}: {model.name}: {problem}"
-        console.print(text, markup=False, highlight=False)
+        console.print(_line(text))
     if model.unknown and not model.allow_unknown:
         for entry in model.unknown:
-            console.print(f"  {entry.location}: not resolved: {entry.what}", markup=False, highlight=False)
+            console.print(_line(f"  {entry.location}: not resolved: {entry.what}"))
     if model.grew:
-        console.print(f"  grew most since {model.baseline}:", markup=False, highlight=False)
+        console.print(_line(f"  grew most since {model.baseline}:"))
         for layer in model.grew:
             was = "new" if layer.before is None else f"was {amount(layer.before, layer.metric, exact)}"
-            console.print(f"    {layer.location}: {layer.name} ({layer.type}) "
-                          f"{change(layer.delta, layer.after, layer.metric, exact)} ({was})", markup=False, highlight=False)
+            console.print(_line(f"    {layer.location}: {layer.name} ({layer.type}) "
+                                f"{change(layer.delta, layer.after, layer.metric, exact)} ({was})"))
+
+
+def _line(text: str) -> Text:
+    """One line of output that quotes the analysed project: escaped, cut at MAX_MESSAGE."""
+    return Text(visible(text, MAX_MESSAGE))
 
 
 def render_diff(result: DiffResult, console: Console, exact: bool = False) -> None:
-    console.print(f"staticflops diff: {result.base} ({result.base_commit[:12]}) -> working tree")
+    console.print(_line(f"staticflops diff: {result.base} ({result.base_commit[:12]}) -> working tree"))
     for model in result.models:
         console.print()
-        console.print(f"[bold]{summary_line(model, exact)}[/bold]", highlight=False)
+        console.print(Text(summary_line(model, exact), style="bold"))
         for error in model.errors:
-            console.print(f"  {error}", markup=False, highlight=False)
+            console.print(_line(f"  {error}"))
         if model.totals and model.status == "changed":
             console.print(_totals_table(model, exact))
         if model.layers:
@@ -95,7 +103,7 @@ def render_diff(result: DiffResult, console: Console, exact: bool = False) -> No
             console.print("  some operations were not resolved: counts are lower bounds")
     conventions = sorted({(m.rules, m.convention) for m in result.models if m.convention})
     for rules, convention in conventions:
-        console.print(f"Convention ({rules}): {convention}", highlight=False)
+        console.print(Text(f"Convention ({visible(rules)}): {visible(convention, MAX_MESSAGE)}"))
 
 
 def _totals_table(model: ModelDiff, exact: bool) -> Table:
@@ -116,8 +124,8 @@ def _layers_table(model: ModelDiff, exact: bool) -> Table:
                             ("Params", "right"), ("Output", "left"), ("Where", "left")):
         table.add_column(column, justify=justify, no_wrap=True)
     for layer in model.layers:
-        table.add_row(layer.name, layer.type, layer.change, layer_flops(layer, exact), layer_params(layer, exact),
-                      layer_shape(layer), layer.location)
+        table.add_row(Text(visible(layer.name)), Text(visible(layer.type)), layer.change, layer_flops(layer, exact),
+                      layer_params(layer, exact), Text(visible(layer_shape(layer))), Text(visible(layer.location)))
     return table
 
 
@@ -142,19 +150,21 @@ def layer_shape(layer) -> str:
     return f"{text(layer.before_shape)} -> {text(layer.after_shape)}"
 
 
-def summary_line(model: ModelDiff, exact: bool = False) -> str:
-    """``classifier: +0.41 GFLOPs (+5.0%), params unchanged``."""
+def summary_line(model: ModelDiff, exact: bool = False, show=visible) -> str:
+    """``classifier: +0.41 GFLOPs (+5.0%), params unchanged``; ``show`` renders the model's
+    name (it comes from the config: ``escape.py``)."""
     totals = {t.metric: t for t in model.totals}
     flops, params = totals.get("forward_flops"), totals.get("params")
+    name = show(model.name)
     if model.status == "error":
-        return f"{model.name}: could not be analysed"
+        return f"{name}: could not be analysed"
     if model.status == "added":
-        return (f"{model.name}: new model, {amount(flops.after if flops else None, 'forward_flops', exact)}, "
+        return (f"{name}: new model, {amount(flops.after if flops else None, 'forward_flops', exact)}, "
                 f"{amount(params.after if params else None, 'params', exact)}")
     if model.status == "removed":
-        return f"{model.name}: removed (was {amount(flops.before if flops else None, 'forward_flops', exact)})"
+        return f"{name}: removed (was {amount(flops.before if flops else None, 'forward_flops', exact)})"
     if model.status == "unchanged":
-        return (f"{model.name}: unchanged ({amount(flops.after if flops else None, 'forward_flops', exact)}, "
+        return (f"{name}: unchanged ({amount(flops.after if flops else None, 'forward_flops', exact)}, "
                 f"{amount(params.after if params else None, 'params', exact)})")
     parts = []
     if flops is None or flops.delta == 0:
@@ -167,4 +177,4 @@ def summary_line(model: ModelDiff, exact: bool = False) -> str:
     else:
         percent = "" if params.percent is None else f" ({params.percent:+.1f}%)"
         parts.append(f"{change(params.delta, params.after, 'params', exact)}{percent}")
-    return f"{model.name}: {', '.join(parts)}"
+    return f"{name}: {', '.join(parts)}"

@@ -1,9 +1,13 @@
-"""The terminal table: module tree by depth, human units, totals, then unknowns."""
+"""The terminal table: module tree by depth, human units, totals, then unknowns.
+Names, paths and messages come from the analysed project: they reach rich only as ``Text``
+(never markup), through ``escape.visible``."""
 
 from __future__ import annotations
 
 from rich.console import Console
+from rich.text import Text
 
+from staticflops.report.escape import MAX_MESSAGE, visible
 from staticflops.report.grid import grid
 from staticflops.report.schema import Report
 from staticflops.report.units import human, partial_banner, share
@@ -24,7 +28,7 @@ def _where(location: str, main_file: str) -> str:
 def render_table(report: Report, console: Console, max_depth: int | None = None) -> None:
     totals = report.totals
     if report.partial:
-        console.print(f"[bold red]{partial_banner(report)}[/bold red]", highlight=False)
+        console.print(Text(partial_banner(report, _message), style="bold red"))
     training = totals.training_flops is not None
     columns = [("Layer", "left"), ("Type", "left"), ("Output", "left"), ("FLOPs", "right"), ("MACs", "right")]
     columns += [("Bwd FLOPs", "right")] if training else []
@@ -33,35 +37,40 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
     for row in report.layers:
         if max_depth is not None and row.depth > max_depth:
             continue
-        name = "  " * (row.depth - 1) + row.name.rsplit(".", 1)[-1] if row.kind == "module" else "  " * (row.depth - 1) + "↳ " + row.type
+        label = visible(row.name.rsplit(".", 1)[-1]) if row.kind == "module" else "↳ " + visible(row.type)
         flops = row.forward_flops if row.forward_flops == "unknown" else human(row.forward_flops)
         macs = row.macs if row.macs == "unknown" else human(row.macs)
-        cells = [name, row.type, _shape(row.output_shape, row.calls), flops, macs]
+        cells = ["  " * (row.depth - 1) + label, visible(row.type), visible(_shape(row.output_shape, row.calls)), flops,
+                 macs]
         cells += [human(row.backward_flops)] if training else []
         cells += [human(row.params) if row.params else "", share(row.forward_flops, totals.forward_flops),
-                  _where(row.location, report.file)]
+                  visible(_where(row.location, report.file))]
         rows.append(cells)
         styles.append("dim" if row.kind == "op" else None)
-    console.print(grid(f"{report.model} ({report.file}) — rules: {report.rules}", columns, rows, styles),
-                  soft_wrap=True, highlight=False)
+    title = f"{visible(report.model)} ({visible(report.file)}) — rules: {visible(report.rules)}"
+    console.print(grid(title, columns, rows, styles), soft_wrap=True, highlight=False)
     prefix = "[bold red]PARTIAL (lower bound)[/bold red] " if report.partial else ""
     console.print(f"{prefix}[bold]Total forward:[/bold] {human(totals.forward_flops, 'FLOPs')}  "
                   f"({human(totals.macs, 'MACs')})   [bold]Params:[/bold] {human(totals.params)} "
                   f"(trainable {human(totals.trainable_params)})")
-    console.print(f"[bold]Memory[/bold] ({totals.dtype}): params {human(totals.param_bytes, 'B')}, "
+    console.print(Text.assemble(("Memory", "bold"), f" ({totals.dtype}): params {human(totals.param_bytes, 'B')}, "
                   f"activations {human(totals.activation_bytes, 'B')} (every op output), "
                   f"read {human(totals.mem_read_bytes, 'B')}, write {human(totals.mem_write_bytes, 'B')} "
-                  f"({report.rules} convention)"
-                  + (f", saved for backward {human(totals.saved_activation_bytes, 'B')}" if training else ""))
-    outputs = ", ".join(_shape(s) for s in report.outputs) or ("? (stopped before the end)" if report.partial else "")
-    console.print(f"Inputs: {', '.join(report.inputs)}   Outputs: {outputs}")
-    console.print(f"Convention ({report.rules}): {totals.convention}")
+                  f"({visible(report.rules)} convention)"
+                  + (f", saved for backward {human(totals.saved_activation_bytes, 'B')}" if training else "")))
+    outputs = ", ".join(visible(_shape(s)) for s in report.outputs) or ("? (stopped before the end)" if report.partial else "")
+    console.print(Text(f"Inputs: {', '.join(visible(i) for i in report.inputs)}   Outputs: {outputs}"))
+    console.print(Text(f"Convention ({visible(report.rules)}): {_message(totals.convention)}"))
     if training:
         _print_training(report, console)
     if report.unknown:
         console.print(f"\n[bold yellow]Not resolved ({len(report.unknown)}); totals are lower bounds:[/bold yellow]")
         for entry in report.unknown:
-            console.print(f"  {entry.location}: {entry.what}", markup=False, highlight=False)
+            console.print(Text(f"  {visible(entry.location)}: {_message(entry.what)}"))
+
+
+def _message(text) -> str:
+    return visible(text, MAX_MESSAGE)
 
 
 def _print_training(report: Report, console: Console) -> None:
@@ -71,9 +80,9 @@ def _print_training(report: Report, console: Console) -> None:
     ratio = f"   backward/forward = {training.backward_forward_ratio:.3f}" if training.backward_forward_ratio else ""
     console.print(f"[bold]Training per step:[/bold] {human(totals.training_flops, 'FLOPs')} (forward + backward){ratio}")
     if training.frozen:
-        console.print(f"Frozen: {', '.join(training.frozen)}")
+        console.print(Text(f"Frozen: {', '.join(visible(glob) for glob in training.frozen)}"))
     for note in training.notes:
-        console.print(f"  - {note}", markup=False, highlight=False)
+        console.print(Text(f"  - {_message(note)}"))
     if training.flops_per_token_vs_6n is not None:
         console.print(f"Per token ({human(training.tokens_per_step)} tokens/step): {training.flops_per_token_vs_6n:.3f} x "
                       "the 6·N approximation (N = non-embedding parameters)")
@@ -86,4 +95,4 @@ def _print_training(report: Report, console: Console) -> None:
             line += (f" = {hours} GPU-hours on {budget.hardware} ({budget.precision} peak "
                      f"{budget.peak_flops_per_second / 1e12:,.1f} TFLOP/s, MFU {budget.mfu})")
         console.print(line)
-        console.print(f"  {budget.formula}", markup=False, highlight=False)
+        console.print(Text(f"  {_message(budget.formula)}"))

@@ -63,10 +63,11 @@ def signed(delta: int | str | None, reference: int | str | None = None, unit: st
     return f"{delta:+d} {unit}".strip()
 
 
-def partial_banner(report) -> str:
-    """What table and Markdown output say first when a budget stopped the analysis."""
+def partial_banner(report, show=str) -> str:
+    """What table and Markdown output say first when a budget stopped the analysis; ``show``
+    renders the location and message (they quote the analysed code: ``escape.py``)."""
     stop = report.stopped
-    where = f" at {stop.location}" if stop and stop.location else ""
-    why = f": {stop.message}" if stop else ""
+    where = f" at {show(stop.location)}" if stop and stop.location else ""
+    why = f": {show(stop.message)}" if stop else ""
     return (f"PARTIAL RESULT: the analysis stopped{where}{why}. The figures below cover only what was "
             "built and traced before that point: lower bounds.")

@@ -12,6 +12,7 @@ from staticflops.frontend.stub_source import run_stub
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
     BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Tensor, Unknown,
+    stable_order,
 )
 from staticflops.frontend.torch import constants, modules
 from staticflops.frontend.torch.functions import DTYPES, TorchOps, build_constructors, build_functions
@@ -217,6 +218,8 @@ class TorchFramework:
             def call(interp, args, kwargs, node):
                 if any(isinstance(a, Unknown) for a in args):
                     return next(a for a in args if isinstance(a, Unknown))
+                if name in ("join", "extend"):  # they iterate a set argument: in a stable order
+                    args = [stable_order(a) if isinstance(a, (set, frozenset)) else a for a in args]
                 try:
                     result = method(*args, **kwargs)
                 except (TypeError, ValueError, KeyError, IndexError) as error:

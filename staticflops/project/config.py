@@ -18,6 +18,7 @@ from staticflops.diagnostics import AnalysisError, Location, UsageError
 from staticflops.rulesets.loader import DEEP_NESTING, match_location, read_yaml_text, yaml_position
 from staticflops.limits import LIMIT_NAMES
 from staticflops.project.budget import METRICS, BudgetError, parse_budget
+from staticflops.project.cache import cache_folder_problem
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -77,6 +78,14 @@ class ProjectConfig(BaseModel):
     cache_dir: str = ".staticflops_cache"
     jobs: Optional[int] = Field(default=None, ge=1)  # parallel processes; default: the CPU count
     limits: dict[str, int] = Field(default_factory=dict)  # interpreter bounds, as the --max-* flags
+
+    @field_validator("cache_dir")
+    @classmethod
+    def _cache_inside_root(cls, value):
+        problem = cache_folder_problem(value)  # the cache is written: never outside the project
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("limits")
     @classmethod

@@ -234,7 +234,7 @@ def _secret() -> bytes | None:
     from staticflops.rulesets.stored import cache_dir
 
     folder = cache_dir()
-    if folder is None:
+    if folder is None or not folder.is_absolute():  # relative: it could be a folder of the checkout
         return None
     path = folder / "results-key"
     try:

@@ -29,13 +29,15 @@ from staticflops.diagnostics import UsageError
 
 GIT_TIMEOUT_SECONDS = 60
 
-# Settings on every command line: the command line outranks every configuration file.
+# Settings on every command line: the command line outranks every configuration file.  The
+# commands run are `rev-parse`, `cat-file blob` (no filter, no textconv) and `blame
+# --no-textconv HEAD` (the committed file, so no clean filter either); none produces a diff,
+# so no external diff program is ever consulted.
 _PINNED_SETTINGS = (
     "core.fsmonitor=false",  # a repository config's fsmonitor is a shell command run on index reads
     f"core.hooksPath={os.devnull}",  # no hook runs, whatever the repository configures
     "safe.bareRepository=explicit",  # never treat a committed folder as a bare repository
     "core.pager=cat",
-    "diff.external=",
     "protocol.allow=never",  # no fetch, no transport helper, no ssh command
     "credential.helper=",
     "gc.auto=0",  # read-only commands: no background maintenance either
@@ -63,21 +65,6 @@ class Repository:
         except ValueError:
             return None
 
-    def private_dir(self) -> Path | None:
-        """The folder git keeps this checkout's own data in: no commit can write into it
-        (git refuses ``.git`` as a path component), so it can hold a secret."""
-        if self.dot_git.is_dir():
-            return self.dot_git
-        try:
-            with open(self.dot_git, "rb") as gitfile:
-                text = gitfile.read(4096).decode("utf-8", "replace")
-        except OSError:
-            return None
-        if not text.startswith("gitdir:"):
-            return None
-        folder = (self.top / text[len("gitdir:"):].strip()).resolve()
-        return folder if folder.is_dir() else None
-
 
 @lru_cache(maxsize=4)
 def find_repository(start: Path) -> Repository | None:
@@ -104,7 +91,8 @@ def repository_of(root: Path, what: str) -> Repository:
     here = Path.cwd()
     repository = find_repository(here)
     if repository is None:
-        raise UsageError(f"{here} is not inside a git repository (of this user), so there is no {what}")
+        raise UsageError(f"{here} is not inside a git repository, or not one git trusts for this user "
+                         f"(safe.directory), so there is no {what}")
     if repository.relative(root) is None:
         raise UsageError(f"{root} is outside the git repository {repository.top} found from the working "
                          f"directory, so there is no {what}: run staticflops inside that repository")

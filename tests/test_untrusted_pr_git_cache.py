@@ -224,6 +224,9 @@ def test_3_committed_cache_symlinks_write_nothing_outside(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert ".staticflops_cache is a symbolic link or not a folder: the results cache is off" in result.stderr
     assert files_under(elsewhere) == set()
+    folder_run = cli("analyze", "models", "--input", "2x8", cwd=repo)  # folder mode caches in the same folder
+    assert folder_run.returncode == 0, folder_run.stdout + folder_run.stderr
+    assert "the results cache is off" in folder_run.stderr and files_under(elsewhere) == set()
 
     # a real folder holding a dangling link where the .gitignore goes, and a cache folder
     # configured under a linked folder

@@ -141,7 +141,8 @@ def _pinned_environment() -> dict:
     ``GIT_EXTERNAL_DIFF``, ``GIT_SSH_COMMAND``, ``GIT_PAGER``... none reaches git) and with
     neither the system nor the global configuration: only the repository's own
     ``.git/config``, which a commit cannot change, plus the settings above.  HOME stays: with
-    GIT_CONFIG_GLOBAL set git reads no configuration from it."""
+    GIT_CONFIG_GLOBAL set git reads no configuration from it, only the user's own attribute
+    and ignore files, which no commit can change either."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     environment.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_ATTR_NOSYSTEM="1",
                        GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_NO_REPLACE_OBJECTS="1",

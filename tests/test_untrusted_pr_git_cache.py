@@ -396,3 +396,26 @@ def test_8c_a_committed_cache_folder_never_passes_an_over_budget_model(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     model = json.loads(result.stdout)["models"][0]
     assert model["cached"] is False and model["budgets"][0]["measured"] == 900_128
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give the repository away")
+def test_1_pinning_keeps_gits_ownership_check(tmp_path):
+    """`--git-dir` skips git's safe.directory check; staticflops asks git for it first, so a
+    repository of another account (a `/tmp/.git` planted above the user's folder) is not used
+    unless the user's own global config trusts it."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / "models" / "mlp.py").write_text(WIDER)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"))
+    env.pop("SUDO_UID", None)
+    for path in [repo, *repo.rglob("*")]:
+        os.lchown(path, 4321, 4321)  # another account's repository
+    refused = cli("diff", "--no-cache", cwd=repo, env=env)
+    assert refused.returncode == 1 and "not one git trusts for this user (safe.directory)" in refused.stderr
+
+    (home / ".gitconfig").write_text(f"[safe]\n\tdirectory = {repo}\n")
+    trusted = cli("diff", "--no-cache", "--format", "json", cwd=repo, env=env)
+    assert trusted.returncode == 0, trusted.stdout + trusted.stderr
+    assert json.loads(trusted.stdout)["models"][0]["status"] == "changed"  # MLP -> WIDER

@@ -182,7 +182,7 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
 @app.command()
 @with_limits
 def check(
-    paths: Annotated[Optional[list[str]], typer.Argument(help="Check only the models that read these files (what pre-commit passes). Default: every configured model.")] = None,
+    paths: Annotated[Optional[list[str]], typer.Argument(help="Check only the models that read these files (what pre-commit passes; after `--`, an argument that looks like an option is a file name too). Default: every configured model.")] = None,
     config: ConfigFile = None,
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
     exact: Exact = False,

@@ -14,7 +14,7 @@ from staticflops.project.budget import METRICS, TRAINING_METRICS
 from staticflops.project.config import ModelConfig, ProjectConfig, display_path
 from staticflops.project.diff import layer_changes
 from staticflops.project.run import Outcome, analyse_models
-from staticflops.project.sources import DiskReader, GitReader, last_commit_of_line, resolve_revision
+from staticflops.project.sources import DiskReader, git_reader, last_commit_of_line, resolve_revision
 from staticflops.diagnostics import UsageError
 from staticflops.report import Report
 from staticflops.report.review import BudgetLine, CheckResult, LayerGrowth, ModelCheck
@@ -90,7 +90,7 @@ def _explain_growth(config, model, report, metric, check: ModelCheck, use_cache:
         if revision is None:
             return
         commit = resolve_revision(config.root, revision)
-        before = analyse_models(config, [model], GitReader(config.root, commit), use_cache)[model.name].report
+        before = analyse_models(config, [model], git_reader(config.root, commit), use_cache)[model.name].report
     except UsageError:
         return
     if before is None:

@@ -22,6 +22,7 @@ from staticflops.files import MAX_CONFIG_BYTES, RefusedRead, check_regular, conf
 from staticflops.rulesets.loader import DEEP_NESTING, match_location, read_yaml_text, yaml_position
 from staticflops.limits import LIMIT_NAMES
 from staticflops.project.budget import METRICS, BudgetError, parse_budget
+from staticflops.project.cache import cache_folder_problem
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -82,6 +83,14 @@ class ProjectConfig(BaseModel):
     # relative to the project root, as the --python and --source-path flags
     python: Optional[str] = None
     source_path: list[str] = Field(default_factory=list)
+
+    @field_validator("cache_dir")
+    @classmethod
+    def _cache_inside_root(cls, value):
+        problem = cache_folder_problem(value)  # the cache is written: never outside the project
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("limits")
     @classmethod

@@ -14,7 +14,7 @@ from difflib import SequenceMatcher
 
 from staticflops.project.config import ModelConfig, ProjectConfig
 from staticflops.project.run import Outcome, analyse_models
-from staticflops.project.sources import DiskReader, GitReader, resolve_revision
+from staticflops.project.sources import DiskReader, git_reader, resolve_revision
 from staticflops.report import Report
 from staticflops.report.review import DiffResult, LayerChange, ModelDiff, TotalChange
 
@@ -24,7 +24,7 @@ TOTAL_METRICS = ("forward_flops", "macs", "params", "backward_flops", "training_
 def diff_project(config: ProjectConfig, models: list[ModelConfig], base: str, use_cache: bool = True,
                  jobs: int | None = None) -> DiffResult:
     commit = resolve_revision(config.root, base)
-    before = analyse_models(config, models, GitReader(config.root, commit), use_cache, jobs)
+    before = analyse_models(config, models, git_reader(config.root, commit), use_cache, jobs)
     after = analyse_models(config, models, DiskReader(config.root), use_cache, jobs)
     return DiffResult(base=base, base_commit=commit,
                       models=[diff_outcomes(model, before[model.name], after[model.name]) for model in models])

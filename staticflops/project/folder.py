@@ -123,11 +123,12 @@ class _ProjectRoots:
 
 
 def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_cache: bool = True,
-                  cache_dir: Path | None = None) -> FolderRun:
-    """Analyse ``files`` with ``options`` (``model``, ``inputs``, ``kwargs``, ``rules``)."""
+                  cache_dir: str | None = None) -> FolderRun:
+    """Analyse ``files`` with ``options`` (``model``, ``inputs``, ``kwargs``, ``rules``);
+    ``cache_dir``: the results cache's folder, relative to the working directory."""
     start = time.perf_counter()
     roots = _ProjectRoots()
-    cache = ResultCache((cache_dir or Path(CACHE_DIR)) if use_cache else None)
+    cache = ResultCache(Path.cwd() if use_cache else None, cache_dir or CACHE_DIR)
     results: dict[str, FileResult] = {}
     missing = []
     for path in files:
@@ -139,7 +140,7 @@ def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_
             why = error.reason if isinstance(error, RefusedRead) else f"cannot be read: {error.strerror or error}"
             results[path] = FileResult(path, error=f"{error.filename}:1:1: error: {error.filename} {why}")
             continue
-        entry = cache.lookup(key, reader)
+        entry = cache.lookup(key, reader, path)
         if entry is not None:
             results[path] = FileResult(path, entry["report"], cached=True)
         else:
@@ -155,6 +156,6 @@ def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_
         outcomes = [_analyse_guarded(request, reader) for _, _, request, reader in missing]
     for (path, key, _request, _reader), (report, error, sources, disk) in zip(missing, outcomes):
         if report is not None and error is None:  # a partial report is analysed again next time
-            cache.store(key, sources, disk, report)
+            cache.store(key, path, sources, disk, report)
         results[path] = FileResult(path, report, error)
     return FolderRun([results[path] for path in files], time.perf_counter() - start, workers)

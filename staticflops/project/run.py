@@ -25,7 +25,7 @@ class Outcome:
     name: str
     report: Report | None = None
     error: str | None = None  # `path:line:col: error: message` when the model could not be analysed
-    files: list = field(default_factory=list)  # what the analysis read (paths as configured)
+    files: list = field(default_factory=list)  # what the analysis read or probed (paths as configured)
     cached: bool = False
 
 
@@ -50,22 +50,22 @@ def request_for(config: ProjectConfig, model: ModelConfig) -> dict:
 
 def known_files(config: ProjectConfig, models: list[ModelConfig]) -> dict[str, set]:
     """The files each model's cached analyses read (its imports included), without analysing."""
-    cache = ResultCache(config.root / config.cache_dir)
-    return {model.name: cache.recorded_sources(cache.key(request_for(config, model))) for model in models}
+    cache = ResultCache(config.root, config.cache_dir)
+    return {model.name: cache.recorded_sources(cache.key(request_for(config, model)), model.path) for model in models}
 
 
 def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use_cache: bool = True,
                    jobs: int | None = None) -> dict[str, Outcome]:
-    cache = ResultCache(config.root / config.cache_dir if use_cache else None)
+    cache = ResultCache(config.root if use_cache else None, config.cache_dir)
     outcomes: dict[str, Outcome] = {}
     missing = []
     for model in models:
         request = request_for(config, model)
         key = cache.key(request)
-        entry = cache.lookup(key, reader)
-        if entry is not None:
-            outcomes[model.name] = Outcome(model.name, Report.model_validate(entry["report"]),
-                                           files=list(entry["sources"]), cached=True)
+        entry = cache.lookup(key, reader, model.path)
+        report = _cached_report(entry)
+        if report is not None:
+            outcomes[model.name] = Outcome(model.name, report, files=list(entry["sources"]), cached=True)
         else:
             missing.append((model.name, key, request))
     workers = min(jobs or config.jobs or os.cpu_count() or 1, len(missing))
@@ -74,13 +74,23 @@ def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use
             results = list(pool.map(_analyse_one, [r for _, _, r in missing], [reader] * len(missing)))
     else:
         results = [_analyse_one(request, reader) for _, _, request in missing]
-    for (name, key, _request), (report, error, sources, disk) in zip(missing, results):
+    for (name, key, request), (report, error, sources, disk) in zip(missing, results):
         if report is not None and error is None:
-            cache.store(key, sources, disk, report)
+            cache.store(key, request["path"], sources, disk, report)
         # A partial report (a budget stopped the analysis) never passes: it counts as an error.
         usable = report is not None and error is None
         outcomes[name] = Outcome(name, Report.model_validate(report) if usable else None, error, list(sources))
     return {model.name: outcomes[model.name] for model in models}
+
+
+def _cached_report(entry: dict | None) -> Report | None:
+    """The report of a cache entry; a report this build cannot read is a miss, not an error."""
+    if entry is None:
+        return None
+    try:
+        return Report.model_validate(entry["report"])
+    except ValueError:  # pydantic's ValidationError
+        return None
 
 
 def _analyse_one(request: dict, reader) -> tuple:

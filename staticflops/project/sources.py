@@ -1,18 +1,18 @@
 """Where a model's files are read from: the working tree, or a git revision read with
-``git show REV:./path`` (no checkout: the working tree is never touched).  Readers take the
+``git cat-file blob REV:path`` (no checkout: the working tree is never touched; git always
+pinned to the user's repository, see ``repository.py``).  Readers take the
 path as the config names it (relative to the project root) and raise OSError when absent."""
 
 from __future__ import annotations
 
 import hashlib
-import subprocess
+import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from staticflops.diagnostics import UsageError
 from staticflops.files import read_file
-
-GIT_TIMEOUT_SECONDS = 60
+from staticflops.project.repository import Repository, repository_of
 
 
 @dataclass(frozen=True)
@@ -28,11 +28,18 @@ class DiskReader:
 
 @dataclass(frozen=True)
 class GitReader:
-    root: Path  # inside the repository; paths are relative to it
+    """Files of a commit, read with ``git cat-file blob`` (no filter, no textconv: the bytes
+    committed).  ``prefix``: the project root's path inside the repository."""
+
+    repository: Repository
+    prefix: str
     revision: str
 
     def __call__(self, path: str) -> bytes:
-        result = git(self.root, "show", f"{self.revision}:./{path}", check=False)
+        inside = posixpath.normpath(posixpath.join(self.prefix, path))
+        if inside == ".." or inside.startswith(("../", "/")):
+            raise FileNotFoundError(2, "outside the repository", path)
+        result = self.repository.run("cat-file", "blob", f"{self.revision}:{inside}", check=False)
         if result.returncode != 0:
             raise FileNotFoundError(2, f"not in revision {self.revision}", path)
         return result.stdout
@@ -41,15 +48,28 @@ class GitReader:
         return self.revision
 
 
+def git_reader(root: Path, commit: str) -> GitReader:
+    """A reader of ``commit`` for the project whose root is ``root``."""
+    repository = repository_of(root, f"revision {commit!r}")
+    prefix = repository.relative(root)
+    return GitReader(repository, "" if prefix == "." else prefix, commit)
+
+
 @dataclass
 class RecordingReader:
-    """Reads through ``inner`` and remembers each file's content hash (for the cache)."""
+    """Reads through ``inner`` and remembers each file's content hash (for the cache), and
+    each path it was asked for and could not read as None: an import that found no file is
+    a result too, and a file appearing there later changes the analysis."""
 
     inner: object
     hashes: dict = field(default_factory=dict)
 
     def __call__(self, path: str) -> bytes:
-        data = self.inner(path)
+        try:
+            data = self.inner(path)
+        except OSError:
+            self.hashes.setdefault(path, None)
+            raise
         self.hashes[path] = content_hash(data)
         return data
 
@@ -58,36 +78,35 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    try:
-        result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT_SECONDS)
-    except FileNotFoundError:
-        raise UsageError("git is not installed or not on PATH") from None
-    except subprocess.TimeoutExpired:
-        raise UsageError(f"git {' '.join(args)} took over {GIT_TIMEOUT_SECONDS} s") from None
-    if check and result.returncode != 0:
-        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise UsageError(f"git {' '.join(args)}: {message[-1] if message else 'failed'}")
-    return result
-
-
 def resolve_revision(root: Path, revision: str) -> str:
     """The commit ``revision`` names, or a clear error (not a repository, unknown revision)."""
     if revision.startswith("-"):
         raise UsageError(f"{revision!r} is not a git revision")
-    result = git(root, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", check=False)
+    repository = repository_of(root, f"revision {revision!r}")
+    result = repository.run("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", check=False)
     if result.returncode != 0:
-        inside = git(root, "rev-parse", "--is-inside-work-tree", check=False).returncode == 0
-        if not inside:
-            raise UsageError(f"{root} is not inside a git repository, so there is no revision {revision!r}")
         raise UsageError(f"unknown git revision {revision!r} (fetch it first, e.g. git fetch origin main)")
     return result.stdout.decode().strip()
 
 
 def last_commit_of_line(root: Path, file: Path, line: int) -> str | None:
-    """The commit that last changed ``file``'s line (git blame), or None when it is not committed."""
-    result = git(root, "blame", "--porcelain", "-L", f"{line},{line}", "--", str(file), check=False)
+    """The commit that last changed ``file``'s line, or None when that line is not committed
+    as it is (or there is no repository).  Blames the committed file (``HEAD``), never the
+    working tree: git would run the clean filter and textconv the checkout's
+    ``.gitattributes`` pick for the working-tree file."""
+    try:
+        repository = repository_of(root, "blame")
+        current = Path(file).read_bytes().splitlines()[line - 1].rstrip(b"\r")
+    except (UsageError, OSError, IndexError):
+        return None
+    path = repository.relative(file)
+    if path is None:
+        return None
+    result = repository.run("blame", "--no-textconv", "--porcelain", "-L", f"{line},{line}", "HEAD", "--", path,
+                            check=False)
     if result.returncode != 0 or not result.stdout:
         return None
-    commit = result.stdout.split()[0].decode()
-    return None if set(commit) == {"0"} else commit
+    committed = next((row[1:] for row in result.stdout.splitlines() if row.startswith(b"\t")), None)
+    if committed is None or committed.rstrip(b"\r") != current:
+        return None  # changed since HEAD: the budget line is not committed yet
+    return result.stdout.split()[0].decode()

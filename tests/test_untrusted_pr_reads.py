@@ -30,8 +30,10 @@ def _cap_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
 
 
-def run(cwd: Path, *args: str, capped: bool = False) -> subprocess.CompletedProcess:
-    env = {**os.environ, "STATICFLOPS_CACHE_DIR": ""}  # no stored rule sets from other tests
+def run(cwd: Path, *args: str, capped: bool = False, user_cache: str = "") -> subprocess.CompletedProcess:
+    # no stored rule sets from other tests; without a user cache folder there is no signing
+    # secret, so no results cache either (project/cache.py)
+    env = {**os.environ, "STATICFLOPS_CACHE_DIR": user_cache}
     return subprocess.run([sys.executable, "-m", "staticflops", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=TIMEOUT, env=env, preexec_fn=_cap_memory if capped else None)
 
@@ -329,9 +331,10 @@ def test_a_config_found_by_looking_may_not_be_a_link_out_of_its_folder(layout):
 
 def test_a_fifo_planted_as_a_cache_entry_does_not_hang(layout):
     (layout / "models" / "net.py").write_text(MODEL.format(imports="SECRET_KEY = 'fc'"))
-    assert run(layout, "check").returncode == 0
+    user_cache = str(layout.parent / "user-cache")  # outside the project: holds the cache's signing secret
+    assert run(layout, "check", user_cache=user_cache).returncode == 0
     (entry,) = (layout / ".staticflops_cache").glob("*.json")
     entry.unlink()
     os.mkfifo(entry)
-    result = run(layout, "check")  # the entry is not read: the model is analysed again
+    result = run(layout, "check", user_cache=user_cache)  # the entry is not read: the model is analysed again
     assert result.returncode == 0, result.stderr

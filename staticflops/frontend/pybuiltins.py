@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import collections
 import math
 
 from staticflops.diagnostics import reason
 from staticflops.frontend import pyclasses
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Partial, Record,
-    SuperProxy, Tensor, Unknown,
+    BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
+    Partial, Record, SuperProxy, Tensor, Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
 
@@ -67,6 +68,8 @@ def build_builtins(object_class: Class) -> dict:
             return value.shape[0] if value.shape else interp.unknown("len() of a tensor of unknown shape", node)
         if isinstance(value, Instance):
             return interp.call(interp.get_attribute(value, "__len__", node), [], {}, node)
+        if isinstance(value, Class) and pyclasses.is_enum(value):  # len(Color): its members, aliases once
+            return len(set(pyclasses.enum_members(value).values()))
         try:
             return len(value)
         except TypeError:
@@ -197,6 +200,12 @@ def build_builtins(object_class: Class) -> dict:
                 return False
         if isinstance(value, Namespace):
             return name in value.members
+        if isinstance(value, Function):
+            return name in value.attrs or name in ("__name__", "__qualname__", "__module__", "__doc__", "__call__")
+        if isinstance(value, Record):
+            return name in value.fields or hasattr_.fn(interp, [value.cls, name], {}, node)
+        if isinstance(value, _PLAIN_DATA) and not isinstance(value, Expr):
+            return hasattr(value, name)  # Python's own answer for its own data types (never analysed code)
         return interp.unknown("hasattr() on this value", node)
     b["hasattr"] = hasattr_
 
@@ -244,10 +253,25 @@ def build_builtins(object_class: Class) -> dict:
         return SuperProxy(receiver, owner)
     b["super"] = super_
 
+    def method_wrapper(kind):
+        def wrap(interp, args, kwargs, node):
+            if kind == "property":  # property(fget, fset=None, ...)
+                return MethodWrapper(kind, args[0] if args else kwargs.get("fget"),
+                                     args[1] if len(args) > 1 else kwargs.get("fset"))
+            return MethodWrapper(kind, args[0])
+        return Builtin(kind, wrap, bind_self=False)
     for name in ("staticmethod", "classmethod", "property"):
-        b[name] = Builtin(name, lambda interp, args, kwargs, node: args[0], bind_self=False)
+        b[name] = method_wrapper(name)
+
+    @_fn("globals")
+    def globals_(interp, args, kwargs, node):
+        return interp.current_globals(node)
+    b["globals"] = globals_
 
     b["object"] = object_class
+    # object.__init_subclass__ ends the super() chain of a class's __init_subclass__
+    object_class.namespace.setdefault("__init_subclass__", Builtin(
+        "object.__init_subclass__", lambda interp, args, kwargs, node: None, bind_self=False))
     for name in ("Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
                  "NotImplementedError", "AssertionError", "AttributeError", "ImportError", "Warning",
                  "UserWarning", "DeprecationWarning", "FutureWarning", "RuntimeWarning", "StopIteration",
@@ -256,6 +280,10 @@ def build_builtins(object_class: Class) -> dict:
     b["True"], b["False"], b["None"], b["NotImplemented"] = True, False, None, None
     b["__name__"] = "__analysed__"
     return b
+
+
+_PLAIN_DATA = (int, float, complex, str, bytes, bool, type(None), tuple, list, dict, set, frozenset, range,
+               collections.deque)
 
 
 def is_instance(value, kinds) -> bool:
@@ -292,7 +320,7 @@ def _ceil(value):
     return math.ceil(value)
 
 
-def build_stdlib(builtins: dict) -> dict:
+def build_stdlib(builtins: dict, interp=None) -> dict:
     """Modules importable by name: math, functools, collections, typing, ..."""
     def namespace(name, members):
         return Namespace(name, members)
@@ -312,9 +340,21 @@ def build_stdlib(builtins: dict) -> dict:
         return builtins["dict"].fn(interp, args, kwargs, node)
 
     typing_names = ("Any", "Callable", "Dict", "List", "Optional", "Tuple", "Type", "Union", "Sequence",
-                    "Iterable", "Mapping", "Set", "TypeVar", "cast", "Literal", "overload", "Final", "ClassVar")
+                    "Iterable", "Mapping", "Set", "TypeVar", "cast", "Literal", "overload", "Final", "ClassVar",
+                    # annotations only: no behaviour at run time (CPython's typing makes them no-ops too)
+                    "Unpack", "Annotated", "Self", "ParamSpec", "Concatenate", "TypeAlias", "NotRequired",
+                    "Required", "Never", "NoReturn", "Iterator", "Generator", "Deque", "DefaultDict",
+                    "OrderedDict", "Counter", "FrozenSet", "Hashable", "Sized", "Awaitable", "Coroutine", "IO",
+                    "TextIO", "BinaryIO", "AnyStr", "Text", "MutableMapping", "MutableSequence", "Collection",
+                    "Container", "Reversible", "SupportsInt", "SupportsFloat", "TypeGuard", "LiteralString",
+                    "final", "runtime_checkable", "no_type_check", "dataclass_transform", "override",
+                    "assert_never", "assert_type", "reveal_type", "TypeVarTuple", "NewType")
     identity = Builtin("typing", lambda interp, args, kwargs, node: args[-1] if args else None, bind_self=False)
     typing = {name: identity for name in typing_names}
+    typing["TYPE_CHECKING"] = False  # the `if TYPE_CHECKING:` imports are for type checkers only
+    typing["NewType"] = Builtin("NewType", lambda i, a, k, n: _identity_function(), bind_self=False)
+    typing["get_type_hints"] = Builtin("get_type_hints", lambda i, a, k, n: i.unknown(
+        "typing.get_type_hints (annotations are not evaluated)", n), bind_self=False)
 
     @_fn("reduce")
     def reduce(interp, args, kwargs, node):
@@ -330,6 +370,13 @@ def build_stdlib(builtins: dict) -> dict:
 
     object_class = builtins["object"]
     typing["NamedTuple"] = pyclasses.typing_namedtuple(object_class)
+    # classes one subclasses in annotations-only code: Protocol, Generic[T]; a TypedDict call
+    # builds a plain dict, as in CPython
+    typing["Protocol"] = Class("Protocol", (object_class,), {})
+    typing["Generic"] = Class("Generic", (object_class,), {})
+    typing["TypedDict"] = Class("TypedDict", (object_class,), {"__new__": Builtin(
+        "TypedDict", lambda i, a, k, n: dict(*a[1:], **k) if a and isinstance(a[0], str) else dict(*a, **k),
+        bind_self=False)})
     sequence = Builtin("Sequence", identity.fn, bind_self=False)
     sequence.pytype = (list, tuple, str, range)
     abc = {"Sequence": sequence, "Mapping": Builtin("Mapping", identity.fn, bind_self=False),
@@ -341,7 +388,7 @@ def build_stdlib(builtins: dict) -> dict:
     # logging.getLogger(...).info(...) and the like: every member returns the namespace again
     quiet = Namespace("quiet", NoOpMembers(None))
     quiet.members.anything = Builtin("no-op", lambda i, a, k, n: quiet, bind_self=False)
-    return {
+    modules = {
         "math": namespace("math", math_members),
         "functools": namespace("functools", {"partial": partial, "reduce": reduce,
                                              "lru_cache": identity, "wraps": identity, "cache": identity}),
@@ -356,12 +403,21 @@ def build_stdlib(builtins: dict) -> dict:
                                    "copy": Builtin("copy", lambda i, a, k, n: a[0], bind_self=False)}),
         "__future__": namespace("__future__", {"annotations": None}),
         "enum": namespace("enum", pyclasses.enum_members_for(None, object_class)),
-        "dataclasses": namespace("dataclasses", pyclasses.dataclasses_members()),
+        "dataclasses": namespace("dataclasses", pyclasses.dataclasses_members(object_class)),
         "types": namespace("types", {"FunctionType": function_type, "ModuleType": identity,
                                      "SimpleNamespace": object_class}),
         "itertools": namespace("itertools", {"chain": Builtin("chain", lambda i, a, k, n: [x for v in a for x in _iterable(i, v, n)], bind_self=False),
                                              "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False)}),
     }
+    if interp is not None:  # collections, functools, inspect, re, os, sys, logging, ...: see frontend/stdlib
+        from staticflops.frontend import stdlib
+        modules.update(stdlib.build(interp, builtins))
+    return modules
+
+
+def _identity_function() -> Builtin:
+    """What ``typing.NewType("UserId", int)`` returns: a callable giving back its argument."""
+    return Builtin("NewType", lambda i, a, k, n: a[0] if a else None, bind_self=False)
 
 
 def _product(items, start=1):

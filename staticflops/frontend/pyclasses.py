@@ -89,11 +89,56 @@ def _asdict(interp, args, kwargs, node):
     value = args[0]
     if isinstance(value, Record):
         return dict(zip(value.fields, value))
-    return dict(value.attrs) if isinstance(value, Instance) else interp.unknown("asdict() of this value", node)
+    if not isinstance(value, Instance) or "__dataclass_fields__" not in value.cls.namespace:
+        return interp.unknown("asdict() of a value that is not a dataclass instance", node)
+    return _as_plain(value)
 
 
-def dataclasses_members() -> dict:
+def _as_plain(value):
+    """CPython's asdict: the fields only (not attributes set in __post_init__), recursing into
+    dataclasses, lists, tuples and dicts."""
+    if isinstance(value, Instance) and "__dataclass_fields__" in value.cls.namespace:
+        return {name: _as_plain(value.attrs.get(name)) for name, _ in dataclass_fields(value.cls)}
+    if isinstance(value, (list, tuple)) and not isinstance(value, Record):
+        return type(value)(_as_plain(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _as_plain(item) for key, item in value.items()}
+    return value
+
+
+_FIELD_NAMES = ("name", "default", "default_factory")
+
+
+def _fields_builtin(object_class) -> tuple:
+    """``dataclasses.fields(cls_or_instance)``: Field records (name, default, default_factory)
+    in definition order, and the ``MISSING`` marker for an absent default (both CPython's)."""
+    field_class = make_record_class("Field", list(_FIELD_NAMES), {}, (object_class,))
+    missing = Class("_MISSING_TYPE", (object_class,), {})
+
+    def fields(interp, args, kwargs, node):
+        target = args[0]
+        cls = target.cls if isinstance(target, Instance) else target
+        if not isinstance(cls, Class) or "__dataclass_fields__" not in cls.namespace:
+            raise interp.fail("fields() needs a dataclass or an instance of one", node, "SF114")
+        records = []
+        for name, default in dataclass_fields(cls):
+            if isinstance(default, FieldSpec):
+                plain = missing if default.default is MISSING else default.default
+                factory = missing if default.factory is None else default.factory
+            else:
+                plain, factory = (missing if default is MISSING else default), missing
+            records.append(Record.make(field_class, _FIELD_NAMES, [name, plain, factory]))
+        return tuple(records)
+    return Builtin("fields", fields, bind_self=False), missing
+
+
+def dataclasses_members(object_class) -> dict:
+    fields, missing = _fields_builtin(object_class)
     return {"dataclass": Builtin("dataclass", _dataclass, bind_self=False),
+            "fields": fields, "MISSING": missing,
+            "is_dataclass": Builtin("is_dataclass", lambda i, a, k, n: "__dataclass_fields__" in (
+                a[0].cls if isinstance(a[0], Instance) else a[0]).namespace if isinstance(a[0], (Instance, Class)) else False,
+                bind_self=False),
             "field": Builtin("field", _field, bind_self=False),
             "replace": Builtin("replace", _replace, bind_self=False),
             "asdict": Builtin("asdict", _asdict, bind_self=False)}

@@ -73,20 +73,22 @@ class Function:
     scope: Any  # the defining Scope (closure)
     source: Any  # SourceFile
     defaults: dict = field(default_factory=dict)  # parameter name -> evaluated default
-    decorators: tuple = ()
     qualname: str = ""
+    attrs: dict = field(default_factory=dict)  # function attributes: __wrapped__ (functools.wraps), registry marks
+
+
+@dataclass(eq=False)
+class MethodWrapper:
+    """What ``staticmethod``/``classmethod``/``property``/``functools.cached_property`` return:
+    a function that binds in its own way when found on a class (Python's descriptors)."""
+
+    kind: str  # "staticmethod", "classmethod", "property" or "cached_property"
+    function: Any  # the wrapped callable (a property's getter)
+    setter: Any = None  # a property's setter, added by ``@name.setter``
 
     @property
-    def is_staticmethod(self) -> bool:
-        return "staticmethod" in self.decorators
-
-    @property
-    def is_classmethod(self) -> bool:
-        return "classmethod" in self.decorators
-
-    @property
-    def is_property(self) -> bool:
-        return "property" in self.decorators
+    def name(self) -> str:
+        return getattr(self.function, "name", "?")
 
 
 @dataclass(eq=False)

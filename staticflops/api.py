@@ -92,6 +92,7 @@ def analyze(
     batch: int | None = None,
     dtype: str = "float32",
     limits: dict | None = None,
+    env: dict | Iterable[str] | None = None,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -107,6 +108,8 @@ def analyze(
     ``dtype``: element type for the memory figures (float32, bfloat16, float16, int8).
     ``limits``: overrides of the interpreter's bounds (``staticflops.limits.DEFAULT_LIMITS``,
     e.g. ``{"max_steps": 10_000_000}``).
+    ``env``: the analysed program's ``os.environ`` (a dict, or ``"KEY=VALUE"`` strings); empty
+    by default, as on a clean CI machine — staticflops' own environment is never read.
     Hitting a bound does not raise: the analysis stops there and the returned Report has
     ``partial=True`` and ``stopped`` (the budget's message and ``path:line:col``, also in
     ``diagnostics``); it prices the layers built and the ops traced until then, so every
@@ -125,6 +128,7 @@ def analyze(
         raise UsageError(f"--mfu must be in (0, 1], got {mfu}")
     dtype_bytes(dtype)  # a usage error before any work
     budget = make_budget(limits)
+    environment = parse_env(env)
     ruleset = load_ruleset(rules)
     # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
     source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes))
@@ -134,14 +138,32 @@ def analyze(
         from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
 
         ir = _with_deep_stack(lambda: analyse_keras(source, model, _kwargs(kwargs), specs, batch, reader=reader,
-                                                    budget=budget))
+                                                    budget=budget, env=environment))
     else:
         ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze,
-                                                    reader=reader, budget=budget))
+                                                    reader=reader, budget=budget, env=environment))
     check_sizes(ir)
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
     return build_report(ir, cost, ruleset, summary, dtype=dtype)
+
+
+def parse_env(env) -> dict:
+    """``--env KEY=VALUE`` options (or a dict) as the analysed program's environment."""
+    if env is None:
+        return {}
+    if isinstance(env, dict):
+        items = list(env.items())
+    else:
+        items = []
+        for entry in env:
+            if not isinstance(entry, str) or "=" not in entry or entry.startswith("="):
+                raise UsageError(f"--env expects KEY=VALUE, got {entry!r}")
+            items.append(tuple(entry.split("=", 1)))
+    for key, value in items:
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise UsageError(f"--env: names and values are strings, got {key!r}={value!r}")
+    return dict(items)
 
 
 def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) -> Training:

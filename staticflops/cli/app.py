@@ -99,6 +99,7 @@ def analyze(
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, int8.")] = "float32",
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
+    env: Annotated[Optional[list[str]], typer.Option("--env", help="KEY=VALUE in the analysed program's os.environ (empty otherwise, as on a clean CI machine); repeatable.")] = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -117,6 +118,8 @@ def analyze(
             options["dtype"] = dtype
         if any(value is not None for value in (limits or {}).values()):
             options["limits"] = limits
+        if env:
+            options["env"] = list(env)
         _analyze_folder(paths, options, output_format, jobs, not no_cache)
         return
     path = paths[0]
@@ -124,7 +127,8 @@ def analyze(
 
     report = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules,
                                   training=training, freeze=freeze or (), steps=steps, hardware=hardware,
-                                  precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits), debug, path)
+                                  precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits, env=env),
+                      debug, path)
     if output_format is Format.json:
         sys.stdout.write(report.to_json() + "\n")
     elif output_format is Format.markdown:

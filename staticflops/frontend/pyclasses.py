@@ -154,6 +154,7 @@ def exec_enum_body(interp, cls: Class, body, scope) -> None:
     """Members become instances of the class; their values are evaluated only when read
     (weight catalogues hold URLs, transforms and metadata that never matter for cost)."""
     members: dict = {}
+    literals: dict = {}  # (type, value) of members given as literals, to find aliases by value
     counter = [0]
     for statement in body:
         assign = _simple_assignment(statement)
@@ -161,8 +162,11 @@ def exec_enum_body(interp, cls: Class, body, scope) -> None:
             interp.exec_statement(statement, scope)
             continue
         name, value_node = assign
+        literal = _literal(value_node)
         if isinstance(value_node, cst.Name) and value_node.value in members:
             member = members[value_node.value]  # an alias: DEFAULT = IMAGENET1K_V2
+        elif literal is not MISSING and literal in literals:
+            member = literals[literal]  # an alias by value, as CPython makes it: DEFAULT = "relu"
         else:
             member = Instance(cls, attrs={"name": name, "_name_": name})
             if _is_auto(value_node):
@@ -172,8 +176,19 @@ def exec_enum_body(interp, cls: Class, body, scope) -> None:
                 value = interp.deferred(lambda node=value_node: interp.evaluate_node(node, scope))
             member.attrs["value"] = member.attrs["_value_"] = value
             members[name] = member
+            if literal is not MISSING:
+                literals[literal] = member
         scope.vars[name] = member
     cls.namespace["__members__"] = members
+
+
+def _literal(node):
+    """The value of a plain string or number literal (evaluated at once: cheap and never a
+    weight catalogue's metadata), keyed with its type; MISSING for anything else."""
+    if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float)):
+        value = node.evaluated_value
+        return (type(value).__name__, value)
+    return MISSING
 
 
 def _simple_assignment(statement):

@@ -18,9 +18,10 @@ from staticflops.shapes import InputSpec
 
 
 def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
-                  freeze: tuple = (), reader=None, budget=None) -> ModelIR:
+                  freeze: tuple = (), reader=None, budget=None, env: dict | None = None) -> ModelIR:
     framework = TorchFramework()
     interp = Interpreter(framework, budget)
+    interp.environment.update(env or {})  # os.environ of the analysed program (--env)
     framework.tracer.max_ops = interp.budget.max_ops
     framework.install(interp)
     scope = start_main_file(interp, source, reader)

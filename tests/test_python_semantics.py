@@ -708,3 +708,64 @@ class Obj:
     found = run_probes(tmp_path, header, body, ["a", "b"])
     assert found["a"] == 73  # 1 + 2 + 4 forwarded through super(Child, self); WIDTH 3
     assert found["b"] == 6 + 2 + 1 + 0 + 0
+
+
+def test_metaclass_call_wraps_construction(tmp_path):
+    header = """
+class Doubling(type):
+    def __call__(cls, *args, **kwargs):
+        obj = super().__call__(*args, **kwargs)
+        obj.width = obj.width * 2
+        return obj
+
+
+class Spec(metaclass=Doubling):
+    def __init__(self, width):
+        self.width = width
+
+
+class Wider(Spec):  # the metaclass is inherited
+    pass
+"""
+    assert run_probes(tmp_path, header, "a = Spec(3).width * 10 + Wider(1).width", ["a"])["a"] == 62
+
+
+def test_a_class_deriving_from_ordered_dict(tmp_path):
+    # diffusers' FrozenDict: an OrderedDict subclass whose __init__ copies the items into attributes
+    header = """
+from collections import OrderedDict
+
+
+class FrozenDict(OrderedDict):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for key, value in self.items():
+            setattr(self, key, value)
+
+
+class Plain(dict):
+    pass
+"""
+    body = """
+    config = FrozenDict({"a": 3, "b": 4})
+    a = config.a * 10 + config["b"] + len(config) + ("a" in config)
+    b = isinstance(config, OrderedDict) + isinstance(config, dict) + len(dict(**config)) + len(Plain(x=1))
+    c = sum(config.values()) + len(list(config))
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c"])
+    assert found["a"] == 30 + 4 + 2 + 1
+    assert found["b"] == 1 + 1 + 2 + 1
+    assert found["c"] == 7 + 2
+
+
+def test_dir_of_a_modelled_module_lists_what_is_modelled(tmp_path):
+    # timm's probe: `'silu' in dir(torch.nn.functional)` picks F.silu when present
+    header = """
+import torch
+import torch.nn.functional as F
+
+HAS_SILU = "silu" in dir(torch.nn.functional)
+HAS_NOTHING = "no_such_op" in dir(F)
+"""
+    found = run_probes(tmp_path, header, "a = HAS_SILU * 10 + HAS_NOTHING + len(dir([]) ) // 1000 + 1", ["a"])
+    assert found["a"] == 11  # dir(list) has fewer than 1,000 names

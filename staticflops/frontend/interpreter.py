@@ -372,6 +372,8 @@ class Interpreter(Statements, Expressions):
             return value.force() if isinstance(value, LazyValue) else value
         if isinstance(receiver, SuperProxy):
             mro = receiver.receiver.cls.mro() if isinstance(receiver.receiver, Instance) else receiver.receiver.mro()
+            if receiver.start_after not in mro and isinstance(receiver.receiver, Class):
+                mro = receiver.start_after.mro()  # super() in a metaclass method: the metaclass's order
             start = mro.index(receiver.start_after) + 1 if receiver.start_after in mro else 1
             for cls in mro[start:]:
                 if name in cls.namespace:
@@ -466,15 +468,38 @@ class Interpreter(Statements, Expressions):
         if isinstance(function, Class):
             for cls in function.mro():
                 self.report_held(cls.namespace.pop("__held_reports__", ()))
-            if pyclasses.is_enum(function) and len(args) == 1 and not kwargs:
-                return pyclasses.enum_lookup(self, function, args[0], node)
-            try:
-                new = function.lookup("__new__")
-            except KeyError:
-                new = None
-            if isinstance(new, Builtin):
-                return self.call_builtin(new, args, kwargs, node)
-            return self.framework.instantiate(self, function, args, kwargs, node)
+            meta_call = self._metaclass_call(function)
+            if meta_call is not None:  # class A(metaclass=Meta): A(...) is Meta.__call__(A, ...)
+                return self.call(meta_call, args, kwargs, node)
+            return self.construct(function, args, kwargs, node)
+        return self._call_other(function, args, kwargs, node)
+
+    def _metaclass_call(self, cls: Class):
+        """``Meta.__call__`` bound to ``cls`` when its metaclass defines one, else None."""
+        meta = next((c.namespace["__metaclass__"] for c in cls.mro() if "__metaclass__" in c.namespace), None)
+        if not isinstance(meta, Class):
+            return None
+        for owner in meta.mro():
+            member = owner.namespace.get("__call__")
+            if isinstance(member, Function):
+                return BoundMethod(cls, member, owner)
+        return None
+
+    def construct(self, function: Class, args, kwargs, node):
+        """What ``type.__call__`` does: build an instance of ``function`` and initialise it."""
+        if pyclasses.is_enum(function) and len(args) == 1 and not kwargs:
+            return pyclasses.enum_lookup(self, function, args[0], node)
+        if std_containers.container_type(function) is not None:
+            return std_containers.instantiate_dict(self, function, args, kwargs, node)
+        try:
+            new = function.lookup("__new__")
+        except KeyError:
+            new = None
+        if isinstance(new, Builtin):
+            return self.call_builtin(new, args, kwargs, node)
+        return self.framework.instantiate(self, function, args, kwargs, node)
+
+    def _call_other(self, function, args: list, kwargs: dict, node):
         if isinstance(function, Partial):
             return self.call(function.function, [*function.args, *args], {**function.kwargs, **kwargs}, node)
         if isinstance(function, Instance):

@@ -7,6 +7,7 @@ import math
 
 from staticflops.diagnostics import reason
 from staticflops.frontend import pyclasses
+from staticflops.frontend.stdlib import containers
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
     Partial, Record, SuperProxy, Tensor, Unknown,
@@ -101,6 +102,7 @@ def build_builtins(object_class: Class) -> dict:
         return convert
     for pytype in (int, float, str, bool, list, tuple, dict, set, frozenset):
         b[pytype.__name__] = converter(pytype, pytype.__name__)
+    b["dict"].base_class = containers.dict_base_class("dict", object_class)  # class X(dict)
 
     def reducer(python_fn, name):
         @_fn(name)
@@ -209,6 +211,24 @@ def build_builtins(object_class: Class) -> dict:
         return interp.unknown("hasattr() on this value", node)
     b["hasattr"] = hasattr_
 
+    @_fn("dir")
+    def dir_(interp, args, kwargs, node):
+        """The names an object has, sorted as CPython lists them: for a modelled module (``'silu'
+        in dir(torch.nn.functional)``, timm's feature probe) the names we model."""
+        if not args:
+            return interp.unknown("dir() without an argument", node)
+        value = args[0]
+        if isinstance(value, Namespace) and not isinstance(value.members, NoOpMembers):
+            return sorted(str(name) for name in value.members)
+        if isinstance(value, Class):
+            return sorted({str(name) for cls in value.mro() for name in cls.namespace})
+        if isinstance(value, Instance):
+            return sorted({*value.attrs, *(str(name) for cls in value.cls.mro() for name in cls.namespace)})
+        if isinstance(value, _PLAIN_DATA) and not isinstance(value, Expr):
+            return dir(value)  # Python's own answer for its own data types
+        return interp.unknown("dir() of this value", node)
+    b["dir"] = dir_
+
     @_fn("getattr")
     def getattr_(interp, args, kwargs, node):
         value, name = args[0], args[1]
@@ -236,6 +256,10 @@ def build_builtins(object_class: Class) -> dict:
             return value.cls
         return b.get(type(value).__name__, interp.unknown("type() of this value", node))
     b["type"] = type_
+
+    # class Meta(type): its __call__ may end in super().__call__(...), which builds the instance
+    b["type"].base_class = Class("type", (object_class,), {"__call__": Builtin(
+        "type.__call__", lambda interp, args, kwargs, node: interp.construct(args[0], list(args[1:]), kwargs, node))})
 
     @_fn("print")
     def print_(interp, args, kwargs, node):
@@ -290,6 +314,9 @@ def is_instance(value, kinds) -> bool:
     options = kinds if isinstance(kinds, tuple) else (kinds,)
     for kind in options:
         if isinstance(kind, Class) and isinstance(value, Instance) and value.cls.is_subclass_of(kind):
+            return True
+        base = getattr(kind, "base_class", None)  # class X(OrderedDict): an instance is an OrderedDict
+        if base is not None and isinstance(value, Instance) and value.cls.is_subclass_of(base):
             return True
         pytype = getattr(kind, "pytype", None)
         if pytype is not None:

@@ -242,6 +242,8 @@ class Statements:
             held += reports
             if isinstance(base, Class):
                 bases.append(base)
+            elif getattr(base, "base_class", None) is not None:  # class X(dict), class X(OrderedDict)
+                bases.append(base.base_class)
             elif not isinstance(base, Unknown):
                 bases.append(self.framework.object_class)
             else:
@@ -267,6 +269,9 @@ class Statements:
             plain = tuple(b for b in bases if "__namedtuple__" not in b.namespace) or (self.framework.object_class,)
             cls = pyclasses.make_record_class(cls.name, names, defaults, plain, body_scope.vars)
             cls.location = self.location(node)
+        for arg in node.keywords:
+            if arg.keyword is not None and arg.keyword.value == "metaclass":
+                cls.namespace["__metaclass__"] = self.evaluate_node(arg.value, scope)
         self._init_subclass(cls, node, scope)
         scope.assign(node.name.value, self.decorate(cls, node.decorators, scope))
 

@@ -13,7 +13,7 @@ from collections import Counter, OrderedDict, deque
 
 from staticflops.diagnostics import reason
 from staticflops.frontend import pyclasses
-from staticflops.frontend.values import Builtin, Unknown
+from staticflops.frontend.values import BoundMethod, Builtin, Class, Instance, Unknown
 
 
 class DefaultDict(dict):
@@ -117,11 +117,88 @@ def attribute(interp, value, name: str, node):
 
 
 def members(interp, abc_namespace) -> dict:
+    ordered_dict = _make(OrderedDict, _ordered_dict)
+    ordered_dict.base_class = dict_base_class("OrderedDict", interp.builtins["object"])
     return {
         "defaultdict": _make(DefaultDict, _defaultdict),
-        "OrderedDict": _make(OrderedDict, _ordered_dict),
+        "OrderedDict": ordered_dict,
         "Counter": _make(Counter, _counter),
         "deque": _make(deque, _deque),
         "namedtuple": pyclasses.namedtuple_builtin(),
         "abc": abc_namespace,
     }
+
+
+# ---- classes deriving from dict / OrderedDict -------------------------------------------------
+# diffusers' ``class FrozenDict(OrderedDict)``: an instance is both an object of the analysed
+# class (attributes, methods, super()) and a real dict (``**config``, ``dict(config)``,
+# iteration), so it is both: :class:`DictInstance`.  The base class's methods below work on
+# the dict part, as CPython's dict methods do for a subclass.
+
+class DictInstance(Instance, dict):
+    """An instance of a class of the analysed program that derives from dict."""
+
+    __hash__ = None  # dict subclasses are unhashable in CPython too
+
+
+def _dict_method(name):
+    def method(interp, args, kwargs, node):
+        self, rest = args[0], list(args[1:])
+        for value in [*rest, *kwargs.values()]:
+            if isinstance(value, Unknown):
+                return value
+        if name == "__init__" or name == "update":
+            if rest:
+                dict.update(self, _items(interp, rest[0], node))
+            dict.update(self, kwargs)
+            return None
+        if name == "move_to_end":
+            key = rest[0]
+            value = dict.pop(self, key)
+            if kwargs.get("last", rest[1] if len(rest) > 1 else True):
+                dict.__setitem__(self, key, value)
+            else:
+                items = list(dict.items(self))
+                dict.clear(self)
+                dict.update(self, [(key, value), *items])
+            return None
+        if name == "__getitem__" and rest and rest[0] not in self:
+            raise interp.fail(f"key {rest[0]!r} is not in the {self.cls.name}", node, "SF113")
+        try:
+            result = getattr(dict, name)(self, *rest, **kwargs)
+        except (TypeError, KeyError, ValueError) as error:
+            return interp.unknown(f"`{self.cls.name}.{name}()` failed: {reason(error)}", node)
+        if name == "__iter__":
+            return list(dict.keys(self))
+        if type(result).__name__ in ("dict_items", "dict_keys", "dict_values"):
+            return list(result)
+        return result
+    return Builtin(name, method)
+
+
+_DICT_BASE_METHODS = ("__init__", "__getitem__", "__setitem__", "__delitem__", "__contains__", "__iter__", "__len__",
+                      "get", "items", "keys", "values", "pop", "setdefault", "update", "copy", "clear", "popitem",
+                      "move_to_end")
+
+
+def dict_base_class(name: str, object_class) -> Class:
+    """The class an analysed ``class X(dict)`` / ``class X(OrderedDict)`` derives from."""
+    namespace = {method: _dict_method(method) for method in _DICT_BASE_METHODS}
+    namespace["__setattr__"] = Builtin("__setattr__", lambda i, a, k, n: a[0].attrs.__setitem__(a[1], a[2]))
+    namespace["__container__"] = dict
+    return Class(name, (object_class,), namespace)
+
+
+def container_type(cls: Class):
+    """dict when ``cls`` derives from dict/OrderedDict, else None."""
+    for klass in cls.mro():
+        if "__container__" in klass.namespace:
+            return klass.namespace["__container__"]
+    return None
+
+
+def instantiate_dict(interp, cls: Class, args, kwargs, node) -> DictInstance:
+    instance = DictInstance(cls, location=interp.location(node))
+    init, owner = cls.lookup_owner("__init__")
+    interp.call(BoundMethod(instance, init, owner), list(args), dict(kwargs), node)
+    return instance

@@ -769,3 +769,34 @@ HAS_NOTHING = "no_such_op" in dir(F)
 """
     found = run_probes(tmp_path, header, "a = HAS_SILU * 10 + HAS_NOTHING + len(dir([]) ) // 1000 + 1", ["a"])
     assert found["a"] == 11  # dir(list) has fewer than 1,000 names
+
+
+def test_generator_functions_yield_and_yield_from(tmp_path):
+    # timm's _manipulate.named_modules is a recursive generator with `yield from`
+    header = """
+def walk(tree, prefix=""):
+    for name, child in tree.items():
+        path = prefix + "." + name if prefix else name
+        yield from walk(child, path)
+        yield path
+
+
+def count(n):
+    i = 0
+    while i < n:
+        yield i
+        i += 1
+    return "ignored"
+"""
+    body = """
+    paths = list(walk({"a": {"b": {}, "c": {}}, "d": {}}))
+    it = iter(count(5))
+    first = next(it)
+    a = len(paths) * 10 + (paths[0] == "a.b") + (paths[2] == "a")
+    b = first + sum(it) + next(iter(count(0)), 7)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    # CPython: a.b, a.c, a, d (children before their parent): 4 paths
+    assert found["a"] == 42
+    # next() took 0; the loop continues with 1 + 2 + 3 + 4; an empty generator gives the default
+    assert found["b"] == 0 + 10 + 7

@@ -178,6 +178,19 @@ class Expressions:
         self.assign(node.target, value, scope)
         return value
 
+    def _eval_Yield(self, node, scope):
+        """``yield x`` / ``yield from xs`` in a generator function: the values are collected for
+        its caller (see ``call_function``); what ``yield`` evaluates to (``send()``) is None."""
+        if not self.generators:
+            raise self.fail("syntax error: 'yield' outside function", node, code="SF004")
+        if isinstance(node.value, cst.From):
+            self.generators[-1].extend(self.iterate(self.evaluate_node(node.value.item, scope), node))
+        elif node.value is not None:
+            self.generators[-1].append(self.evaluate_node(node.value, scope))
+        else:
+            self.generators[-1].append(None)
+        return None
+
     def _eval_Lambda(self, node, scope):
         return Function("<lambda>", node, scope, self.source, self._defaults(node.params, scope))
 

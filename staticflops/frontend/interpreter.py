@@ -22,7 +22,7 @@ from staticflops.frontend.statements import Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.values import (
-    describe, show, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, LazyValue, MethodWrapper, Namespace, Partial, Record,
+    describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, Generated, LazyValue, MethodWrapper, Namespace, Partial, Record,
     SuperProxy, Tensor, Unknown,
 )
 from staticflops.frontend.stdlib import containers as std_containers
@@ -59,6 +59,7 @@ class Interpreter(Statements, Expressions):
         self._signatures: dict = {}  # signature text -> Function (see signature())
         self.project = None  # ProjectImports: the analysed project's other files
         self.environment: dict = {}  # os.environ of the analysed program: empty unless --env KEY=VALUE
+        self.generators: list = []  # values yielded by each running generator function, innermost last
         # syntax node type -> its bound _eval_/_exec_ method (None: not interpreted)
         self.expression_handlers: dict = {}
         self.statement_handlers: dict = {}
@@ -555,6 +556,9 @@ class Interpreter(Statements, Expressions):
         if function.source is not None and function.source.internal and not (self.source and self.source.internal):
             self.anchor = self.location(node)
         previous, self.source = self.source, function.source
+        generator = not isinstance(function.node, cst.Lambda) and is_generator(function.node)
+        if generator:
+            self.generators.append(Generated())
         try:
             self.bind_arguments(function, args, kwargs, scope, node)
             body = function.node.body
@@ -563,11 +567,13 @@ class Interpreter(Statements, Expressions):
             try:
                 self.exec_statement(body, scope)
             except _Return as result:
-                return result.value
+                return self.generators[-1] if generator else result.value
             except _Jump as jump:  # break/continue outside any loop of this function
                 raise self.misplaced(jump) from None
-            return None
+            return self.generators[-1] if generator else None
         finally:
+            if generator:
+                self.generators.pop()
             self.source = previous
             self.anchor = previous_anchor
             self.budget.leave()

@@ -144,6 +144,22 @@ def build_builtins(object_class: Class) -> dict:
         return list(enumerate(_iterable(interp, args[0], node), args[1] if len(args) > 1 else kwargs.get("start", 0)))
     b["enumerate"] = enumerate_
 
+    @_fn("next")
+    def next_(interp, args, kwargs, node):
+        """``next(it[, default])`` on what ``iter()`` or a generator gave (our lists): takes the
+        first item off, so the next call and a later loop continue after it."""
+        items = args[0]
+        if isinstance(items, Unknown):
+            return items
+        if not isinstance(items, list):
+            return interp.unknown(f"next() of {type(items).__name__}", node)
+        if items:
+            return items.pop(0)
+        if len(args) > 1:
+            return args[1]
+        raise interp.fail("next() of an exhausted iterator (StopIteration)", node, "SF111")
+    b["next"] = next_
+
     @_fn("reversed")
     def reversed_(interp, args, kwargs, node):
         return list(reversed(_iterable(interp, args[0], node)))

@@ -208,6 +208,30 @@ class Record(tuple):
         return record
 
 
+class Generated(list):
+    """What calling a generator function gives: its body runs at the call (not lazily), the
+    yielded values are collected here; ``next()`` takes them from the front."""
+
+
+def is_generator(node) -> bool:
+    """Whether a ``def`` contains ``yield`` outside nested functions and classes (cached)."""
+    found = _GENERATORS.get(node)
+    if found is None:
+        found = _GENERATORS[node] = _has_yield(node.body)
+    return found
+
+
+_GENERATORS: dict = {}
+
+
+def _has_yield(node) -> bool:
+    if isinstance(node, cst.Yield):
+        return True
+    if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        return False
+    return any(_has_yield(child) for child in node.children)
+
+
 class NoOpMembers(dict):
     """Members of a namespace that never matters for cost (``nn.init``, logging, ``torch._C``):
     every name is the same no-op builtin."""

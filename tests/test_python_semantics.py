@@ -800,3 +800,27 @@ def count(n):
     assert found["a"] == 42
     # next() took 0; the loop continues with 1 + 2 + 3 + 4; an empty generator gives the default
     assert found["b"] == 0 + 10 + 7
+
+
+def test_private_names_are_mangled(tmp_path):
+    # CPython mangles `self.__frozen` inside class FrozenDict to `_FrozenDict__frozen`, so
+    # diffusers' `hasattr(self, "__frozen")` is always False and its freeze never triggers.
+    header = """
+class Frozen:
+    __depth = 2
+
+    def __init__(self):
+        self.__frozen = True
+        self.__width = 5
+
+    def __helper(self):
+        return self.__width * self.__depth
+
+    def report(self):
+        return self.__helper() * 10 + hasattr(self, "__frozen") + hasattr(self, "_Frozen__frozen")
+"""
+    body = """
+    obj = Frozen()
+    a = obj.report() + obj._Frozen__width
+    """
+    assert run_probes(tmp_path, header, body, ["a"])["a"] == 100 + 0 + 1 + 5

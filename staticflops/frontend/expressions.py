@@ -25,6 +25,9 @@ class Expressions:
 
     def _eval_Name(self, node, scope):
         value = scope.lookup(node.value, self.builtins)
+        if node.value.startswith("__"):  # a private name inside a class is mangled (parameters are not, here)
+            mangled = scope.lookup(scope.mangle(node.value), self.builtins)
+            value = value if mangled is MISSING else mangled
         if value is MISSING:
             return self.unknown(f"name `{node.value}` is not defined", node)
         return value.force() if isinstance(value, LazyValue) else value
@@ -112,7 +115,7 @@ class Expressions:
 
     def _eval_Attribute(self, node, scope):
         receiver = self.evaluate_node(node.value, scope)
-        return self.get_attribute(receiver, node.attr.value, node)
+        return self.get_attribute(receiver, scope.mangle(node.attr.value), node)
 
     def _eval_Subscript(self, node, scope):
         container = self.evaluate_node(node.value, scope)

@@ -95,13 +95,13 @@ class Statements:
         for target in targets:
             target = getattr(target, "value", target) if isinstance(node.target, cst.Tuple) else target
             if isinstance(target, cst.Name):
-                scope.vars.pop(target.value, None)
+                scope.vars.pop(scope.mangle(target.value), None)
             elif isinstance(target, cst.Subscript):
                 self.delete_item(self.evaluate_node(target.value, scope), self._subscript_key(target, scope), target)
             elif isinstance(target, cst.Attribute):
                 receiver = self.evaluate_node(target.value, scope)
                 if isinstance(receiver, Instance):
-                    receiver.attrs.pop(target.attr.value, None)
+                    receiver.attrs.pop(scope.mangle(target.attr.value), None)
 
     def _exec_Break(self, node, scope):
         raise _Break(node)
@@ -210,7 +210,7 @@ class Statements:
     def _exec_FunctionDef(self, node, scope):
         function = Function(name=node.name.value, node=node, scope=scope, source=self.source,
                             defaults=self._defaults(node.params, scope))
-        scope.assign(node.name.value, self.decorate(function, node.decorators, scope))
+        scope.assign(scope.mangle(node.name.value), self.decorate(function, node.decorators, scope))
 
     def decorate(self, value, decorators, scope):
         """Apply decorators bottom-up, as Python does: ``@a @b def f`` binds ``a(b(f))``.
@@ -249,6 +249,7 @@ class Statements:
             else:
                 held.append((self.location(arg), f"base class of {node.name.value} is unknown ({base.reason})"))
         body_scope = scope.child(is_class=True)
+        body_scope.class_name = node.name.value
         # every class derives from object (its __init__, and __init_subclass__ ending super() chains)
         cls = Class(node.name.value, tuple(bases) or (self.framework.object_class,), body_scope.vars, self.location(node))
         body_scope.vars.update({"__qualname__": node.name.value, "__module__": scope.module.vars.get("__name__"),
@@ -273,7 +274,7 @@ class Statements:
             if arg.keyword is not None and arg.keyword.value == "metaclass":
                 cls.namespace["__metaclass__"] = self.evaluate_node(arg.value, scope)
         self._init_subclass(cls, node, scope)
-        scope.assign(node.name.value, self.decorate(cls, node.decorators, scope))
+        scope.assign(scope.mangle(node.name.value), self.decorate(cls, node.decorators, scope))
 
     def _init_subclass(self, cls, node, scope) -> None:
         """``__init_subclass__`` of the nearest base defining it, called with the class keywords
@@ -322,10 +323,10 @@ class Statements:
 
     def assign(self, target, value, scope: Scope) -> None:
         if isinstance(target, cst.Name):
-            scope.assign(target.value, value)
+            scope.assign(scope.mangle(target.value), value)
         elif isinstance(target, cst.Attribute):
             receiver = self.evaluate_node(target.value, scope)
-            self.set_attribute(receiver, target.attr.value, value, target)
+            self.set_attribute(receiver, scope.mangle(target.attr.value), value, target)
         elif isinstance(target, cst.Subscript):
             container = self.evaluate_node(target.value, scope)
             key = self._subscript_key(target, scope)

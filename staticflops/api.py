@@ -96,6 +96,7 @@ def analyze(
     python: str | Path | None = None,
     source_path: Iterable[str | Path] = (),
     environment_inside: str | Path | None = None,
+    env: dict | Iterable[str] | None = None,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -117,6 +118,8 @@ def analyze(
     packages before it.  Library source is read, never imported.  ``environment_inside``: a
     folder (the project root) that every ``python``/``source_path`` folder must lie in, for
     settings taken from a project's config.
+    ``env``: the analysed program's ``os.environ`` (a dict, or ``"KEY=VALUE"`` strings); empty
+    by default, as on a clean CI machine — staticflops' own environment is never read.
     Hitting a bound does not raise: the analysis stops there and the returned Report has
     ``partial=True`` and ``stopped`` (the budget's message and ``path:line:col``, also in
     ``diagnostics``); it prices the layers built and the ops traced until then, so every
@@ -137,6 +140,7 @@ def analyze(
     budget = make_budget(limits)
     libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path],
                                            environment_inside and str(environment_inside)), budget.max_file_bytes)
+    environment = parse_env(env)
     ruleset = load_ruleset(rules)
     # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
     source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes))
@@ -146,14 +150,32 @@ def analyze(
         from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
 
         ir = _with_deep_stack(lambda: analyse_keras(source, model, _kwargs(kwargs), specs, batch, reader=reader,
-                                                    budget=budget, libraries=libraries))
+                                                    budget=budget, libraries=libraries, env=environment))
     else:
         ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze,
-                                                    reader=reader, budget=budget, libraries=libraries))
+                                                    reader=reader, budget=budget, libraries=libraries, env=environment))
     check_sizes(ir)
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
     return build_report(ir, cost, ruleset, summary, dtype=dtype)
+
+
+def parse_env(env) -> dict:
+    """``--env KEY=VALUE`` options (or a dict) as the analysed program's environment."""
+    if env is None:
+        return {}
+    if isinstance(env, dict):
+        items = list(env.items())
+    else:
+        items = []
+        for entry in env:
+            if not isinstance(entry, str) or "=" not in entry or entry.startswith("="):
+                raise UsageError(f"--env expects KEY=VALUE, got {entry!r}")
+            items.append(tuple(entry.split("=", 1)))
+    for key, value in items:
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise UsageError(f"--env: names and values are strings, got {key!r}={value!r}")
+    return dict(items)
 
 
 def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) -> Training:

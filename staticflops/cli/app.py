@@ -101,6 +101,7 @@ def analyze(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run; default: staticflops' own).")] = None,
     source_path: Annotated[Optional[list[str]], typer.Option("--source-path", help="Folder searched for third-party packages before the environment; repeatable.")] = None,
+    env: Annotated[Optional[list[str]], typer.Option("--env", help="KEY=VALUE in the analysed program's os.environ (empty otherwise, as on a clean CI machine); repeatable.")] = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -123,6 +124,8 @@ def analyze(
             options["python"] = python
         if source_path:
             options["source_path"] = list(source_path)
+        if env:
+            options["env"] = list(env)
         _analyze_folder(paths, options, output_format, jobs, not no_cache)
         return
     path = paths[0]
@@ -131,7 +134,7 @@ def analyze(
     report = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules,
                                   training=training, freeze=freeze or (), steps=steps, hardware=hardware,
                                   precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits,
-                                  python=python, source_path=source_path or ()), debug, path)
+                                  python=python, source_path=source_path or (), env=env), debug, path)
     def show() -> None:
         if output_format is Format.json:
             sys.stdout.write(report.to_json() + "\n")

@@ -25,6 +25,9 @@ class Expressions:
 
     def _eval_Name(self, node, scope):
         value = scope.lookup(node.value, self.builtins)
+        if node.value.startswith("__"):  # a private name inside a class is mangled (parameters are not, here)
+            mangled = scope.lookup(scope.mangle(node.value), self.builtins)
+            value = value if mangled is MISSING else mangled
         if value is MISSING:
             return self.unknown(f"name `{node.value}` is not defined", node)
         return value.force() if isinstance(value, LazyValue) else value
@@ -112,7 +115,7 @@ class Expressions:
 
     def _eval_Attribute(self, node, scope):
         receiver = self.evaluate_node(node.value, scope)
-        return self.get_attribute(receiver, node.attr.value, node)
+        return self.get_attribute(receiver, scope.mangle(node.attr.value), node)
 
     def _eval_Subscript(self, node, scope):
         container = self.evaluate_node(node.value, scope)
@@ -181,6 +184,19 @@ class Expressions:
         value = self.evaluate_node(node.value, scope)
         self.assign(node.target, value, scope)
         return value
+
+    def _eval_Yield(self, node, scope):
+        """``yield x`` / ``yield from xs`` in a generator function: the values are collected for
+        its caller (see ``call_function``); what ``yield`` evaluates to (``send()``) is None."""
+        if not self.generators:
+            raise self.fail("syntax error: 'yield' outside function", node, code="SF004")
+        if isinstance(node.value, cst.From):
+            self.generators[-1].extend(self.iterate(self.evaluate_node(node.value.item, scope), node))
+        elif node.value is not None:
+            self.generators[-1].append(self.evaluate_node(node.value, scope))
+        else:
+            self.generators[-1].append(None)
+        return None
 
     def _eval_Lambda(self, node, scope):
         return Function("<lambda>", node, scope, self.source, self._defaults(node.params, scope))

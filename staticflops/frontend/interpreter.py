@@ -24,9 +24,10 @@ from staticflops.frontend.statements import Raised, Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.values import (
-    describe, show, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, LazyValue, Namespace, Partial, Record, SuperProxy, Tensor,
-    Unknown, stable_order,
+    describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, Generated, LazyValue, MethodWrapper,
+    Namespace, Partial, Record, SuperProxy, Tensor, Unknown, stable_order,
 )
+from staticflops.frontend.stdlib import containers as std_containers
 from staticflops.shapes import Expr, Undecidable
 
 
@@ -65,6 +66,8 @@ class Interpreter(Statements, Expressions):
         # exec_module_body); the (location, reason) of assumed branches are reported anyway.
         self.demand_driven = False
         self.assumptions: set = set()
+        self.environment: dict = {}  # os.environ of the analysed program: empty unless --env KEY=VALUE
+        self.generators: list = []  # values yielded by each running generator function, innermost last
         # syntax node type -> its bound _eval_/_exec_ method (None: not interpreted)
         self.expression_handlers: dict = {}
         self.statement_handlers: dict = {}
@@ -167,14 +170,20 @@ class Interpreter(Statements, Expressions):
                 hook = receiver.cls.lookup("__setattr__")
             except KeyError:
                 hook = None
-            if isinstance(hook, Builtin):
+            member = receiver.cls.lookup(name) if any(name in c.namespace for c in receiver.cls.mro()) else None
+            if isinstance(member, MethodWrapper) and member.kind == "property":
+                # a data descriptor wins over the instance dict, as object.__setattr__ does
+                if member.setter is None:
+                    raise self.fail(f"property '{name}' of '{receiver.cls.name}' object has no setter", node, "SF115")
+                self.call(member.setter, [receiver, value], {}, node)
+            elif isinstance(hook, Builtin):
                 hook.fn(self, [receiver, name, value], {}, node)
             else:
                 receiver.attrs[name] = value
         elif isinstance(receiver, (Class, Namespace)):
             (receiver.namespace if isinstance(receiver, Class) else receiver.members)[name] = value
         elif isinstance(receiver, Function):
-            pass  # function attributes never matter for cost
+            receiver.attrs[name] = value  # registries mark their functions (fn.pretrained = ...)
         elif isinstance(receiver, Tensor):
             self.framework.tensor_set_attribute(self, receiver, name, value, node)
         elif not isinstance(receiver, Unknown):
@@ -188,10 +197,35 @@ class Interpreter(Statements, Expressions):
                 self.unknown("item assignment could not be followed", node)
         elif isinstance(container, Instance) and container.module is not None:
             self.framework.module_set_item(self, container, key, value, node)
+        elif isinstance(container, Instance) and self.special_method(container, "__setitem__") is not None:
+            self.call(self.special_method(container, "__setitem__"), [key, value], {}, node)
         elif isinstance(container, Tensor):
             pass  # in-place writes keep the shape
         elif not isinstance(container, Unknown):
             self.unknown(f"item assignment on {describe(container)} is not interpreted", node)
+
+    def _contains(self, container: Instance, item, node):
+        """``item in obj``: ``__contains__``, else a search of what ``__iter__`` yields."""
+        method = self.special_method(container, "__contains__")
+        if method is not None:
+            return self.truth(self.call(method, [item], {}, node), node)
+        for candidate in self.iterate(container, node):
+            same = self.compare(cst.Equal, candidate, item, node)
+            if isinstance(same, Unknown) or same is True:
+                return same
+        return False
+
+    def delete_item(self, container, key, node) -> None:
+        """``del container[key]``: a dict/list entry, or the class's ``__delitem__``."""
+        if isinstance(container, Instance) and self.special_method(container, "__delitem__") is not None:
+            self.call(self.special_method(container, "__delitem__"), [key], {}, node)
+        elif isinstance(container, (list, dict)) and not isinstance(key, Unknown):
+            try:
+                del container[key]
+            except (TypeError, IndexError, KeyError):
+                self.unknown("item deletion could not be followed", node)
+        elif not isinstance(container, (Unknown, Tensor)):
+            self.unknown(f"item deletion on {describe(container)} is not interpreted", node)
 
     # ---- operations on values ----------------------------------------------------------
     def binary(self, op_class, left, right, node):
@@ -223,6 +257,11 @@ class Interpreter(Statements, Expressions):
             return left
         if isinstance(right, Unknown):
             return right
+        if op_class in (cst.In, cst.NotIn) and isinstance(right, Instance) and right.module is None:
+            found = self._contains(right, left, node)
+            if isinstance(found, Unknown):
+                return found
+            return bool(found) if op_class is cst.In else not found
         if op_class in (cst.In, cst.NotIn):
             try:
                 found = left in right if not isinstance(right, Namespace) else left in right.members
@@ -244,6 +283,10 @@ class Interpreter(Statements, Expressions):
         if isinstance(value, (Tensor, Class, Function, Builtin, BoundMethod, Namespace, Partial)):
             return True
         if isinstance(value, Instance):
+            for name in ("__bool__", "__len__"):  # Python's order: __bool__, else __len__ != 0
+                method = self.special_method(value, name)
+                if method is not None:
+                    return self.truth(self.call(method, [], {}, node), node)
             return self.framework.instance_truth(self, value, node)
         try:
             return bool(value)
@@ -261,11 +304,14 @@ class Interpreter(Statements, Expressions):
     def iterate(self, value, node):
         if isinstance(value, (set, frozenset)):
             return iter(stable_order(value))  # not by hash: the same order in every process
-        if isinstance(value, (list, tuple, str, dict)):
+        if isinstance(value, (list, tuple, str, dict, std_containers.deque)):
             return iter(list(value))
         if isinstance(value, range):
             return self.budget.bounded_range(self, value, node)
         if isinstance(value, Instance):
+            method = self.special_method(value, "__iter__")
+            if method is not None:
+                return self.iterate(self.call(method, [], {}, node), node)
             return iter(self.framework.instance_iter(self, value, node))
         if isinstance(value, Class) and pyclasses.is_enum(value):
             return iter(list(dict.fromkeys(pyclasses.enum_members(value).values())))
@@ -285,7 +331,12 @@ class Interpreter(Statements, Expressions):
         if isinstance(container, Tensor):
             return self.framework.tensor_getitem(self, container, key, node)
         if isinstance(container, Instance):
+            method = self.special_method(container, "__getitem__")
+            if method is not None:
+                return self.call(method, [key], {}, node)
             return self.framework.instance_getitem(self, container, key, node)
+        if isinstance(container, std_containers.DefaultDict):
+            return std_containers.defaultdict_getitem(self, container, key, node)
         if isinstance(container, Class):
             if pyclasses.is_enum(container) and isinstance(key, str):
                 members = pyclasses.enum_members(container)
@@ -334,8 +385,11 @@ class Interpreter(Statements, Expressions):
                 if name == "__mro__":
                     return tuple(receiver.mro())
                 return self.unknown(f"class {receiver.name} has no attribute `{name}`", node)
-            if isinstance(member, Function) and member.is_classmethod:
-                return BoundMethod(receiver, member, owner)
+            if isinstance(member, MethodWrapper):
+                if member.kind == "classmethod":
+                    return BoundMethod(receiver, member.function, owner)
+                if member.kind == "staticmethod":
+                    return member.function
             return member
         if isinstance(receiver, Namespace):
             value = receiver.members[name] if name in receiver.members else MISSING
@@ -348,6 +402,8 @@ class Interpreter(Statements, Expressions):
             return value.force() if isinstance(value, LazyValue) else value
         if isinstance(receiver, SuperProxy):
             mro = receiver.receiver.cls.mro() if isinstance(receiver.receiver, Instance) else receiver.receiver.mro()
+            if receiver.start_after not in mro and isinstance(receiver.receiver, Class):
+                mro = receiver.start_after.mro()  # super() in a metaclass method: the metaclass's order
             start = mro.index(receiver.start_after) + 1 if receiver.start_after in mro else 1
             for cls in mro[start:]:
                 if name in cls.namespace:
@@ -359,9 +415,18 @@ class Interpreter(Statements, Expressions):
             return self._function_attribute(receiver, name, node)
         if isinstance(receiver, DATA_VALUES):
             return data_attribute(self, receiver, name, node)
+        if isinstance(receiver, MethodWrapper):
+            return self._wrapper_attribute(receiver, name, node)
+        known = std_containers.attribute(self, receiver, name, node)
+        if known is not None:
+            return known
         return self.framework.python_attribute(self, receiver, name, node)
 
     def _function_attribute(self, function, name: str, node):
+        if isinstance(function, Function) and name in function.attrs:
+            return function.attrs[name]
+        if name == "__dict__" and isinstance(function, Function):
+            return function.attrs
         if isinstance(function, Partial) and name in ("func", "args", "keywords"):
             return {"func": function.function, "args": function.args, "keywords": function.kwargs}[name]
         if name in ("__name__", "__qualname__") and not isinstance(function, Partial):
@@ -374,14 +439,43 @@ class Interpreter(Statements, Expressions):
             return Class("function", (), {})
         return self.unknown(f"attribute `{name}` of {describe(function)} is not modelled", node)
 
+    def _wrapper_attribute(self, wrapper: MethodWrapper, name: str, node):
+        """``@name.setter`` and the wrapped function (``fget``, ``__func__``) of a descriptor."""
+        if name in ("setter", "getter") and wrapper.kind == "property":
+            def replace(interp, args, kwargs, call_node):
+                if name == "setter":
+                    return MethodWrapper("property", wrapper.function, args[0])
+                return MethodWrapper("property", args[0], wrapper.setter)
+            return Builtin(f"property.{name}", replace, bind_self=False)
+        if name in ("fget", "func", "__func__", "__wrapped__"):
+            return wrapper.function
+        if name == "fset":
+            return wrapper.setter
+        return self.get_attribute(wrapper.function, name, node)
+
+    def special_method(self, instance: Instance, name: str):
+        """``__getitem__``/``__iter__``/... of a plain object's class, bound, or None.  Module
+        instances keep the framework's container behaviour."""
+        if instance.module is not None:
+            return None
+        for cls in instance.cls.mro():
+            if name in cls.namespace:
+                return self._bind(instance, cls.namespace[name], cls, None)
+        return None
+
     def _bind(self, receiver, member, owner, node):
+        if isinstance(member, MethodWrapper):
+            if member.kind == "staticmethod":
+                return member.function
+            if member.kind == "classmethod":
+                return BoundMethod(receiver.cls if isinstance(receiver, Instance) else receiver, member.function, owner)
+            if isinstance(receiver, Class):
+                return member  # a property read on the class is the property object
+            value = self.call(member.function, [receiver], {}, node)
+            if member.kind == "cached_property" and isinstance(receiver, Instance):
+                receiver.attrs[member.name] = value  # computed once, then an instance attribute
+            return value
         if isinstance(member, Function):
-            if member.is_staticmethod:
-                return member
-            if member.is_classmethod:
-                return BoundMethod(receiver.cls if isinstance(receiver, Instance) else receiver, member, owner)
-            if member.is_property:
-                return self.call(member, [receiver], {}, node)
             return BoundMethod(receiver, member, owner)
         if isinstance(member, Builtin) and member.bind_self:
             return BoundMethod(receiver, member, owner)
@@ -406,15 +500,38 @@ class Interpreter(Statements, Expressions):
         if isinstance(function, Class):
             for cls in function.mro():
                 self.report_held(cls.namespace.pop("__held_reports__", ()))
-            if pyclasses.is_enum(function) and len(args) == 1 and not kwargs:
-                return pyclasses.enum_lookup(self, function, args[0], node)
-            try:
-                new = function.lookup("__new__")
-            except KeyError:
-                new = None
-            if isinstance(new, Builtin):
-                return self.call_builtin(new, args, kwargs, node)
-            return self.framework.instantiate(self, function, args, kwargs, node)
+            meta_call = self._metaclass_call(function)
+            if meta_call is not None:  # class A(metaclass=Meta): A(...) is Meta.__call__(A, ...)
+                return self.call(meta_call, args, kwargs, node)
+            return self.construct(function, args, kwargs, node)
+        return self._call_other(function, args, kwargs, node)
+
+    def _metaclass_call(self, cls: Class):
+        """``Meta.__call__`` bound to ``cls`` when its metaclass defines one, else None."""
+        meta = next((c.namespace["__metaclass__"] for c in cls.mro() if "__metaclass__" in c.namespace), None)
+        if not isinstance(meta, Class):
+            return None
+        for owner in meta.mro():
+            member = owner.namespace.get("__call__")
+            if isinstance(member, Function):
+                return BoundMethod(cls, member, owner)
+        return None
+
+    def construct(self, function: Class, args, kwargs, node):
+        """What ``type.__call__`` does: build an instance of ``function`` and initialise it."""
+        if pyclasses.is_enum(function) and len(args) == 1 and not kwargs:
+            return pyclasses.enum_lookup(self, function, args[0], node)
+        if std_containers.container_type(function) is not None:
+            return std_containers.instantiate_dict(self, function, args, kwargs, node)
+        try:
+            new = function.lookup("__new__")
+        except KeyError:
+            new = None
+        if isinstance(new, Builtin):
+            return self.call_builtin(new, args, kwargs, node)
+        return self.framework.instantiate(self, function, args, kwargs, node)
+
+    def _call_other(self, function, args: list, kwargs: dict, node):
         if isinstance(function, Partial):
             return self.call(function.function, [*function.args, *args], {**function.kwargs, **kwargs}, node)
         if isinstance(function, Instance):
@@ -454,6 +571,12 @@ class Interpreter(Statements, Expressions):
         self.bind_arguments(function, list(args), dict(kwargs), scope, node)
         return dict(scope.vars)
 
+    def current_globals(self, node):
+        """``globals()``: the module namespace of the file whose code is running."""
+        origin = self.source.origin if self.source is not None else None
+        module = self.project.modules.get(origin) if self.project is not None and origin is not None else None
+        return module.members if module is not None else self.unknown("globals() outside a file of the project", node)
+
     def current_method(self):
         return self.frames[-1] if self.frames else None
 
@@ -464,6 +587,9 @@ class Interpreter(Statements, Expressions):
         if function.source is not None and function.source.internal and not (self.source and self.source.internal):
             self.anchor = self.location(node)
         previous, self.source = self.source, function.source
+        generator = not isinstance(function.node, cst.Lambda) and is_generator(function.node)
+        if generator:
+            self.generators.append(Generated())
         try:
             self.bind_arguments(function, args, kwargs, scope, node)
             body = function.node.body
@@ -472,11 +598,13 @@ class Interpreter(Statements, Expressions):
             try:
                 self.exec_statement(body, scope)
             except _Return as result:
-                return result.value
+                return self.generators[-1] if generator else result.value
             except _Jump as jump:  # break/continue outside any loop of this function
                 raise self.misplaced(jump) from None
-            return None
+            return self.generators[-1] if generator else None
         finally:
+            if generator:
+                self.generators.pop()
             self.source = previous
             self.anchor = previous_anchor
             self.budget.leave()

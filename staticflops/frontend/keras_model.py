@@ -31,9 +31,11 @@ _BUILDER_PREFIXES = ("build", "make", "create", "get", "model")
 
 
 def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
-                  batch: int | None = None, reader=None, budget=None, libraries=None) -> ModelIR:
+                  batch: int | None = None, reader=None, budget=None, libraries=None,
+                  env: dict | None = None) -> ModelIR:
     framework = KerasFramework(batch)
     interp = Interpreter(framework, budget)
+    interp.environment.update(env or {})  # os.environ of the analysed program (--env)
     framework.install(interp)
     scope = start_main_file(interp, source, reader, libraries)
     interp.source = source

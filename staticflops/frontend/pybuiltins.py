@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import collections
 import math
 
 from staticflops.diagnostics import reason
 from staticflops.frontend import datafiles, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
+from staticflops.frontend.stdlib import containers
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, Class, Function, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Partial, Record,
-    SuperProxy, Tensor, Unknown,
+    BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
+    Partial, Record, SuperProxy, Tensor, Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
 
@@ -75,6 +77,8 @@ def build_builtins(object_class: Class) -> dict:
             return value.shape[0] if value.shape else interp.unknown("len() of a tensor of unknown shape", node)
         if isinstance(value, Instance):
             return interp.call(interp.get_attribute(value, "__len__", node), [], {}, node)
+        if isinstance(value, Class) and pyclasses.is_enum(value):  # len(Color): its members, aliases once
+            return len(set(pyclasses.enum_members(value).values()))
         try:
             return len(value)
         except TypeError:
@@ -106,6 +110,7 @@ def build_builtins(object_class: Class) -> dict:
         return convert
     for pytype in (int, float, str, bool, list, tuple, dict, set, frozenset):
         b[pytype.__name__] = converter(pytype, pytype.__name__)
+    b["dict"].base_class = containers.dict_base_class("dict", object_class)  # class X(dict)
 
     def reducer(python_fn, name):
         @_fn(name)
@@ -153,6 +158,22 @@ def build_builtins(object_class: Class) -> dict:
     def enumerate_(interp, args, kwargs, node):
         return list(enumerate(_iterable(interp, args[0], node), args[1] if len(args) > 1 else kwargs.get("start", 0)))
     b["enumerate"] = enumerate_
+
+    @_fn("next")
+    def next_(interp, args, kwargs, node):
+        """``next(it[, default])`` on what ``iter()`` or a generator gave (our lists): takes the
+        first item off, so the next call and a later loop continue after it."""
+        items = args[0]
+        if isinstance(items, Unknown):
+            return items
+        if not isinstance(items, list):
+            return interp.unknown(f"next() of {type(items).__name__}", node)
+        if items:
+            return items.pop(0)
+        if len(args) > 1:
+            return args[1]
+        raise interp.fail("next() of an exhausted iterator (StopIteration)", node, "SF111")
+    b["next"] = next_
 
     @_fn("reversed")
     def reversed_(interp, args, kwargs, node):
@@ -212,8 +233,32 @@ def build_builtins(object_class: Class) -> dict:
                 return False
         if isinstance(value, Namespace):
             return name in value.members
+        if isinstance(value, Function):
+            return name in value.attrs or name in ("__name__", "__qualname__", "__module__", "__doc__", "__call__")
+        if isinstance(value, Record):
+            return name in value.fields or hasattr_.fn(interp, [value.cls, name], {}, node)
+        if isinstance(value, _PLAIN_DATA) and not isinstance(value, Expr):
+            return hasattr(value, name)  # Python's own answer for its own data types (never analysed code)
         return interp.unknown("hasattr() on this value", node)
     b["hasattr"] = hasattr_
+
+    @_fn("dir")
+    def dir_(interp, args, kwargs, node):
+        """The names an object has, sorted as CPython lists them: for a modelled module (``'silu'
+        in dir(torch.nn.functional)``, timm's feature probe) the names we model."""
+        if not args:
+            return interp.unknown("dir() without an argument", node)
+        value = args[0]
+        if isinstance(value, Namespace) and not isinstance(value.members, NoOpMembers):
+            return sorted(str(name) for name in value.members)
+        if isinstance(value, Class):
+            return sorted({str(name) for cls in value.mro() for name in cls.namespace})
+        if isinstance(value, Instance):
+            return sorted({*value.attrs, *(str(name) for cls in value.cls.mro() for name in cls.namespace)})
+        if isinstance(value, _PLAIN_DATA) and not isinstance(value, Expr):
+            return dir(value)  # Python's own answer for its own data types
+        return interp.unknown("dir() of this value", node)
+    b["dir"] = dir_
 
     @_fn("getattr")
     def getattr_(interp, args, kwargs, node):
@@ -243,6 +288,10 @@ def build_builtins(object_class: Class) -> dict:
         return b.get(type(value).__name__, interp.unknown("type() of this value", node))
     b["type"] = type_
 
+    # class Meta(type): its __call__ may end in super().__call__(...), which builds the instance
+    b["type"].base_class = Class("type", (object_class,), {"__call__": Builtin(
+        "type.__call__", lambda interp, args, kwargs, node: interp.construct(args[0], list(args[1:]), kwargs, node))})
+
     @_fn("print")
     def print_(interp, args, kwargs, node):
         return None
@@ -259,10 +308,25 @@ def build_builtins(object_class: Class) -> dict:
         return SuperProxy(receiver, owner)
     b["super"] = super_
 
+    def method_wrapper(kind):
+        def wrap(interp, args, kwargs, node):
+            if kind == "property":  # property(fget, fset=None, ...)
+                return MethodWrapper(kind, args[0] if args else kwargs.get("fget"),
+                                     args[1] if len(args) > 1 else kwargs.get("fset"))
+            return MethodWrapper(kind, args[0])
+        return Builtin(kind, wrap, bind_self=False)
     for name in ("staticmethod", "classmethod", "property"):
-        b[name] = Builtin(name, lambda interp, args, kwargs, node: args[0], bind_self=False)
+        b[name] = method_wrapper(name)
+
+    @_fn("globals")
+    def globals_(interp, args, kwargs, node):
+        return interp.current_globals(node)
+    b["globals"] = globals_
 
     b["object"] = object_class
+    # object.__init_subclass__ ends the super() chain of a class's __init_subclass__
+    object_class.namespace.setdefault("__init_subclass__", Builtin(
+        "object.__init_subclass__", lambda interp, args, kwargs, node: None, bind_self=False))
     b.update(_exception_classes(object_class))
     b["True"], b["False"], b["None"], b["NotImplemented"] = True, False, None, None
     b["__name__"] = "__analysed__"
@@ -298,10 +362,17 @@ def _exception_classes(object_class: Class) -> dict:
     return classes
 
 
+_PLAIN_DATA = (int, float, complex, str, bytes, bool, type(None), tuple, list, dict, set, frozenset, range,
+               collections.deque)
+
+
 def is_instance(value, kinds) -> bool:
     options = kinds if isinstance(kinds, tuple) else (kinds,)
     for kind in options:
         if isinstance(kind, Class) and isinstance(value, Instance) and value.cls.is_subclass_of(kind):
+            return True
+        base = getattr(kind, "base_class", None)  # class X(OrderedDict): an instance is an OrderedDict
+        if base is not None and isinstance(value, Instance) and value.cls.is_subclass_of(base):
             return True
         pytype = getattr(kind, "pytype", None)
         if pytype is not None:
@@ -332,7 +403,7 @@ def _ceil(value):
     return math.ceil(value)
 
 
-def build_stdlib(builtins: dict) -> dict:
+def build_stdlib(builtins: dict, interp=None) -> dict:
     """Modules importable by name: math, functools, collections, typing, ..."""
     def namespace(name, members):
         return Namespace(name, members)
@@ -352,9 +423,21 @@ def build_stdlib(builtins: dict) -> dict:
         return builtins["dict"].fn(interp, args, kwargs, node)
 
     typing_names = ("Any", "Callable", "Dict", "List", "Optional", "Tuple", "Type", "Union", "Sequence",
-                    "Iterable", "Mapping", "Set", "TypeVar", "cast", "Literal", "overload", "Final", "ClassVar")
+                    "Iterable", "Mapping", "Set", "TypeVar", "cast", "Literal", "overload", "Final", "ClassVar",
+                    # annotations only: no behaviour at run time (CPython's typing makes them no-ops too)
+                    "Unpack", "Annotated", "Self", "ParamSpec", "Concatenate", "TypeAlias", "NotRequired",
+                    "Required", "Never", "NoReturn", "Iterator", "Generator", "Deque", "DefaultDict",
+                    "OrderedDict", "Counter", "FrozenSet", "Hashable", "Sized", "Awaitable", "Coroutine", "IO",
+                    "TextIO", "BinaryIO", "AnyStr", "Text", "MutableMapping", "MutableSequence", "Collection",
+                    "Container", "Reversible", "SupportsInt", "SupportsFloat", "TypeGuard", "LiteralString",
+                    "final", "runtime_checkable", "no_type_check", "dataclass_transform", "override",
+                    "assert_never", "assert_type", "reveal_type", "TypeVarTuple", "NewType")
     identity = Builtin("typing", lambda interp, args, kwargs, node: args[-1] if args else None, bind_self=False)
     typing = {name: identity for name in typing_names}
+    typing["TYPE_CHECKING"] = False  # the `if TYPE_CHECKING:` imports are for type checkers only
+    typing["NewType"] = Builtin("NewType", lambda i, a, k, n: _identity_function(), bind_self=False)
+    typing["get_type_hints"] = Builtin("get_type_hints", lambda i, a, k, n: i.unknown(
+        "typing.get_type_hints (annotations are not evaluated)", n), bind_self=False)
 
     @_fn("reduce")
     def reduce(interp, args, kwargs, node):
@@ -370,6 +453,13 @@ def build_stdlib(builtins: dict) -> dict:
 
     object_class = builtins["object"]
     typing["NamedTuple"] = pyclasses.typing_namedtuple(object_class)
+    # classes one subclasses in annotations-only code: Protocol, Generic[T]; a TypedDict call
+    # builds a plain dict, as in CPython
+    typing["Protocol"] = Class("Protocol", (object_class,), {})
+    typing["Generic"] = Class("Generic", (object_class,), {})
+    typing["TypedDict"] = Class("TypedDict", (object_class,), {"__new__": Builtin(
+        "TypedDict", lambda i, a, k, n: dict(*a[1:], **k) if a and isinstance(a[0], str) else dict(*a, **k),
+        bind_self=False)})
     sequence = Builtin("Sequence", identity.fn, bind_self=False)
     sequence.pytype = (list, tuple, str, range)
     abc = {"Sequence": sequence, "Mapping": Builtin("Mapping", identity.fn, bind_self=False),
@@ -381,7 +471,7 @@ def build_stdlib(builtins: dict) -> dict:
     # logging.getLogger(...).info(...) and the like: every member returns the namespace again
     quiet = Namespace("quiet", NoOpMembers(None))
     quiet.members.anything = Builtin("no-op", lambda i, a, k, n: quiet, bind_self=False)
-    return {
+    modules = {
         "math": namespace("math", math_members),
         "functools": namespace("functools", {"partial": partial, "reduce": reduce,
                                              "lru_cache": identity, "wraps": identity, "cache": identity}),
@@ -397,13 +487,22 @@ def build_stdlib(builtins: dict) -> dict:
                                    "copy": Builtin("copy", lambda i, a, k, n: a[0], bind_self=False)}),
         "__future__": namespace("__future__", {"annotations": None}),
         "enum": namespace("enum", pyclasses.enum_members_for(None, object_class)),
-        "dataclasses": namespace("dataclasses", pyclasses.dataclasses_members()),
+        "dataclasses": namespace("dataclasses", pyclasses.dataclasses_members(object_class)),
         "types": namespace("types", {"FunctionType": function_type, "ModuleType": identity,
                                      "SimpleNamespace": object_class}),
         **datafiles.namespaces(),
         "itertools": namespace("itertools", {"chain": Builtin("chain", lambda i, a, k, n: [x for v in a for x in _iterable(i, v, n)], bind_self=False),
                                              "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False)}),
     }
+    if interp is not None:  # collections, functools, inspect, re, os, sys, logging, ...: see frontend/stdlib
+        from staticflops.frontend import stdlib
+        modules.update(stdlib.build(interp, builtins))
+    return modules
+
+
+def _identity_function() -> Builtin:
+    """What ``typing.NewType("UserId", int)`` returns: a callable giving back its argument."""
+    return Builtin("NewType", lambda i, a, k, n: a[0] if a else None, bind_self=False)
 
 
 def _product(items, start=1):

@@ -89,11 +89,56 @@ def _asdict(interp, args, kwargs, node):
     value = args[0]
     if isinstance(value, Record):
         return dict(zip(value.fields, value))
-    return dict(value.attrs) if isinstance(value, Instance) else interp.unknown("asdict() of this value", node)
+    if not isinstance(value, Instance) or "__dataclass_fields__" not in value.cls.namespace:
+        return interp.unknown("asdict() of a value that is not a dataclass instance", node)
+    return _as_plain(value)
 
 
-def dataclasses_members() -> dict:
+def _as_plain(value):
+    """CPython's asdict: the fields only (not attributes set in __post_init__), recursing into
+    dataclasses, lists, tuples and dicts."""
+    if isinstance(value, Instance) and "__dataclass_fields__" in value.cls.namespace:
+        return {name: _as_plain(value.attrs.get(name)) for name, _ in dataclass_fields(value.cls)}
+    if isinstance(value, (list, tuple)) and not isinstance(value, Record):
+        return type(value)(_as_plain(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _as_plain(item) for key, item in value.items()}
+    return value
+
+
+_FIELD_NAMES = ("name", "default", "default_factory")
+
+
+def _fields_builtin(object_class) -> tuple:
+    """``dataclasses.fields(cls_or_instance)``: Field records (name, default, default_factory)
+    in definition order, and the ``MISSING`` marker for an absent default (both CPython's)."""
+    field_class = make_record_class("Field", list(_FIELD_NAMES), {}, (object_class,))
+    missing = Class("_MISSING_TYPE", (object_class,), {})
+
+    def fields(interp, args, kwargs, node):
+        target = args[0]
+        cls = target.cls if isinstance(target, Instance) else target
+        if not isinstance(cls, Class) or "__dataclass_fields__" not in cls.namespace:
+            raise interp.fail("fields() needs a dataclass or an instance of one", node, "SF114")
+        records = []
+        for name, default in dataclass_fields(cls):
+            if isinstance(default, FieldSpec):
+                plain = missing if default.default is MISSING else default.default
+                factory = missing if default.factory is None else default.factory
+            else:
+                plain, factory = (missing if default is MISSING else default), missing
+            records.append(Record.make(field_class, _FIELD_NAMES, [name, plain, factory]))
+        return tuple(records)
+    return Builtin("fields", fields, bind_self=False), missing
+
+
+def dataclasses_members(object_class) -> dict:
+    fields, missing = _fields_builtin(object_class)
     return {"dataclass": Builtin("dataclass", _dataclass, bind_self=False),
+            "fields": fields, "MISSING": missing,
+            "is_dataclass": Builtin("is_dataclass", lambda i, a, k, n: "__dataclass_fields__" in (
+                a[0].cls if isinstance(a[0], Instance) else a[0]).namespace if isinstance(a[0], (Instance, Class)) else False,
+                bind_self=False),
             "field": Builtin("field", _field, bind_self=False),
             "replace": Builtin("replace", _replace, bind_self=False),
             "asdict": Builtin("asdict", _asdict, bind_self=False)}
@@ -109,6 +154,7 @@ def exec_enum_body(interp, cls: Class, body, scope) -> None:
     """Members become instances of the class; their values are evaluated only when read
     (weight catalogues hold URLs, transforms and metadata that never matter for cost)."""
     members: dict = {}
+    literals: dict = {}  # (type, value) of members given as literals, to find aliases by value
     counter = [0]
     for statement in body:
         assign = _simple_assignment(statement)
@@ -116,8 +162,11 @@ def exec_enum_body(interp, cls: Class, body, scope) -> None:
             interp.exec_statement(statement, scope)
             continue
         name, value_node = assign
+        literal = _literal(value_node)
         if isinstance(value_node, cst.Name) and value_node.value in members:
             member = members[value_node.value]  # an alias: DEFAULT = IMAGENET1K_V2
+        elif literal is not MISSING and literal in literals:
+            member = literals[literal]  # an alias by value, as CPython makes it: DEFAULT = "relu"
         else:
             member = Instance(cls, attrs={"name": name, "_name_": name})
             if _is_auto(value_node):
@@ -127,8 +176,19 @@ def exec_enum_body(interp, cls: Class, body, scope) -> None:
                 value = interp.deferred(lambda node=value_node: interp.evaluate_node(node, scope))
             member.attrs["value"] = member.attrs["_value_"] = value
             members[name] = member
+            if literal is not MISSING:
+                literals[literal] = member
         scope.vars[name] = member
     cls.namespace["__members__"] = members
+
+
+def _literal(node):
+    """The value of a plain string or number literal (evaluated at once: cheap and never a
+    weight catalogue's metadata), keyed with its type; MISSING for anything else."""
+    if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float)):
+        value = node.evaluated_value
+        return (type(value).__name__, value)
+    return MISSING
 
 
 def _simple_assignment(statement):

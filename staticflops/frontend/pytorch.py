@@ -18,9 +18,11 @@ from staticflops.shapes import InputSpec
 
 
 def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
-                  freeze: tuple = (), reader=None, budget=None, libraries=None) -> ModelIR:
+                  freeze: tuple = (), reader=None, budget=None, libraries=None,
+                  env: dict | None = None) -> ModelIR:
     framework = TorchFramework()
     interp = Interpreter(framework, budget)
+    interp.environment.update(env or {})  # os.environ of the analysed program (--env)
     framework.tracer.max_ops = interp.budget.max_ops
     framework.install(interp)
     interp.demand_driven = True  # the model is built after the module level, from --model

@@ -6,7 +6,7 @@ _MISSING = object()
 
 
 class Scope:
-    __slots__ = ("vars", "parent", "module", "is_class", "globals_declared", "nonlocals_declared")
+    __slots__ = ("vars", "parent", "module", "is_class", "globals_declared", "nonlocals_declared", "class_name")
 
     def __init__(self, parent: "Scope | None" = None, module: "Scope | None" = None, is_class: bool = False):
         self.vars: dict = {}
@@ -15,6 +15,7 @@ class Scope:
         self.is_class = is_class
         self.globals_declared: set = set()
         self.nonlocals_declared: set = set()
+        self.class_name: str | None = None  # a class body's class, for private-name mangling
 
     def lookup(self, name: str, builtins: dict):
         if name in self.vars:
@@ -41,6 +42,19 @@ class Scope:
                     return
                 scope = scope.parent
         self.vars[name] = value
+
+    def mangle(self, name: str) -> str:
+        """CPython's private-name mangling: ``self.__x`` written inside ``class Cls`` (its body
+        or a function defined in it) is attribute ``_Cls__x``."""
+        if not name.startswith("__") or name.endswith("__"):
+            return name
+        scope = self
+        while scope is not None:
+            if scope.class_name is not None:
+                stripped = scope.class_name.lstrip("_")
+                return f"_{stripped}{name}" if stripped else name
+            scope = scope.parent
+        return name
 
     def child(self, is_class: bool = False) -> "Scope":
         return Scope(self, self.module, is_class)

@@ -9,7 +9,7 @@ from staticflops.frontend import pyclasses
 from staticflops.frontend.bindings import always_raises, bound_names
 from staticflops.frontend.imports import all_members
 from staticflops.frontend.scope import Scope
-from staticflops.frontend.values import Class, Function, Instance, Namespace, Unknown, dotted_name
+from staticflops.frontend.values import Class, Function, Instance, MethodWrapper, Namespace, Unknown, dotted_name
 
 
 class _Jump(Exception):
@@ -144,9 +144,17 @@ class Statements:
         scope.nonlocals_declared.update(n.name.value for n in node.names)
 
     def _exec_Del(self, node, scope):
-        target = node.target
-        if isinstance(target, cst.Name):
-            scope.vars.pop(target.value, None)
+        targets = node.target.elements if isinstance(node.target, cst.Tuple) else [node.target]
+        for target in targets:
+            target = getattr(target, "value", target) if isinstance(node.target, cst.Tuple) else target
+            if isinstance(target, cst.Name):
+                scope.vars.pop(scope.mangle(target.value), None)
+            elif isinstance(target, cst.Subscript):
+                self.delete_item(self.evaluate_node(target.value, scope), self._subscript_key(target, scope), target)
+            elif isinstance(target, cst.Attribute):
+                receiver = self.evaluate_node(target.value, scope)
+                if isinstance(receiver, Instance):
+                    receiver.attrs.pop(scope.mangle(target.attr.value), None)
 
     def _exec_Break(self, node, scope):
         raise _Break(node)
@@ -341,16 +349,23 @@ class Statements:
         return None
 
     def _exec_FunctionDef(self, node, scope):
-        decorators = []
-        for decorator in node.decorators:
-            expression = decorator.decorator
-            name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression)
-            decorators.append(name.rsplit(".", 1)[-1] if name else "?")
-        function = Function(
-            name=node.name.value, node=node, scope=scope, source=self.source,
-            defaults=self._defaults(node.params, scope), decorators=tuple(decorators),
-        )
-        scope.assign(node.name.value, function)
+        function = Function(name=node.name.value, node=node, scope=scope, source=self.source,
+                            defaults=self._defaults(node.params, scope))
+        scope.assign(scope.mangle(node.name.value), self.decorate(function, node.decorators, scope))
+
+    def decorate(self, value, decorators, scope):
+        """Apply decorators bottom-up, as Python does: ``@a @b def f`` binds ``a(b(f))``.
+        A decorator we cannot resolve (an unknown import, a call we do not model) leaves the
+        function as written — the policy type checkers such as pyright follow for untyped
+        decorators — and its reports are dropped: it would otherwise warn on every
+        ``@torch.jit.script`` or third-party decorator the model never depends on."""
+        for decorator in reversed(decorators):
+            decorated, held = self.quietly(
+                lambda decorator=decorator: self.call(self.evaluate_node(decorator.decorator, scope), [value], {}, decorator))
+            if not isinstance(decorated, Unknown):
+                self.report_held(held)
+                value = decorated
+        return value
 
     def _defaults(self, params: cst.Parameters, scope: Scope) -> dict:
         defaults = {}
@@ -368,12 +383,16 @@ class Statements:
             held += reports
             if isinstance(base, Class):
                 bases.append(base)
+            elif getattr(base, "base_class", None) is not None:  # class X(dict), class X(OrderedDict)
+                bases.append(base.base_class)
             elif not isinstance(base, Unknown):
                 bases.append(self.framework.object_class)
             else:
                 held.append((self.location(arg), f"base class of {node.name.value} is unknown ({base.reason})"))
         body_scope = scope.child(is_class=True)
-        cls = Class(node.name.value, tuple(bases), body_scope.vars, self.location(node))
+        body_scope.class_name = node.name.value
+        # every class derives from object (its __init__, and __init_subclass__ ending super() chains)
+        cls = Class(node.name.value, tuple(bases) or (self.framework.object_class,), body_scope.vars, self.location(node))
         body_scope.vars.update({"__qualname__": node.name.value, "__module__": scope.module.vars.get("__name__"),
                                 "__annotations__": {}})
         if held:
@@ -393,12 +412,30 @@ class Statements:
             plain = tuple(b for b in bases if "__namedtuple__" not in b.namespace) or (self.framework.object_class,)
             cls = pyclasses.make_record_class(cls.name, names, defaults, plain, body_scope.vars)
             cls.location = self.location(node)
-        for decorator in reversed(node.decorators):
-            expression = decorator.decorator
-            name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression)
-            if name.rsplit(".", 1)[-1] == "dataclass":  # other class decorators only register or document
-                cls = self.call(self.evaluate_node(expression, scope), [cls], {}, decorator)
-        scope.assign(node.name.value, cls)
+        for arg in node.keywords:
+            if arg.keyword is not None and arg.keyword.value == "metaclass":
+                cls.namespace["__metaclass__"] = self.evaluate_node(arg.value, scope)
+        self._init_subclass(cls, node, scope)
+        scope.assign(scope.mangle(node.name.value), self.decorate(cls, node.decorators, scope))
+
+    def _init_subclass(self, cls, node, scope) -> None:
+        """``__init_subclass__`` of the nearest base defining it, called with the class keywords
+        (``class A(Base, flag=True)``), an implicit classmethod as in CPython; ``metaclass=``
+        is not passed on."""
+        keywords = {arg.keyword.value: self.evaluate_node(arg.value, scope)
+                    for arg in node.keywords if arg.keyword is not None and arg.keyword.value != "metaclass"}
+        for base in cls.mro()[1:]:
+            hook = base.namespace.get("__init_subclass__")
+            if hook is None:
+                continue
+            hook = hook.function if isinstance(hook, MethodWrapper) else hook
+            if isinstance(hook, Function):
+                self.frames.append((base, cls))
+                try:
+                    self.call_function(hook, [cls], keywords, node)
+                finally:
+                    self.frames.pop()
+            return
 
     def _exec_Import(self, node, scope):
         for alias in node.names:
@@ -440,10 +477,10 @@ class Statements:
 
     def assign(self, target, value, scope: Scope) -> None:
         if isinstance(target, cst.Name):
-            scope.assign(target.value, value)
+            scope.assign(scope.mangle(target.value), value)
         elif isinstance(target, cst.Attribute):
             receiver = self.evaluate_node(target.value, scope)
-            self.set_attribute(receiver, target.attr.value, value, target)
+            self.set_attribute(receiver, scope.mangle(target.attr.value), value, target)
         elif isinstance(target, cst.Subscript):
             container = self.evaluate_node(target.value, scope)
             key = self._subscript_key(target, scope)

@@ -74,20 +74,22 @@ class Function:
     scope: Any  # the defining Scope (closure)
     source: Any  # SourceFile
     defaults: dict = field(default_factory=dict)  # parameter name -> evaluated default
-    decorators: tuple = ()
     qualname: str = ""
+    attrs: dict = field(default_factory=dict)  # function attributes: __wrapped__ (functools.wraps), registry marks
+
+
+@dataclass(eq=False)
+class MethodWrapper:
+    """What ``staticmethod``/``classmethod``/``property``/``functools.cached_property`` return:
+    a function that binds in its own way when found on a class (Python's descriptors)."""
+
+    kind: str  # "staticmethod", "classmethod", "property" or "cached_property"
+    function: Any  # the wrapped callable (a property's getter)
+    setter: Any = None  # a property's setter, added by ``@name.setter``
 
     @property
-    def is_staticmethod(self) -> bool:
-        return "staticmethod" in self.decorators
-
-    @property
-    def is_classmethod(self) -> bool:
-        return "classmethod" in self.decorators
-
-    @property
-    def is_property(self) -> bool:
-        return "property" in self.decorators
+    def name(self) -> str:
+        return getattr(self.function, "name", "?")
 
 
 @dataclass(eq=False)
@@ -205,6 +207,30 @@ class Record(tuple):
         record = cls(items)
         record.cls, record.fields = record_class, tuple(fields)
         return record
+
+
+class Generated(list):
+    """What calling a generator function gives: its body runs at the call (not lazily), the
+    yielded values are collected here; ``next()`` takes them from the front."""
+
+
+def is_generator(node) -> bool:
+    """Whether a ``def`` contains ``yield`` outside nested functions and classes (cached)."""
+    found = _GENERATORS.get(node)
+    if found is None:
+        found = _GENERATORS[node] = _has_yield(node.body)
+    return found
+
+
+_GENERATORS: dict = {}
+
+
+def _has_yield(node) -> bool:
+    if isinstance(node, cst.Yield):
+        return True
+    if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        return False
+    return any(_has_yield(child) for child in node.children)
 
 
 class NoOpMembers(dict):

@@ -70,7 +70,7 @@ class TorchFramework:
     def install(self, interp) -> None:
         """Create the namespaces; needs the interpreter to evaluate layer signatures."""
         interp.builtins = pybuiltins.build_builtins(self.object_class)
-        stdlib = pybuiltins.build_stdlib(interp.builtins)
+        stdlib = pybuiltins.build_stdlib(interp.builtins, interp)
         layers = modules.LayerFactory(interp, self.module_class).classes
         containers = modules.make_container_classes(self.module_class)
         constructors = build_constructors(self.ops)

@@ -1,0 +1,85 @@
+"""Standard-library modules the interpreter models, one file per module family.
+
+Each module is either a set of builtins written in Python over our values (``containers``,
+``functools_``, ``inspect_``, ``regex``, ``system``) or a stand-in written as Python source in
+``stubs/`` and run by our interpreter on first use (``collections.abc``'s mixin methods).
+Nothing of the analysed program is ever run by Python: the builtins only handle known data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from staticflops.frontend.scope import MISSING, Scope
+from staticflops.frontend.values import Builtin, Class, Function, Namespace
+
+_STUB_CACHE: dict = {}
+
+
+def run_stub(interp, name: str, scope: Scope | None = None) -> Scope:
+    """Run ``stubs/<name>`` (parsed once per process) in a fresh module scope."""
+    from staticflops.frontend.source import parse_source
+
+    if name not in _STUB_CACHE:
+        text = (Path(__file__).parent / "stubs" / name).read_text(encoding="utf-8")
+        _STUB_CACHE[name] = parse_source(text, f"<stdlib:{name}>", internal=True)
+    scope = scope or Scope()
+    previous, interp.source = interp.source, _STUB_CACHE[name]
+    try:
+        interp.exec_block(_STUB_CACHE[name].module.body, scope)
+    finally:
+        interp.source = previous
+    return scope
+
+
+# isinstance(x, Mapping) is true for a plain dict too: the Python types each abc class covers
+_ABC_PYTYPES = {
+    "Mapping": dict, "MutableMapping": dict, "Sequence": (list, tuple, str, range), "MutableSequence": list,
+    "Set": (set, frozenset), "MutableSet": set, "Sized": (list, tuple, str, dict, set, frozenset, range),
+    "Container": (list, tuple, str, dict, set, frozenset, range),
+    "Collection": (list, tuple, str, dict, set, frozenset, range),
+    "Iterable": (list, tuple, str, dict, set, frozenset, range), "Iterator": (), "Hashable": (int, float, str, tuple),
+}
+
+
+def abc_namespace(interp) -> Namespace:
+    """``collections.abc``: its classes come from the stand-in source, run on first use."""
+    namespace = Namespace("collections.abc", {})
+
+    def load(name):
+        if not namespace.members:
+            scope = Scope()
+            scope.vars["__name__"] = "collections.abc"
+            run_stub(interp, "collections_abc.pyi", scope)
+            for key, value in scope.vars.items():
+                if isinstance(value, Class):
+                    value.pytype = _ABC_PYTYPES.get(key)
+                    if key == "Callable":
+                        value.pytype = None
+                        value.instance_check = _is_callable
+                    namespace.members[key] = value
+        return namespace.members.get(name, MISSING)
+
+    namespace.loader = load
+    return namespace
+
+
+def _is_callable(value) -> bool:
+    from staticflops.frontend.values import BoundMethod, Partial
+    return isinstance(value, (Function, Builtin, Class, BoundMethod, Partial))
+
+
+def build(interp, builtins: dict) -> dict:
+    """name -> Namespace for the modules below (merged into the framework's known modules)."""
+    from staticflops.frontend.stdlib import containers, functools_, inspect_, regex, system
+
+    abc = abc_namespace(interp)
+    modules = {
+        "collections": Namespace("collections", containers.members(interp, abc)),
+        "collections.abc": abc,
+        "functools": Namespace("functools", functools_.members(builtins)),
+        "inspect": Namespace("inspect", inspect_.members(builtins)),
+        "re": Namespace("re", regex.members()),
+    }
+    modules.update(system.modules(interp, builtins))
+    return modules

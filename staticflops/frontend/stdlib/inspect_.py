@@ -1,0 +1,98 @@
+"""``inspect``: signature (parameter names, defaults, kinds) and the is* predicates.
+
+``signature`` reads the parameters from the function's syntax and the defaults we already
+evaluated; like CPython it follows ``__wrapped__`` (set by ``functools.wraps``), drops the
+receiver of a bound method and reads a class's ``__init__`` without ``self``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from staticflops.frontend import pyclasses
+from staticflops.frontend.values import BoundMethod, Builtin, Class, Function, MethodWrapper, Partial, Record
+
+# CPython's inspect._ParameterKind values (an IntEnum): compared with `p.kind == p.KEYWORD_ONLY`
+POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = range(5)
+_KINDS = {"POSITIONAL_ONLY": POSITIONAL_ONLY, "POSITIONAL_OR_KEYWORD": POSITIONAL_OR_KEYWORD,
+          "VAR_POSITIONAL": VAR_POSITIONAL, "KEYWORD_ONLY": KEYWORD_ONLY, "VAR_KEYWORD": VAR_KEYWORD}
+
+
+def _classes(object_class: Class):
+    empty = Class("_empty", (object_class,), {})  # inspect.Parameter.empty is inspect._empty, a class
+    parameter = pyclasses.make_record_class("Parameter", ["name", "kind", "default", "annotation"],
+                                            {"default": empty, "annotation": empty}, (object_class,))
+    parameter.namespace.update({"empty": empty, **_KINDS})
+    signature = pyclasses.make_record_class("Signature", ["parameters", "return_annotation"],
+                                            {"return_annotation": empty}, (object_class,))
+    signature.namespace["empty"] = empty
+    return empty, parameter, signature
+
+
+def _unwrap(function):
+    while isinstance(function, Function) and "__wrapped__" in function.attrs:
+        function = function.attrs["__wrapped__"]
+    return function
+
+
+def members(builtins: dict) -> dict:
+    empty, parameter_class, signature_class = _classes(builtins["object"])
+
+    def parameters_of(interp, function, node):
+        skip = 0
+        if isinstance(function, MethodWrapper):
+            function = function.function
+        if isinstance(function, BoundMethod):
+            function, skip = function.function, 1
+        elif isinstance(function, Class):
+            try:
+                function, skip = function.lookup("__init__"), 1
+            except KeyError:
+                return None
+        function = _unwrap(function)
+        if isinstance(function, BoundMethod):
+            function, skip = function.function, skip + 1
+        if not isinstance(function, Function):
+            return None
+        params = function.node.params
+        found = []
+
+        def add(param, kind):
+            default = function.defaults.get(param.name.value, empty)
+            found.append((param.name.value, Record.make(parameter_class, parameter_class.namespace["_fields"],
+                                                        [param.name.value, kind, default, empty])))
+        for param in params.posonly_params:
+            add(param, POSITIONAL_ONLY)
+        for param in params.params:
+            add(param, POSITIONAL_OR_KEYWORD)
+        if isinstance(params.star_arg, cst.Param):
+            add(params.star_arg, VAR_POSITIONAL)
+        for param in params.kwonly_params:
+            add(param, KEYWORD_ONLY)
+        if params.star_kwarg is not None:
+            add(params.star_kwarg, VAR_KEYWORD)
+        return dict(found[skip:])
+
+    def signature(interp, args, kwargs, node):
+        target = args[0]
+        if isinstance(target, Partial):
+            return interp.unknown("inspect.signature of a functools.partial is not modelled", node)
+        found = parameters_of(interp, target, node)
+        if found is None:
+            return interp.unknown("inspect.signature of a value that is not a function of the analysed code", node)
+        return Record.make(signature_class, ("parameters", "return_annotation"), [found, empty])
+
+    def predicate(name, test):
+        return Builtin(f"inspect.{name}", lambda i, a, k, n: test(a[0]), bind_self=False)
+
+    return {
+        "signature": Builtin("inspect.signature", signature, bind_self=False),
+        "Parameter": parameter_class, "Signature": signature_class, "_empty": empty,
+        "isclass": predicate("isclass", lambda v: isinstance(v, Class)),
+        "isfunction": predicate("isfunction", lambda v: isinstance(v, Function)),
+        "ismethod": predicate("ismethod", lambda v: isinstance(v, BoundMethod)),
+        "isbuiltin": predicate("isbuiltin", lambda v: isinstance(v, Builtin)),
+        "isroutine": predicate("isroutine", lambda v: isinstance(v, (Function, Builtin, BoundMethod))),
+        "unwrap": Builtin("inspect.unwrap", lambda i, a, k, n: _unwrap(a[0]), bind_self=False),
+        "getmro": Builtin("inspect.getmro", lambda i, a, k, n: tuple(a[0].mro()), bind_self=False),
+    }

@@ -1,0 +1,152 @@
+"""``re`` on known strings, by Python's own ``re`` module.
+
+Running a regular expression is not running the analysed program: the pattern is data and
+``re`` only matches it.  But a PR controls both the pattern and the subject, and a pattern
+with nested repeats can backtrack for hours (a denial of service), so both are bounded:
+before anything runs, the pattern is parsed (``re._parser``, no matching) and refused when
+it can backtrack exponentially — a repeat inside a repeat, an alternation inside a repeat, a
+back-reference — and the worst case of what is left is bounded: a subject of n characters and
+repeats of maxima m1..mk cost at most about n * (min(m1, n) + 1) * ... steps, which must stay
+under ``MAX_STEPS`` (``a*a*c`` over 1,000 characters is 10^9 by this count and took 0.35 s in
+CPython 3.11; ``a*a*a*c`` did not finish in a minute).  Patterns over ``MAX_PATTERN`` or
+subjects over ``MAX_SUBJECT`` characters are refused outright.  A refusal is a located
+unknown.  Callables as replacements (``re.sub(p, fn, s)``) are the analysed program's code,
+so they are an unknown too.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+try:
+    from re import _parser as _sre_parse  # CPython 3.11+
+except ImportError:  # pragma: no cover - CPython 3.10
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+from staticflops.diagnostics import reason
+from staticflops.frontend.values import Builtin, Unknown
+
+MAX_PATTERN = 1_000
+MAX_SUBJECT = 10_000
+MAX_STEPS = 200_000_000
+
+
+class _Refused(Exception):
+    pass
+
+
+def _repeats(items, inside_repeat: bool, found: list) -> list:
+    """The maxima of the pattern's repeats; _Refused for the shapes that backtrack exponentially."""
+    for op, argument in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, high, inner = argument
+            if high > 1:
+                if inside_repeat:
+                    raise _Refused("a repeat inside a repeat")
+                found.append(high)
+            _repeats(inner, inside_repeat or high > 1, found)
+        elif name == "SUBPATTERN":
+            _repeats(argument[-1], inside_repeat, found)
+        elif name == "ATOMIC_GROUP":
+            _repeats(argument, inside_repeat, found)
+        elif name == "BRANCH":
+            if inside_repeat:
+                raise _Refused("an alternation inside a repeat")
+            for branch in argument[1]:
+                _repeats(branch, inside_repeat, found)
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            _repeats(argument[1], inside_repeat, found)
+        elif name in ("GROUPREF", "GROUPREF_EXISTS"):
+            raise _Refused("a back-reference")
+    return found
+
+
+def _refusal(pattern, subject_length: int) -> str | None:
+    """Why this pattern may not run over a subject of this length, or None."""
+    text = pattern.pattern if isinstance(pattern, re.Pattern) else pattern
+    if not isinstance(text, str):
+        return "a pattern that is not a known string"
+    if len(text) > MAX_PATTERN:
+        return f"a regular expression of {len(text):,} characters (limit {MAX_PATTERN:,}) is not run"
+    if subject_length > MAX_SUBJECT:
+        return f"a regular expression over a string of {subject_length:,} characters (limit {MAX_SUBJECT:,}) is not run"
+    try:
+        flags = pattern.flags if isinstance(pattern, re.Pattern) else 0
+        maxima = _repeats(_sre_parse.parse(text, flags), False, [])
+    except _Refused as why:
+        return f"a regular expression with {why} (can backtrack exponentially) is not run"
+    except (re.error, OverflowError, RecursionError) as error:
+        return f"the regular expression does not compile ({reason(error)})"
+    steps = max(subject_length, 1) * math.prod(min(m, subject_length) + 1 for m in maxima)
+    if steps > MAX_STEPS:
+        return (f"a regular expression with {len(maxima)} repeats over {subject_length:,} characters "
+                f"(worst case ~{steps:.1e} steps, limit {MAX_STEPS:.0e}) is not run")
+    return None
+
+_FUNCTIONS = ("match", "search", "fullmatch", "sub", "subn", "split", "findall", "escape", "compile")
+_PATTERN_METHODS = ("match", "search", "fullmatch", "sub", "subn", "split", "findall")
+_MATCH_METHODS = ("group", "groups", "groupdict", "start", "end", "span")
+_FLAGS = ("IGNORECASE", "I", "MULTILINE", "M", "DOTALL", "S", "VERBOSE", "X", "ASCII", "A")
+
+
+def _call(interp, python_fn, name, pattern, args, kwargs, node):
+    """Run ``python_fn`` (a function of ``re``, or a method of a compiled pattern/match) on
+    known strings, after the pattern and subject pass the bounds above."""
+    for value in [*args, *kwargs.values()]:
+        if isinstance(value, Unknown):
+            return value
+        if not isinstance(value, (str, int, re.Pattern, re.Match)):
+            return interp.unknown(f"re.{name}() with a {type(value).__name__} argument is not modelled", node)
+    if pattern is not None:
+        longest = max((len(v) for v in [*args, *kwargs.values()] if isinstance(v, str) and v is not pattern), default=0)
+        why = _refusal(pattern, longest)
+        if why is not None:
+            return interp.unknown(why, node)
+    try:
+        return python_fn(*args, **kwargs)
+    except (re.error, TypeError, ValueError, IndexError) as error:
+        return interp.unknown(f"re.{name}() could not be evaluated ({reason(error)})", node)
+
+
+def _function(name):
+    python_fn = getattr(re, name)
+
+    def call(interp, args, kwargs, node):
+        pattern = args[0] if args else kwargs.get("pattern")
+        if isinstance(pattern, Unknown):
+            return pattern
+        return _call(interp, python_fn, name, pattern if name != "escape" else None, args, kwargs, node)
+    return Builtin(f"re.{name}", call, bind_self=False)
+
+
+def attribute(interp, value, name: str, node):
+    """Methods and fields of compiled patterns and match objects (both Python's own)."""
+    if isinstance(value, re.Pattern):
+        if name in _PATTERN_METHODS:
+            method = getattr(value, name)
+            return Builtin(f"Pattern.{name}", lambda i, a, k, n: _call(i, method, name, value, a, k, n),
+                           bind_self=False)
+        if name in ("pattern", "flags", "groups", "groupindex"):
+            return getattr(value, name) if name != "groupindex" else dict(value.groupindex)
+    elif isinstance(value, re.Match):
+        if name in _MATCH_METHODS:
+            method = getattr(value, name)
+            return Builtin(f"Match.{name}", lambda i, a, k, n: _call(i, method, name, None, a, k, n), bind_self=False)
+        if name in ("string", "pos", "endpos", "lastindex", "lastgroup"):
+            return getattr(value, name)
+    else:
+        return None
+    return interp.unknown(f"attribute `{name}` of a regular expression is not modelled", node)
+
+
+def members() -> dict:
+    found = {name: _function(name) for name in _FUNCTIONS}
+    found.update({name: getattr(re, name) for name in _FLAGS})
+    pattern = Builtin("re.Pattern", lambda i, a, k, n: i.unknown("re.Pattern() cannot be called", n), bind_self=False)
+    pattern.pytype = re.Pattern
+    match = Builtin("re.Match", lambda i, a, k, n: i.unknown("re.Match() cannot be called", n), bind_self=False)
+    match.pytype = re.Match
+    found.update({"Pattern": pattern, "Match": match, "error": Builtin("re.error", lambda i, a, k, n: None)})
+    return found

@@ -1,0 +1,172 @@
+"""The process environment as a clean CI machine has it: ``os``, ``sys``, ``platform``,
+``importlib``, ``warnings``, ``logging`` and ``threading``.
+
+Values a library probes are documented constants (below) or unknowns, never the machine
+staticflops happens to run on, so an analysis gives the same answer everywhere:
+
+- ``os.environ`` / ``os.getenv``: empty, plus what the user passes with ``--env KEY=VALUE``
+  (``analyze(..., env={...})``); writes by the analysed code stay inside the analysis.
+- ``sys.version_info`` is ``PYTHON_VERSION``, ``sys.platform`` ``"linux"``,
+  ``platform.system()`` ``"Linux"``, ``platform.machine()`` ``"x86_64"``, ``os.name``
+  ``"posix"``.
+- ``importlib.util.find_spec(name)``: a spec for a module we model or can find as source,
+  else None; ``importlib.metadata.version(name)``: an unknown (no package metadata is read).
+- ``logging``: the stand-in ``stubs/logging.pyi`` (loggers that accept every call, no handlers).
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from staticflops.frontend import pyclasses
+from staticflops.frontend.scope import MISSING, Scope
+from staticflops.frontend.values import Builtin, Class, Namespace, NoOpMembers, Record, Unknown
+
+PYTHON_VERSION = (3, 11, 0, "final", 0)
+PLATFORM = {"sys.platform": "linux", "platform.system": "Linux", "platform.machine": "x86_64", "os.name": "posix"}
+
+
+def _builtin(name, fn):
+    return Builtin(name, fn, bind_self=False)
+
+
+def _known_strings(interp, args, node):
+    for value in args:
+        if isinstance(value, Unknown):
+            return value
+        if not isinstance(value, str):
+            return interp.unknown(f"a path that is not a known string ({type(value).__name__})", node)
+    return None
+
+
+def _path_function(name):
+    """Pure string functions of ``os.path`` (they never touch the file system)."""
+    python_fn = getattr(posixpath, name)
+
+    def fn(interp, args, kwargs, node):
+        problem = _known_strings(interp, args, node)
+        return problem if problem is not None else python_fn(*args)
+    return _builtin(f"os.path.{name}", fn)
+
+
+def _file_system(name):
+    return _builtin(name, lambda i, a, k, n: i.unknown(f"`{name}` asks the file system, which is not read", n))
+
+
+class QuietMembers(NoOpMembers):
+    """Members of an object that accepts every call: the entries given, else the no-op."""
+
+    def __init__(self, anything, entries: dict):
+        super().__init__(anything)
+        dict.update(self, entries)
+
+    def __getitem__(self, key):
+        return dict.get(self, key, self.anything)
+
+    def get(self, key, default=None):
+        return self[key]
+
+
+def quiet_namespace(name: str, entries: dict | None = None) -> Namespace:
+    return Namespace(name, QuietMembers(_builtin("no-op", lambda i, a, k, n: None), entries or {}))
+
+
+def _stub_namespace(interp, name: str, stub: str) -> Namespace:
+    """A module whose members come from a stand-in source, run on first use."""
+    namespace = Namespace(name, {})
+
+    def load(member):
+        if "__name__" not in namespace.members:
+            from staticflops.frontend.stdlib import run_stub
+            scope = Scope()
+            scope.vars = namespace.members
+            scope.vars["__name__"] = name
+            run_stub(interp, stub, scope)
+        return namespace.members.get(member, MISSING)
+
+    namespace.loader = load
+    return namespace
+
+
+def _module_table(interp):
+    """``sys.modules``: the modules loaded so far, by name (the analysed file is ``__analysed__``)."""
+    table = dict(interp.framework.namespaces) if hasattr(interp.framework, "namespaces") else {}
+    if interp.project is not None:
+        table.update({module.name: module for module in interp.project.modules.values()})
+    return table
+
+
+def modules(interp, builtins: dict) -> dict:
+    object_class = builtins["object"]
+    environ = interp.environment
+
+    def getenv(interp, args, kwargs, node):
+        key = args[0] if args else kwargs.get("key")
+        default = args[1] if len(args) > 1 else kwargs.get("default")
+        if isinstance(key, Unknown):
+            return key
+        return environ.get(key, default)
+
+    path = Namespace("os.path", {
+        **{name: _path_function(name) for name in ("join", "basename", "dirname", "splitext", "split", "normpath")},
+        "sep": "/",
+        **{name: _file_system(f"os.path.{name}") for name in ("exists", "isfile", "isdir", "getsize", "abspath",
+                                                               "realpath", "expanduser")},
+    })
+    os_module = Namespace("os", {
+        "environ": environ, "getenv": _builtin("os.getenv", getenv), "path": path, "name": PLATFORM["os.name"],
+        "sep": "/", "linesep": "\n", "PathLike": _builtin("os.PathLike", lambda i, a, k, n: None),
+        **{name: _file_system(f"os.{name}") for name in ("listdir", "getcwd", "cpu_count", "makedirs", "walk",
+                                                          "scandir", "stat", "remove", "mkdir", "getpid")},
+    })
+    os_module.members["PathLike"].pytype = ()
+
+    version_class = pyclasses.make_record_class("version_info", ["major", "minor", "micro", "releaselevel", "serial"],
+                                                {}, (object_class,))
+    version_info = Record.make(version_class, version_class.namespace["_fields"], PYTHON_VERSION)
+
+    sys_module = Namespace("sys", {
+        "version_info": version_info, "version": "%d.%d.%d" % PYTHON_VERSION[:3], "platform": PLATFORM["sys.platform"],
+        "maxsize": 2**63 - 1, "byteorder": "little", "stdout": quiet_namespace("sys.stdout"),
+        "stderr": quiet_namespace("sys.stderr"), "flags": quiet_namespace("sys.flags"),
+    })
+    # sys.modules is computed when read, so it lists modules imported later too
+    sys_module.loader = lambda name: _module_table(interp) if name == "modules" else MISSING
+    platform = Namespace("platform", {
+        "system": _builtin("platform.system", lambda i, a, k, n: PLATFORM["platform.system"]),
+        "machine": _builtin("platform.machine", lambda i, a, k, n: PLATFORM["platform.machine"]),
+        "python_version": _builtin("platform.python_version", lambda i, a, k, n: sys_module.members["version"]),
+        "python_implementation": _builtin("platform.python_implementation", lambda i, a, k, n: "CPython"),
+    })
+
+    def find_spec(interp, args, kwargs, node):
+        name = args[0] if args else kwargs.get("name")
+        if not isinstance(name, str):
+            return interp.unknown("importlib.util.find_spec of a name that is not a known string", node)
+        found, _held = interp.quietly(lambda: interp.import_module(name, node))
+        if isinstance(found, Unknown):
+            return None  # not installed in the clean environment we analyse in
+        return Record.make(spec_class, ("name", "origin"), [name, None])
+
+    spec_class = pyclasses.make_record_class("ModuleSpec", ["name", "origin"], {}, (object_class,))
+    not_found = Class("PackageNotFoundError", (builtins["ModuleNotFoundError"],), {})
+    metadata = Namespace("importlib.metadata", {
+        "version": _builtin("importlib.metadata.version", lambda i, a, k, n: i.unknown(
+            f"the installed version of {a[0]!r} (package metadata is not read)", n)),
+        "PackageNotFoundError": not_found,
+    })
+    util = Namespace("importlib.util", {"find_spec": _builtin("importlib.util.find_spec", find_spec)})
+    importlib = Namespace("importlib", {
+        "import_module": _builtin("importlib.import_module", lambda i, a, k, n: i.import_module(a[0], n)
+                                  if isinstance(a[0], str) else i.unknown("import of a name that is not known", n)),
+        "metadata": metadata, "util": util,
+    })
+    warn = _builtin("warnings.warn", lambda i, a, k, n: None)
+    warnings = quiet_namespace("warnings", {"warn": warn, "catch_warnings": _builtin(
+        "warnings.catch_warnings", lambda i, a, k, n: None)})
+    threading = quiet_namespace("threading")
+    return {
+        "os": os_module, "os.path": path, "sys": sys_module, "platform": platform, "importlib": importlib,
+        "importlib.metadata": metadata, "importlib.util": util, "warnings": warnings, "threading": threading,
+        "logging": _stub_namespace(interp, "logging", "logging.pyi"),
+    }

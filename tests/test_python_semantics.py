@@ -1,0 +1,826 @@
+"""Python semantics real libraries rely on (timm's registry, diffusers' config plumbing), each
+checked against what CPython 3.11 does: every model below carries a Python value into a
+layer width, so the asserted parameter count is derived by hand from CPython's behaviour
+(written next to it) and fails if the interpreter gets the value wrong."""
+
+import json
+import textwrap
+
+import pytest
+
+import staticflops
+from staticflops.cli.app import app
+from typer.testing import CliRunner
+
+
+def analyse(tmp_path, source, inputs=("1x4",), **options):
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent(source))
+    return staticflops.analyze(path, inputs=list(inputs), **options)
+
+
+def widths(report):
+    """name -> out_features of each Linear(1, n): its params are n weights + n biases."""
+    return {row.name: row.params // 2 for row in report.layers if row.type == "Linear"}
+
+
+def probes(names):
+    """Model code: one Linear(1, value) per name, so each value shows as a layer width."""
+    lines = "\n".join(f"        self.{name} = nn.Linear(1, {name})" for name in names)
+    return f"""
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        {{body}}
+{lines}
+
+    def forward(self, x):
+        return x
+"""
+
+
+def run_probes(tmp_path, header, body, names, **options):
+    body = textwrap.indent(textwrap.dedent(body), " " * 8).lstrip()
+    report = analyse(tmp_path, "import torch.nn as nn\n" + textwrap.dedent(header) + probes(names).replace("{body}", body),
+                     **options)
+    assert report.unknown == [], report.unknown
+    return widths(report)
+
+
+# ---- decorators ----------------------------------------------------------------------------
+
+REGISTRY = """
+import functools
+import sys
+from collections import defaultdict
+
+_entrypoints = {}
+_module_to_models = defaultdict(set)
+
+
+def register_model(fn):
+    # timm's shape: look the module up, extend its __all__, fill the registries, return fn
+    mod = sys.modules[fn.__module__]
+    if hasattr(mod, "__all__"):
+        mod.__all__.append(fn.__name__)
+    else:
+        mod.__all__ = [fn.__name__]
+    _entrypoints[fn.__name__] = fn
+    _module_to_models[fn.__module__.split(".")[-1]].add(fn.__name__)
+    return fn
+
+
+def times(factor):
+    def decorator(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            return fn(*args, **kwargs) * factor
+        return inner
+    return decorator
+
+
+def plus_one(fn):
+    def inner(*args, **kwargs):
+        return fn(*args, **kwargs) + 1
+    return inner
+
+
+@register_model
+@times(3)
+def small(width=2):
+    return width
+
+
+@register_model
+@plus_one
+@times(2)
+def large(width=5):
+    return width
+"""
+
+
+def test_function_decorators_and_a_registry_they_fill(tmp_path):
+    body = """
+    a = _entrypoints["small"](width=4)
+    b = _entrypoints["inner"]()
+    c = len(_module_to_models["__analysed__"]) + len(__all__)
+    d = small.__wrapped__(7)
+    e = len(small.__name__)
+    """
+    found = run_probes(tmp_path, REGISTRY, body, ["a", "b", "c", "d", "e"])
+    # CPython: @times(3) wraps `small` and functools.wraps copies __name__ 'small', so the
+    # registry key is 'small' and small(width=4) == 4 * 3 == 12.
+    assert found["a"] == 12
+    # `large` is plus_one(times(2)(large)): plus_one's inner has no wraps, so register_model sees
+    # __name__ 'inner'; inner() == large() * 2 + 1 == 5 * 2 + 1 == 11.
+    assert found["b"] == 11
+    # both land in module '__analysed__' (our name for the analysed file's __main__): a set of
+    # 2 names, and __all__ == ['small', 'inner']: 2 + 2 == 4
+    assert found["c"] == 4
+    # __wrapped__ is the undecorated function: 7; len('small') == 5
+    assert found["d"] == 7
+    assert found["e"] == 5
+
+
+def test_method_decorators_property_setter_classmethod_staticmethod_cached_property(tmp_path):
+    header = """
+from functools import cached_property
+
+
+class Block(nn.Module):
+    scale = 3
+
+    def __init__(self, width):
+        super().__init__()
+        self._width = width
+        self.calls = 0
+
+    @property
+    def width(self):
+        return self._width
+
+    @width.setter
+    def width(self, value):
+        self._width = value * 10
+
+    @classmethod
+    def make(cls, width):
+        return cls(width * cls.scale)
+
+    @staticmethod
+    def double(value):
+        return 2 * value
+
+    @cached_property
+    def expensive(self):
+        self.calls = self.calls + 1
+        return self._width + 1
+"""
+    body = """
+    block = Block.make(2)
+    a = block.width
+    block.width = 4
+    b = block.width
+    c = Block.double(5) + block.double(1)
+    d = block.expensive + block.expensive + block.calls
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c", "d"])
+    assert found["a"] == 6  # make(2) == Block(2 * 3): the property reads _width == 6
+    assert found["b"] == 40  # the setter stores 4 * 10
+    assert found["c"] == 12  # staticmethod from the class and an instance: 10 + 2
+    # cached_property runs once, then the instance attribute wins: 41 + 41 + 1 call
+    assert found["d"] == 83
+
+
+def test_class_decorators_run_and_may_replace_the_class(tmp_path):
+    header = """
+LAYERS = {}
+
+
+def register(name):
+    def decorator(cls):
+        LAYERS[name] = cls
+        return cls
+    return decorator
+
+
+def widened(cls):
+    cls.width = cls.width * 4
+    return cls
+
+
+@register("blk")
+@widened
+class Config:
+    width = 2
+"""
+    found = run_probes(tmp_path, header, "a = LAYERS['blk'].width + Config.width", ["a"])
+    assert found["a"] == 16  # widened first (2 * 4 == 8), then registered: 8 + 8
+
+
+def test_a_decorator_that_cannot_be_resolved_leaves_the_function_as_written(tmp_path):
+    # `somewhere` is not a file of the project: its decorator is unknown.  Like pyright with an
+    # untyped decorator, the function is kept as written (and nothing is reported for it).
+    header = """
+from somewhere import mystery
+
+
+@mystery(option=True)
+def width():
+    return 9
+"""
+    assert run_probes(tmp_path, header, "a = width()", ["a"])["a"] == 9
+
+
+def test_diffusers_register_to_config_shape(tmp_path):
+    # diffusers' @register_to_config: a functools.wraps wrapper around __init__ that reads the
+    # parameters (inspect.signature) and records every argument, defaults included, in a config.
+    header = """
+import functools
+import inspect
+
+
+class ConfigMixin:
+    def register_to_config(self, **kwargs):
+        self._internal_dict = kwargs
+
+    @property
+    def config(self):
+        return self._internal_dict
+
+
+def register_to_config(init):
+    @functools.wraps(init)
+    def inner_init(self, *args, **kwargs):
+        signature = inspect.signature(init)
+        parameters = {name: p.default for i, (name, p) in enumerate(signature.parameters.items()) if i > 0}
+        new_kwargs = {}
+        for arg, name in zip(args, parameters.keys()):
+            new_kwargs[name] = arg
+        new_kwargs.update({k: kwargs.get(k, default) for k, default in parameters.items() if k not in new_kwargs})
+        getattr(self, "register_to_config")(**new_kwargs)
+        init(self, *args, **kwargs)
+    return inner_init
+
+
+class Head(nn.Module, ConfigMixin):
+    @register_to_config
+    def __init__(self, in_features, hidden=6, out_features=3):
+        super().__init__()
+        self.fc = nn.Linear(self.config["in_features"], self.config["hidden"])
+"""
+    body = """
+    head = Head(2, out_features=5)
+    a = head.config["in_features"] + head.config["hidden"] + head.config["out_features"]
+    b = len(head.config)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    assert found["a"] == 2 + 6 + 5  # positional 2, default hidden 6, keyword out_features 5
+    assert found["b"] == 3  # self is skipped (i > 0)
+
+
+# ---- collections ------------------------------------------------------------------------------
+
+def test_defaultdict_calls_its_factory_for_a_missing_key(tmp_path):
+    header = """
+from collections import defaultdict
+
+by_module = defaultdict(set)
+by_module["resnet"].add("resnet18")
+by_module["resnet"].add("resnet50")
+by_module["vit"].add("vit_b")
+counts = defaultdict(int)
+for name in ["a", "b", "a"]:
+    counts[name] += 1
+nested = defaultdict(lambda: [7])
+"""
+    body = """
+    a = len(by_module["resnet"]) * 10 + len(by_module)
+    b = counts["a"] * 10 + counts["zzz"] + len(counts)
+    c = nested["x"][0] + len(by_module.get("missing", ())) + len(by_module)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c"])
+    assert found["a"] == 22  # two models under 'resnet', two keys
+    # counts['a'] == 2; counts['zzz'] is created as int() == 0, so len(counts) == 3: 20 + 0 + 3
+    assert found["b"] == 23
+    # the lambda's [7]; .get() never calls the factory (CPython: only __getitem__ does): 7 + 0 + 2
+    assert found["c"] == 9
+
+
+def test_ordered_dict_counter_deque_namedtuple(tmp_path):
+    header = """
+from collections import Counter, OrderedDict, deque, namedtuple
+
+Spec = namedtuple("Spec", "width depth", defaults=[1])
+"""
+    body = """
+    order = OrderedDict([("x", 1), ("y", 2), ("z", 3)])
+    order.move_to_end("x")
+    a = int(list(order)[0] == "y")
+    count = Counter(["conv", "conv", "relu"])
+    b = count["conv"] * 10 + count.most_common(1)[0][1] + count["missing"]
+    queue = deque([1, 2, 3], maxlen=3)
+    queue.append(4)
+    queue.appendleft(9)
+    c = queue[0] * 10 + len(queue) + queue.popleft()
+    spec = Spec(5)._replace(depth=4)
+    d = spec.width * spec.depth + len(Spec._fields) + len(spec._asdict())
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c", "d"])
+    assert found["a"] == 1  # move_to_end sends 'x' last: 'y' first (True == 1)
+    assert found["b"] == 22  # 2 * 10 + 2 + Counter's missing key 0
+    # maxlen 3: [1,2,3] + 4 -> [2,3,4]; appendleft(9) drops 4 -> [9,2,3]; 90 + 3 + 9
+    assert found["c"] == 102
+    assert found["d"] == 20 + 2 + 2  # width 5 x depth 4, two fields, two dict entries
+
+
+def test_mutable_mapping_subclass_gets_the_mixin_methods(tmp_path):
+    header = """
+from collections.abc import Mapping, MutableMapping
+
+
+class Store(MutableMapping):
+    def __init__(self):
+        self._data = {}
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __setitem__(self, key, value):
+        self._data[key] = value
+
+    def __delitem__(self, key):
+        del self._data[key]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self):
+        return len(self._data)
+"""
+    body = """
+    store = Store()
+    store["a"] = 3
+    store.update({"b": 4}, c=5)
+    a = store.get("a") + store.get("zz", 10) + len(store)
+    b = store.pop("b") + len(store) + ("b" in store) + ("c" in store)
+    c = store.setdefault("d", 7) + len(list(store.items())) + sum(store.values())
+    d = isinstance(store, Mapping) + isinstance({}, Mapping) + isinstance([], Mapping)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c", "d"])
+    assert found["a"] == 3 + 10 + 3
+    assert found["b"] == 4 + 2 + 0 + 1  # pop returns 4 and removes 'b'
+    assert found["c"] == 7 + 3 + (3 + 5 + 7)  # setdefault adds d=7: three items a, c, d
+    assert found["d"] == 2  # a Mapping subclass and a dict are Mappings; a list is not
+
+
+# ---- dataclasses, __init_subclass__ ------------------------------------------------------------
+
+def test_dataclasses(tmp_path):
+    header = """
+from dataclasses import asdict, dataclass, field, fields, replace
+
+
+@dataclass(frozen=True)
+class Inner:
+    size: int = 2
+
+
+@dataclass
+class Cfg:
+    width: int
+    depth: int = 3
+    tags: list = field(default_factory=list)
+    inner: Inner = field(default_factory=Inner)
+
+    def __post_init__(self):
+        self.total = self.width * self.depth
+"""
+    body = """
+    cfg = Cfg(4)
+    a = cfg.total + len(cfg.tags) + cfg.inner.size
+    other = replace(cfg, depth=5)
+    b = other.depth * 10 + cfg.depth
+    c = len(fields(Cfg)) * 10 + len(asdict(cfg))
+    d = asdict(cfg)["inner"]["size"] + (fields(Cfg)[1].default)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c", "d"])
+    assert found["a"] == 12 + 0 + 2  # __post_init__: 4 * 3
+    assert found["b"] == 53  # replace() makes a new object; the original keeps depth 3
+    # four fields; asdict has the fields only (not `total`, set in __post_init__)
+    assert found["c"] == 44
+    assert found["d"] == 2 + 3  # asdict recurses into the nested dataclass; depth's default is 3
+
+
+def test_init_subclass_receives_the_class_keywords(tmp_path):
+    header = """
+class Registered:
+    known = {}
+
+    def __init_subclass__(cls, width=1, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.width = width
+        Registered.known[cls.__name__] = cls
+
+
+class Small(Registered, width=3):
+    pass
+
+
+class Plain(Registered):
+    pass
+"""
+    found = run_probes(tmp_path, header, "a = Small.width * 10 + Plain.width + len(Registered.known)", ["a"])
+    assert found["a"] == 30 + 1 + 2
+
+
+# ---- enum, typing ---------------------------------------------------------------------------
+
+def test_enum_members(tmp_path):
+    header = """
+from enum import Enum, IntEnum, auto
+
+
+class Act(Enum):
+    RELU = "relu"
+    GELU = "gelu"
+    DEFAULT = "relu"  # an alias of RELU
+
+
+class Stage(IntEnum):
+    ONE = auto()
+    TWO = auto()
+"""
+    body = """
+    a = len(Act) * 10 + len(list(Act))
+    b = (Act("gelu") is Act.GELU) + (Act.DEFAULT is Act.RELU) + (Act["GELU"].name == "GELU")
+    c = Stage.TWO.value * 10 + Stage.ONE.value
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c"])
+    assert found["a"] == 22  # the alias is no member of its own: 2 members
+    assert found["b"] == 3
+    assert found["c"] == 21  # auto() counts from 1
+
+
+def test_typing_constructs_are_no_ops(tmp_path):
+    header = """
+from typing import TYPE_CHECKING, Optional, Protocol, TypedDict, Unpack, cast, overload
+
+if TYPE_CHECKING:
+    from not_installed import Heavy
+
+
+class Options(TypedDict, total=False):
+    width: int
+
+
+class Builder(Protocol):
+    def build(self) -> int: ...
+
+
+@overload
+def scale(x: int) -> int: ...
+@overload
+def scale(x: float) -> float: ...
+def scale(x):
+    return x * 2
+
+
+def make(**kwargs: Unpack[Options]) -> Optional[int]:
+    return cast(int, kwargs["width"])
+"""
+    body = """
+    options = Options(width=3)
+    a = make(**options) + scale(2) + isinstance(options, dict)
+    """
+    assert run_probes(tmp_path, header, body, ["a"])["a"] == 3 + 4 + 1
+
+
+# ---- functools, inspect -----------------------------------------------------------------------
+
+def test_functools(tmp_path):
+    header = """
+import functools
+from functools import lru_cache, partial, reduce
+
+
+@lru_cache(maxsize=None)
+def width(n):
+    return n * 4
+
+
+@functools.cache
+def depth():
+    return 2
+
+
+def block(cin, cout, groups=1):
+    return cout // groups
+"""
+    body = """
+    grouped = partial(block, groups=2)
+    a = grouped(1, 8) + grouped(1, 8, groups=4)
+    b = width(3) + depth() + reduce(lambda x, y: x * y, [1, 2, 3], 5)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    assert found["a"] == 4 + 2  # the call's keyword overrides the partial's: 8 // 4
+    assert found["b"] == 12 + 2 + 30  # reduce with an initial 5: 5 * 1 * 2 * 3
+
+
+def test_inspect_signature_and_predicates(tmp_path):
+    header = """
+import functools
+import inspect
+
+
+def layer(cin, cout=8, *extra, act="relu", **kwargs):
+    return cout
+
+
+def wrap(fn):
+    @functools.wraps(fn)
+    def inner(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return inner
+
+
+class Block:
+    def __init__(self, dim, heads=2):
+        self.dim = dim
+
+
+wrapped = wrap(layer)
+"""
+    body = """
+    params = inspect.signature(layer).parameters
+    kinds = [p.kind for p in params.values()]
+    a = len(params) * 10 + params["cout"].default
+    b = (params["cin"].default is inspect.Parameter.empty) + (kinds == [1, 1, 2, 3, 4])
+    c = len(inspect.signature(wrapped).parameters) + len(inspect.signature(Block).parameters)
+    d = inspect.isclass(Block) + inspect.isfunction(layer) + inspect.isclass(layer) + (params["kwargs"].kind == inspect.Parameter.VAR_KEYWORD)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c", "d"])
+    assert found["a"] == 58  # cin, cout, *extra, act, **kwargs; cout's default 8
+    # CPython kinds: POSITIONAL_OR_KEYWORD == 1 (x2), VAR_POSITIONAL 2, KEYWORD_ONLY 3, VAR_KEYWORD 4
+    assert found["b"] == 2
+    # signature() follows __wrapped__ (5 parameters); a class shows __init__ without self (2)
+    assert found["c"] == 7
+    assert found["d"] == 3
+
+
+# ---- re --------------------------------------------------------------------------------------
+
+def test_re_on_known_strings(tmp_path):
+    header = """
+import re
+
+PATTERN = re.compile(r"(?P<arch>[a-z]+)(?P<depth>\\d+)")
+"""
+    body = """
+    m = PATTERN.match("resnet50")
+    a = int(m.group("depth")) + len(m.group(1))
+    b = len(re.findall(r"\\d", "a1b22c333")) + len(re.split(r"[,;]", "a,b;c"))
+    c = len(re.sub(r"_+", "-", "conv__bn___act")) + (re.fullmatch(r"v\\d", "v12") is None) + (re.search("x", "abc") is None)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c"])
+    assert found["a"] == 50 + 6
+    assert found["b"] == 6 + 3
+    assert found["c"] == len("conv-bn-act") + 1 + 1
+
+
+@pytest.mark.parametrize("pattern, why", [
+    (r"(a+)+b", "a repeat inside a repeat"),
+    (r"(a|aa)*b", "an alternation inside a repeat"),
+    (r"(a)\1", "a back-reference"),
+    (r"a*a*a*c", "3 repeats over 300 characters"),
+])
+def test_re_refuses_patterns_that_can_backtrack_for_ever(tmp_path, pattern, why):
+    # CPython needs exponential time for (a+)+b on "aaa...x"; a*a*a*c is cubic (it did not
+    # finish in a minute on 1,000 characters).  These become a located unknown.
+    source = f"""
+import re
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        found = re.search(r"{pattern}", "a" * 300)
+        self.fc = nn.Linear(1, 2 if found is None else 3)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+    report = analyse(tmp_path, source, inputs=["1x1"])
+    reasons = [u.what for u in report.unknown]
+    assert any(why in r for r in reasons), reasons
+    assert all(u.location.endswith(":9:17") for u in report.unknown if "regular expression" in u.what)
+
+
+# ---- the process environment ----------------------------------------------------------------
+
+ENVIRONMENT = """
+import importlib
+import importlib.util
+import logging
+import os
+import platform
+import sys
+import warnings
+
+logger = logging.getLogger(__name__)
+handler = logging.StreamHandler()
+for existing in logger.handlers:
+    raise RuntimeError("a clean process has no handlers")
+logger.addHandler(handler)
+logger.setLevel(logging.INFO)
+logger.propagate = False
+warnings.warn("deprecated")
+"""
+
+
+def test_environment_is_a_clean_ci_machine(tmp_path):
+    body = """
+    a = (os.environ.get("HOME") is None) + (os.getenv("DEBUG", "0") == "0") + ("PATH" in os.environ)
+    b = (sys.version_info >= (3, 8)) + (sys.platform == "linux") + (platform.system() == "Linux")
+    c = (importlib.util.find_spec("torch") is not None) + (importlib.util.find_spec("no_such_thing") is None)
+    d = len(logger.handlers) * 10 + logging.INFO // 10 + logger.isEnabledFor(logging.DEBUG)
+    """
+    found = run_probes(tmp_path, ENVIRONMENT, body, ["a", "b", "c", "d"])
+    assert found["a"] == 2  # nothing is set, whatever the machine running staticflops has
+    assert found["b"] == 3
+    assert found["c"] == 2  # torch is modelled; an unknown module is not installed
+    assert found["d"] == 10 + 2 + 0  # the handler we added; INFO == 20; DEBUG < INFO
+
+
+def test_env_option_sets_variables_for_the_analysed_program(tmp_path):
+    source = """
+import os
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(1, int(os.environ.get("WIDTH", "2")))
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+    assert widths(analyse(tmp_path, source, inputs=["1x1"]))["fc"] == 2
+    assert widths(analyse(tmp_path, source, inputs=["1x1"], env={"WIDTH": "7"}))["fc"] == 7
+    result = CliRunner().invoke(app, ["analyze", str(tmp_path / "model.py"), "-i", "1x1", "--env", "WIDTH=5",
+                                      "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["totals"]["params"] == 10  # Linear(1, 5): 5 weights + 5 biases
+    bad = CliRunner().invoke(app, ["analyze", str(tmp_path / "model.py"), "-i", "1x1", "--env", "WIDTH"])
+    assert bad.exit_code != 0 and "KEY=VALUE" in bad.output
+
+
+def test_metadata_version_is_a_located_unknown(tmp_path):
+    source = """
+import importlib.metadata
+import torch.nn as nn
+
+VERSION = importlib.metadata.version("timm")
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(1, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+    report = analyse(tmp_path, source, inputs=["1x1"])
+    assert [(u.location.rsplit(":", 2)[-2:], "timm" in u.what) for u in report.unknown] == [(["5", "11"], True)]
+
+
+# ---- builtins: globals, getattr/setattr/hasattr, super, forwarding ----------------------------
+
+def test_globals_getattr_setattr_super_and_forwarding(tmp_path):
+    header = """
+WIDTH = 3
+
+
+class Base(nn.Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        self.total = sum(args) + sum(kwargs.values())
+
+
+class Child(Base):
+    def __init__(self, *args, **kwargs):
+        super(Child, self).__init__(*args, **kwargs)
+
+
+class Obj:
+    pass
+"""
+    body = """
+    child = Child(1, 2, extra=4)
+    obj = Obj()
+    setattr(obj, "w", 6)
+    a = child.total * 10 + globals()["WIDTH"]
+    b = getattr(obj, "w") + getattr(obj, "missing", 2) + hasattr(obj, "w") + hasattr(obj, "nope") + hasattr((), "keys")
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    assert found["a"] == 73  # 1 + 2 + 4 forwarded through super(Child, self); WIDTH 3
+    assert found["b"] == 6 + 2 + 1 + 0 + 0
+
+
+def test_metaclass_call_wraps_construction(tmp_path):
+    header = """
+class Doubling(type):
+    def __call__(cls, *args, **kwargs):
+        obj = super().__call__(*args, **kwargs)
+        obj.width = obj.width * 2
+        return obj
+
+
+class Spec(metaclass=Doubling):
+    def __init__(self, width):
+        self.width = width
+
+
+class Wider(Spec):  # the metaclass is inherited
+    pass
+"""
+    assert run_probes(tmp_path, header, "a = Spec(3).width * 10 + Wider(1).width", ["a"])["a"] == 62
+
+
+def test_a_class_deriving_from_ordered_dict(tmp_path):
+    # diffusers' FrozenDict: an OrderedDict subclass whose __init__ copies the items into attributes
+    header = """
+from collections import OrderedDict
+
+
+class FrozenDict(OrderedDict):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for key, value in self.items():
+            setattr(self, key, value)
+
+
+class Plain(dict):
+    pass
+"""
+    body = """
+    config = FrozenDict({"a": 3, "b": 4})
+    a = config.a * 10 + config["b"] + len(config) + ("a" in config)
+    b = isinstance(config, OrderedDict) + isinstance(config, dict) + len(dict(**config)) + len(Plain(x=1))
+    c = sum(config.values()) + len(list(config))
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c"])
+    assert found["a"] == 30 + 4 + 2 + 1
+    assert found["b"] == 1 + 1 + 2 + 1
+    assert found["c"] == 7 + 2
+
+
+def test_dir_of_a_modelled_module_lists_what_is_modelled(tmp_path):
+    # timm's probe: `'silu' in dir(torch.nn.functional)` picks F.silu when present
+    header = """
+import torch
+import torch.nn.functional as F
+
+HAS_SILU = "silu" in dir(torch.nn.functional)
+HAS_NOTHING = "no_such_op" in dir(F)
+"""
+    found = run_probes(tmp_path, header, "a = HAS_SILU * 10 + HAS_NOTHING + len(dir([]) ) // 1000 + 1", ["a"])
+    assert found["a"] == 11  # dir(list) has fewer than 1,000 names
+
+
+def test_generator_functions_yield_and_yield_from(tmp_path):
+    # timm's _manipulate.named_modules is a recursive generator with `yield from`
+    header = """
+def walk(tree, prefix=""):
+    for name, child in tree.items():
+        path = prefix + "." + name if prefix else name
+        yield from walk(child, path)
+        yield path
+
+
+def count(n):
+    i = 0
+    while i < n:
+        yield i
+        i += 1
+    return "ignored"
+"""
+    body = """
+    paths = list(walk({"a": {"b": {}, "c": {}}, "d": {}}))
+    it = iter(count(5))
+    first = next(it)
+    a = len(paths) * 10 + (paths[0] == "a.b") + (paths[2] == "a")
+    b = first + sum(it) + next(iter(count(0)), 7)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    # CPython: a.b, a.c, a, d (children before their parent): 4 paths
+    assert found["a"] == 42
+    # next() took 0; the loop continues with 1 + 2 + 3 + 4; an empty generator gives the default
+    assert found["b"] == 0 + 10 + 7
+
+
+def test_private_names_are_mangled(tmp_path):
+    # CPython mangles `self.__frozen` inside class FrozenDict to `_FrozenDict__frozen`, so
+    # diffusers' `hasattr(self, "__frozen")` is always False and its freeze never triggers.
+    header = """
+class Frozen:
+    __depth = 2
+
+    def __init__(self):
+        self.__frozen = True
+        self.__width = 5
+
+    def __helper(self):
+        return self.__width * self.__depth
+
+    def report(self):
+        return self.__helper() * 10 + hasattr(self, "__frozen") + hasattr(self, "_Frozen__frozen")
+"""
+    body = """
+    obj = Frozen()
+    a = obj.report() + obj._Frozen__width
+    """
+    assert run_probes(tmp_path, header, body, ["a"])["a"] == 100 + 0 + 1 + 5

@@ -127,7 +127,8 @@ def analyze(
     budget = make_budget(limits)
     ruleset = load_ruleset(rules)
     # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
-    source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes))
+    source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes,
+                                                  parse_limits=budget.parse_limits))
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise UsageError("--batch must be a positive integer")
     if uses_keras(source):
@@ -245,7 +246,8 @@ def compare(
     rulesets = [load_ruleset(name) for name in names]
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
     budget = make_budget(limits)
-    source = _with_deep_stack(lambda: load_source(path, max_bytes=budget.max_file_bytes))
+    source = _with_deep_stack(lambda: load_source(path, max_bytes=budget.max_file_bytes,
+                                                  parse_limits=budget.parse_limits))
     ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, budget=budget))
     if ir.stopped is not None:  # conventions compared on a partial trace would mislead: an error
         raise AnalysisError(ir.stopped.message, ir.stopped.location, ir.stopped.code)

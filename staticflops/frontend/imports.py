@@ -101,7 +101,8 @@ class ProjectImports:
         interp = self.interp
         if self.depth >= interp.budget.max_import_depth:
             interp.budget.refuse(interp, f"imports nest over {interp.budget.max_import_depth} files deep (--max-import-depth)", node)
-        source = load_source(path, _display(path), reader=self.files.reader, max_bytes=interp.budget.max_file_bytes)
+        source = load_source(path, _display(path), reader=self.files.reader, max_bytes=interp.budget.max_file_bytes,
+                                 parse_limits=interp.budget.parse_limits)
         self.files_read += 1
         scope = Scope()
         scope.vars = namespace.members

@@ -91,6 +91,8 @@ def build_builtins(object_class: Class) -> dict:
                 return _floor(value)
             if isinstance(value, Tensor):
                 return interp.unknown(f"{name}() of a tensor's value", node)
+            if pytype is str:
+                interp.budget.check_text(interp, value, node)
             try:
                 return pytype(*args)
             except (TypeError, ValueError, Undecidable):

@@ -15,7 +15,8 @@ import re
 import libcst as cst
 
 from staticflops.diagnostics import AnalysisError, Location
-from staticflops.frontend.budget import MAX_FILE_BYTES
+from staticflops.frontend.budget import MAX_FILE_BYTES, PARSE_LIMITS
+from staticflops.frontend.parse_guard import check_parse_cost
 from staticflops.frontend.positions import StartPositions, start_positions
 
 
@@ -45,7 +46,7 @@ def read_from_disk(path: str) -> bytes:
 
 
 def load_source(path: str | Path, display: str | None = None, reader: FileReader | None = None,
-                max_bytes: int = MAX_FILE_BYTES) -> SourceFile:
+                max_bytes: int = MAX_FILE_BYTES, parse_limits: tuple[int, int] = PARSE_LIMITS) -> SourceFile:
     name = display or str(path)
     try:
         raw = (reader or read_from_disk)(str(path))
@@ -62,7 +63,7 @@ def load_source(path: str | Path, display: str | None = None, reader: FileReader
     if "\x00" in text:
         raise AnalysisError("NUL byte in the source: not a Python text file", _byte_location(name, raw, raw.index(b"\0")),
                             code="SF003")
-    source = parse_source(text, name)
+    source = parse_source(text, name, parse_limits=parse_limits)
     # Imports are followed in the same file space: the filesystem, or the reader's keys.
     source.origin = Path(path) if reader is not None else Path(path).resolve()
     return source
@@ -107,9 +108,11 @@ def _refuse_unary_runs(text: str, name: str) -> None:
         raise AnalysisError(f"over {MAX_NESTING} unary operators nest inside each other", where, code="SF005")
 
 
-def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
+def parse_source(text: str, name: str, internal: bool = False, parse_limits: tuple[int, int] = PARSE_LIMITS) -> SourceFile:
+    """``parse_limits``: (--max-tokens, --max-expr-depth), checked before libcst sees the text."""
     if not internal:
         _refuse_deep_nesting(text, name)
+        check_parse_cost(text, name, *parse_limits)
     try:
         module = cst.parse_module(text)
         if internal:  # our stub code reports the user's call site, so it needs no positions
@@ -121,6 +124,9 @@ def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
         raise _syntax_error(text, name, error) from None
     except RecursionError:
         raise AnalysisError("the file nests too deeply to parse", Location(name, 1, 1), code="SF005") from None
+    except MemoryError:  # past the guard's estimate: still one located line, never a crash
+        raise AnalysisError("the file needs too much memory to parse (lower --max-expr-depth or --max-tokens)",
+                            Location(name, 1, 1), code="SF005") from None
     return SourceFile(name, module, positions, internal, text=text)
 
 

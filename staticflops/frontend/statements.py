@@ -61,7 +61,14 @@ class Statements:
             if handler is None:
                 self.unknown(f"statement `{type(node).__name__}` is not interpreted", node)
                 return
-        handler(node, scope)
+        try:
+            handler(node, scope)
+        except MemoryError:  # past every estimate: still the statement's place, never a crash
+            raise BudgetExceeded("out of memory in this statement (values too large? --max-value-bytes)",
+                                 self.location(node)) from None
+        except RecursionError:  # the expression nests deeper than the interpreter's stack
+            raise BudgetExceeded("this statement nests too deeply to interpret (--max-expr-depth, --max-depth)",
+                                 self.location(node)) from None
 
     def _body(self, block) -> list:
         return list(block.body)
@@ -233,6 +240,7 @@ class Statements:
                 held.append((self.location(arg), f"base class of {node.name.value} is unknown ({base.reason})"))
         body_scope = scope.child(is_class=True)
         cls = Class(node.name.value, tuple(bases), body_scope.vars, self.location(node))
+        self.budget.check_class(self, cls, node)
         body_scope.vars.update({"__qualname__": node.name.value, "__module__": scope.module.vars.get("__name__"),
                                 "__annotations__": {}})
         if held:

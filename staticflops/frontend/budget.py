@@ -55,7 +55,10 @@ class Budget:
 
     def check_time(self, interp, node) -> None:
         if time.monotonic() - self.started > self.max_seconds:
-            self.refuse(interp, f"wall-time budget of {self.max_seconds:,} s exhausted (--max-seconds)", node)
+            error = BudgetExceeded(f"wall-time budget of {self.max_seconds:,} s exhausted (--max-seconds)",
+                                   interp.location(node))
+            error.in_loop = False  # blamed on the innermost loop, as steps are
+            raise error
 
     def blame_loop(self, interp, error: BudgetExceeded, loop) -> None:
         """Steps run out inside a loop (``while True: pass``): point at the innermost loop, the

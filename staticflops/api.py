@@ -205,6 +205,9 @@ def _with_deep_stack(work):
         error = outcome["error"]
         if isinstance(error, RecursionError):
             raise AnalysisError("the model's code nests too deeply to analyse (recursion?)", code="SF120") from None
+        if isinstance(error, MemoryError):  # outside any statement (the interpreter's own place it)
+            raise AnalysisError("out of memory (--max-value-bytes, --max-tokens and --max-modules bound what an "
+                                "analysis builds)", code="SF120") from None
         raise error
     return outcome["value"]
 

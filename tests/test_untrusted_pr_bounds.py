@@ -63,10 +63,14 @@ def test_deep_expressions_are_refused_before_parsing(tmp_path, expression, col):
     refused(cli("analyze", path, "-i", "1x2"), f"{path}:1:{col}", "expression nests over 1,000 deep", DEPTH)
 
 
-def test_nesting_inside_an_f_string_is_counted(tmp_path):
+@pytest.mark.parametrize("field", [
+    "a." * 2_000 + "a",
+    "'}' + " + "a." * 2_000 + "a",  # a brace inside a string in the field does not end it
+], ids=["plain", "brace-in-string"])
+def test_nesting_inside_an_f_string_is_counted(tmp_path, field):
     # Python 3.11 reads an f-string as one token; libcst parses each field.  Located at the string (col 5).
     path = tmp_path / "fstring.py"
-    path.write_text('x = f"{' + "a." * 2_000 + 'a}"\n')
+    path.write_text('x = f"{' + field + '}"\n')
     refused(cli("analyze", path, "-i", "1x2"), f"{path}:1:5", DEPTH)
 
 

@@ -26,6 +26,7 @@ _NESTING_WORDS = frozenset({"and", "or", "not", "in", "is", "if", "else", "await
 _HEAD_ENDS = {"lambda": ":", "for": "in"}
 # Between these, a bracket's content starts a new expression: a list of 10,000 sums is not deep.
 _SEPARATORS = frozenset(", ; = -> += -= *= /= //= %= @= **= <<= >>= &= |= ^=".split())
+_NESTING_CHARACTERS = tuple(".+-*/%@<>=&|^~([{")
 _TRAILER_AFTER = frozenset({tokenize.NAME, tokenize.NUMBER, tokenize.STRING})
 _SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT})
 
@@ -102,8 +103,10 @@ class ParseGuard:
                     for field in _fields(string):
                         try:
                             self._walk(field, frame.depth() + 1, at or token.start)
-                        except (tokenize.TokenError, SyntaxError):
-                            pass  # not an expression we can read: the rest of the file is still checked
+                        except (tokenize.TokenError, SyntaxError):  # unreadable here: count every
+                            # character that could nest, an upper bound
+                            self._limit(frame.depth() + 1 + sum(map(field.count, _NESTING_CHARACTERS)),
+                                        at or token.start)
             elif kind == tokenize.NEWLINE:
                 stack = [_Frame(base)]
             previous = token
@@ -126,6 +129,10 @@ def _fields(literal: str) -> list[str]:
         char = literal[index]
         if char in "{}" and depth == 0 and literal[index + 1:index + 2] == char:
             index += 2  # `{{` and `}}` are literal braces
+            continue
+        if depth and char in "'\"":  # a string inside a field: its braces are text (`{'}'}`)
+            end = literal.find(char, index + 1)
+            index = len(literal) if end < 0 else end + 1
             continue
         if char == "{":
             depth += 1

@@ -152,13 +152,17 @@ def test_bytes_built_in_all_are_bounded(tmp_path):
     assert 0 <= reached - 500_049_900 < 1_000
 
 
-def test_printing_a_shared_huge_list_is_refused(tmp_path):
+@pytest.mark.parametrize("text, col", [
+    ("f'{l}'", 15),  # located at the field `{l}`: 8 spaces and `s = f'` (6) before it
+    ("str(l)", 13),  # at the call, after 8 spaces and `s = `
+    ("repr(l)", 13),
+], ids=["f-string", "str", "repr"])
+def test_printing_a_shared_huge_list_is_refused(tmp_path, text, col):
     # 10**6 references to one 10**6-character string: cheap to build, a terabyte as text.
     # Counted until past 10**6: the list's 2 + 2 * 10**6 characters of brackets and commas.
-    # Located at the field `{l}`: 8 spaces, `s = f'` (6): column 15.
     path = tmp_path / "model.py"
-    path.write_text(GROWING.replace("CASE", "l = ['x' * 10**6] * 10**6\n        s = f'{l}'"))
-    refused(cli("analyze", path, "-i", "1x2"), f"{path}:10:15", "builds 2,000,002 items", "(--max-container)")
+    path.write_text(GROWING.replace("CASE", f"l = ['x' * 10**6] * 10**6\n        s = {text}"))
+    refused(cli("analyze", path, "-i", "1x2"), f"{path}:10:{col}", "builds 2,000,002 items", "(--max-container)")
 
 
 def test_a_memory_error_past_the_estimates_is_a_located_budget_message(tmp_path):

@@ -41,6 +41,13 @@ def _bounded_pow(interp, args, kwargs, node):
     return _plain(pow, "pow").fn(interp, args, kwargs, node)
 
 
+def _bounded_repr(interp, args, kwargs, node):
+    """``repr`` of a list holding one long string a million times: bounded as ``str()`` is."""
+    if len(args) == 1 and not kwargs:
+        interp.budget.check_text(interp, args[0], node)
+    return _plain(repr, "repr").fn(interp, args, kwargs, node)
+
+
 def _iterable(interp, value, node):
     return list(interp.iterate(value, node))
 
@@ -127,7 +134,7 @@ def build_builtins(object_class: Class) -> dict:
     b["round"] = _plain(round, "round")
     b["divmod"] = _plain(divmod, "divmod")
     b["pow"] = Builtin("pow", _bounded_pow, bind_self=False)
-    b["repr"] = _plain(repr, "repr")
+    b["repr"] = Builtin("repr", _bounded_repr, bind_self=False)
     b["hash"] = _plain(hash, "hash")
     b["chr"], b["ord"] = _plain(chr, "chr"), _plain(ord, "ord")
 

@@ -108,7 +108,8 @@ def _refuse_unary_runs(text: str, name: str) -> None:
         raise AnalysisError(f"over {MAX_NESTING} unary operators nest inside each other", where, code="SF005")
 
 
-def parse_source(text: str, name: str, internal: bool = False, parse_limits: tuple[int, int] = PARSE_LIMITS) -> SourceFile:
+def parse_source(text: str, name: str, internal: bool = False,
+                 parse_limits: tuple[int, int] = PARSE_LIMITS) -> SourceFile:
     """``parse_limits``: (--max-tokens, --max-expr-depth), checked before libcst sees the text."""
     if not internal:
         _refuse_deep_nesting(text, name)

@@ -143,7 +143,8 @@ def analyze(
     environment = parse_env(env)
     ruleset = load_ruleset(rules)
     # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
-    source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes))
+    source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes,
+                                                  parse_limits=budget.parse_limits))
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise UsageError("--batch must be a positive integer")
     if uses_keras(source):
@@ -238,6 +239,9 @@ def _with_deep_stack(work):
         error = outcome["error"]
         if isinstance(error, RecursionError):
             raise AnalysisError("the model's code nests too deeply to analyse (recursion?)", code="SF120") from None
+        if isinstance(error, MemoryError):  # outside any statement (the interpreter's own place it)
+            raise AnalysisError("out of memory (--max-value-bytes, --max-tokens and --max-modules bound what an "
+                                "analysis builds)", code="SF120") from None
         raise error
     return outcome["value"]
 
@@ -282,7 +286,8 @@ def compare(
     rulesets = [load_ruleset(name) for name in names]
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
     budget = make_budget(limits)
-    source = _with_deep_stack(lambda: load_source(path, max_bytes=budget.max_file_bytes))
+    source = _with_deep_stack(lambda: load_source(path, max_bytes=budget.max_file_bytes,
+                                                  parse_limits=budget.parse_limits))
     libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path]), budget.max_file_bytes)
     ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, budget=budget, libraries=libraries))
     if ir.stopped is not None:  # conventions compared on a partial trace would mislead: an error

@@ -17,6 +17,13 @@ DEFAULT_LIMITS = {
     "max_ops": 100_000,  # ops traced in the forward pass: each is kept, priced and reported
     "max_import_depth": 50,  # project files importing each other in a chain
     "max_file_bytes": 5_000_000,  # size of one analysed file
+    # libcst's parser needs time and memory growing with the square of an expression's depth
+    # (1,000 nested `if else` ~0.5 s and ~200 MB) and ~2 KB per token: both checked before parsing
+    "max_expr_depth": 1_000,  # operators, calls, attributes, conditionals... nested in one expression
+    "max_tokens": 500_000,  # tokens of one analysed file (a 20,000-line model has ~220,000)
+    "max_value_bytes": 500_000_000,  # bytes of strings and containers the model's code builds, in all
+    "max_seconds": 300,  # wall time of one analysis
+    "max_modules": 50_000,  # modules (layers) constructed
 }
 LIMIT_NAMES = tuple(DEFAULT_LIMITS)
 

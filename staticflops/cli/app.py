@@ -47,6 +47,11 @@ _LIMIT_HELP = {
     "max_ops": "Ops traced in the forward pass (each is kept, priced and reported)",
     "max_import_depth": "Project files importing each other in a chain",
     "max_file_bytes": "Size of one analysed file in bytes",
+    "max_expr_depth": "Nesting of one expression (operators, calls, attributes, conditionals), checked before parsing",
+    "max_tokens": "Tokens of one analysed file, checked before parsing",
+    "max_value_bytes": "Bytes of strings, lists, dicts and sets the model's code builds, in all",
+    "max_seconds": "Wall time of one analysis in seconds",
+    "max_modules": "Modules (layers) constructed",
 }
 
 

@@ -4,13 +4,15 @@ construct and its location."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 from staticflops.diagnostics import BudgetExceeded
 from staticflops.limits import DEFAULT_LIMITS, LIMIT_NAMES, checked_limits  # noqa: F401  (LIMIT_NAMES: its old home)
-from staticflops.shapes.growth import result_bits, result_length, result_terms
+from staticflops.shapes.growth import built_length, method_length, result_bits, result_terms, text_length
 
 MAX_FILE_BYTES = DEFAULT_LIMITS["max_file_bytes"]
+PARSE_LIMITS = DEFAULT_LIMITS["max_tokens"], DEFAULT_LIMITS["max_expr_depth"]  # checked before parsing a file
 
 
 @dataclass
@@ -24,10 +26,22 @@ class Budget:
     max_ops: int = DEFAULT_LIMITS["max_ops"]
     max_import_depth: int = DEFAULT_LIMITS["max_import_depth"]
     max_file_bytes: int = DEFAULT_LIMITS["max_file_bytes"]
+    max_expr_depth: int = DEFAULT_LIMITS["max_expr_depth"]
+    max_tokens: int = DEFAULT_LIMITS["max_tokens"]
+    max_value_bytes: int = DEFAULT_LIMITS["max_value_bytes"]
+    max_seconds: int = DEFAULT_LIMITS["max_seconds"]
+    max_modules: int = DEFAULT_LIMITS["max_modules"]
 
     steps: int = 0
     iterations: int = 0
     depth: int = 0
+    value_bytes: int = 0  # of strings and containers built so far (never given back: a bound, not a count)
+    modules: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def parse_limits(self) -> tuple[int, int]:
+        return self.max_tokens, self.max_expr_depth
 
     def step(self, interp, node) -> None:
         self.steps += 1
@@ -35,6 +49,15 @@ class Budget:
             error = BudgetExceeded(f"evaluation step budget of {self.max_steps:,} exhausted (--max-steps)",
                                    interp.location(node))
             error.in_loop = False  # not yet blamed on a loop: see `blame_loop`
+            raise error
+        if not self.steps & _CLOCK_EVERY:
+            self.check_time(interp, node)
+
+    def check_time(self, interp, node) -> None:
+        if time.monotonic() - self.started > self.max_seconds:
+            error = BudgetExceeded(f"wall-time budget of {self.max_seconds:,} s exhausted (--max-seconds)",
+                                   interp.location(node))
+            error.in_loop = False  # blamed on the innermost loop, as steps are
             raise error
 
     def blame_loop(self, interp, error: BudgetExceeded, loop) -> None:
@@ -50,6 +73,8 @@ class Budget:
         self.iterations += 1
         if self.iterations > self.max_loop_iterations:
             self.refuse(interp, f"loop iteration budget of {self.max_loop_iterations:,} exhausted (--max-loop-iterations)", node)
+        if not self.iterations & _CLOCK_EVERY:  # a comprehension runs no statements
+            self.check_time(interp, node)
 
     def enter(self, interp, node) -> None:
         self.depth += 1
@@ -61,15 +86,56 @@ class Budget:
         self.depth = max(0, self.depth - 1)
 
     def container(self, interp, items: list, node) -> list:
-        if len(items) > self.max_container:
-            self.refuse(interp, f"container of {len(items):,} items is over the limit of {self.max_container:,} (--max-container)", node)
+        self.build(interp, len(items), _POINTER * len(items), node, "container")
         return items
 
-    def check_repeat(self, interp, left, right, node) -> None:
-        """``[0] * 10**10`` would allocate; refuse before Python does."""
-        length = result_length("Multiply", left, right)
+    def check_built(self, interp, op: str, left, right, node) -> None:
+        """``[0] * 10**10``, ``s + s`` doubling, ``'%0999999999d' % 1``: refuse before Python
+        builds it, from its length (--max-container) and the bytes built so far (--max-value-bytes)."""
+        length = built_length(op, left, right)
+        if length:
+            self.build(interp, length, length * _item_bytes(left if isinstance(left, (str, list, tuple)) else right),
+                       node, _BUILDERS[op])
+
+    def check_method(self, interp, value, name: str, args: list, kwargs: dict, node) -> None:
+        """``''.join``, ``str.replace``, ``str.format`` widths, ``list.extend``: as ``check_built``."""
+        length = method_length(value, name, args, kwargs)
+        if length:
+            grown = length if isinstance(value, str) else length - len(value)  # a list grows in place
+            self.build(interp, length, grown * _item_bytes(value), node, f"`.{name}()`")
+
+    def check_text(self, interp, value, node) -> None:
+        """``str(x)`` or an f-string of ``x``: a list holding one long string a million times is
+        cheap to build and a terabyte to print."""
+        if isinstance(value, (str, int, float, bool)) or value is None:
+            return
+        length = text_length(value, self.max_container)
+        self.build(interp, length, length, node, "the value's text")
+
+    def check_new_entry(self, interp, container, key, node) -> None:
+        """``d[i] = ...``: a dict grows by one entry per new key."""
+        if isinstance(container, dict) and key not in container:
+            self.build(interp, len(container) + 1, _ENTRY, node, "item assignment")
+
+    def build(self, interp, length: int, nbytes: int, node, what: str) -> None:
         if length > self.max_container:
-            self.refuse(interp, f"repetition builds {length:,} items, over the limit of {self.max_container:,} (--max-container)", node)
+            self.refuse(interp, f"{what} builds {length:,} items, over the limit of {self.max_container:,} "
+                                "(--max-container)", node)
+        self.value_bytes += nbytes
+        if self.value_bytes > self.max_value_bytes:
+            self.refuse(interp, f"strings and containers built reach {self.value_bytes:,} bytes, over the budget "
+                                f"of {self.max_value_bytes:,} (--max-value-bytes)", node)
+
+    def check_class(self, interp, cls, node) -> None:
+        """A class keeps its method resolution order: 3,000 classes deriving each from the last
+        keep 4.5 million entries between them."""
+        length = len(cls.mro())
+        self.build(interp, length, _POINTER * length, node, "the class's bases")
+
+    def module(self, interp, node) -> None:
+        self.modules += 1
+        if self.modules > self.max_modules:
+            self.refuse(interp, f"over {self.max_modules:,} modules constructed (--max-modules)", node)
 
     def bounded_range(self, interp, value: range, node):
         # len() of a range past 2**63 items raises OverflowError; the arithmetic does not
@@ -93,6 +159,16 @@ class Budget:
 
     def refuse(self, interp, message: str, node):
         raise BudgetExceeded(message, interp.location(node))
+
+
+_CLOCK_EVERY = 1023  # the clock is read once per 1,024 steps or loop turns (~1 ms of work)
+_POINTER = 8  # bytes a list, tuple or dict spends per item (the items themselves are charged when built)
+_ENTRY = 100  # a dict entry with its key
+_BUILDERS = {"Multiply": "repetition", "Add": "concatenation", "Modulo": "`%` formatting"}
+
+
+def _item_bytes(value) -> int:
+    return 1 if isinstance(value, str) else _POINTER
 
 
 def make_budget(limits: dict | None) -> Budget:

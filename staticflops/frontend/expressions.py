@@ -69,7 +69,9 @@ class Expressions:
                 value = self.evaluate_node(part.expression, scope)
                 if isinstance(value, Unknown):
                     return value
+                self.budget.check_text(self, value, part)
                 pieces.append(str(value))
+        self.budget.build(self, sum(map(len, pieces)), sum(map(len, pieces)), node, "an f-string")
         return "".join(pieces)
 
     def _eval_Ellipsis(self, node, scope):

@@ -175,7 +175,7 @@ class ProjectImports:
         if self.depth >= interp.budget.max_import_depth:
             interp.budget.refuse(interp, f"imports nest over {interp.budget.max_import_depth} files deep (--max-import-depth)", node)
         source = load_source(path, _display(path), reader=files.reader, max_bytes=interp.budget.max_file_bytes,
-                             roots=files.roots)
+                             roots=files.roots, parse_limits=interp.budget.parse_limits)
         self.files_read += 1
         scope = Scope()
         scope.vars = namespace.members

@@ -192,6 +192,7 @@ class Interpreter(Statements, Expressions):
     def set_item(self, container, key, value, node) -> None:
         if isinstance(container, (list, dict)):
             try:
+                self.budget.check_new_entry(self, container, key, node)
                 container[key] = value
             except (TypeError, IndexError, KeyError):
                 self.unknown("item assignment could not be followed", node)
@@ -238,8 +239,7 @@ class Interpreter(Statements, Expressions):
         if isinstance(left, Instance) or isinstance(right, Instance):
             return self.framework.instance_binary(self, op_class.__name__, left, right, node)
         self.budget.check_int(self, op_class.__name__, left, right, node)
-        if op_class is cst.Multiply:
-            self.budget.check_repeat(self, left, right, node)
+        self.budget.check_built(self, op_class.__name__, left, right, node)
         if isinstance(left, Expr) or isinstance(right, Expr):
             self.budget.check_expr(self, op_class.__name__, left, right, node)
         try:

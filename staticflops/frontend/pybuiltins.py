@@ -44,6 +44,13 @@ def _bounded_pow(interp, args, kwargs, node):
     return _plain(pow, "pow").fn(interp, args, kwargs, node)
 
 
+def _bounded_repr(interp, args, kwargs, node):
+    """``repr`` of a list holding one long string a million times: bounded as ``str()`` is."""
+    if len(args) == 1 and not kwargs:
+        interp.budget.check_text(interp, args[0], node)
+    return _plain(repr, "repr").fn(interp, args, kwargs, node)
+
+
 def _iterable(interp, value, node):
     return list(interp.iterate(value, node))
 
@@ -103,6 +110,8 @@ def build_builtins(object_class: Class) -> dict:
                 return _floor(value)
             if isinstance(value, Tensor):
                 return interp.unknown(f"{name}() of a tensor's value", node)
+            if pytype is str:
+                interp.budget.check_text(interp, value, node)
             try:
                 return pytype(*args)
             except (TypeError, ValueError, Undecidable):
@@ -138,7 +147,7 @@ def build_builtins(object_class: Class) -> dict:
     b["round"] = _plain(round, "round")
     b["divmod"] = _plain(divmod, "divmod")
     b["pow"] = Builtin("pow", _bounded_pow, bind_self=False)
-    b["repr"] = _plain(repr, "repr")
+    b["repr"] = Builtin("repr", _bounded_repr, bind_self=False)
     plain_hash = _plain(hash, "hash").fn
 
     @_fn("hash")

@@ -16,8 +16,9 @@ import libcst as cst
 
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.files import RefusedRead, project_root, read_file, read_limit
-from staticflops.frontend.budget import MAX_FILE_BYTES
+from staticflops.frontend.budget import MAX_FILE_BYTES, PARSE_LIMITS
 from staticflops.frontend.identifiers import needs_normalising, normalise_identifiers
+from staticflops.frontend.parse_guard import check_parse_cost
 from staticflops.frontend.positions import StartPositions, start_positions
 
 
@@ -45,7 +46,8 @@ FileReader = Callable[[str], bytes]
 
 
 def load_source(path: str | Path, display: str | None = None, reader: FileReader | None = None,
-                max_bytes: int = MAX_FILE_BYTES, roots: tuple | None = None) -> SourceFile:
+                max_bytes: int = MAX_FILE_BYTES, roots: tuple | None = None,
+                parse_limits: tuple[int, int] = PARSE_LIMITS) -> SourceFile:
     """``roots``: without a reader, the folders the file must lie in (default: its project root)."""
     name = display or str(path)
     try:
@@ -76,7 +78,7 @@ def load_source(path: str | Path, display: str | None = None, reader: FileReader
     if "\x00" in text:
         raise AnalysisError("NUL byte in the source: not a Python text file", _byte_location(name, raw, raw.index(b"\0")),
                             code="SF003")
-    source = parse_source(text, name)
+    source = parse_source(text, name, parse_limits=parse_limits)
     # Imports are followed in the same file space: the filesystem, or the reader's keys.
     source.origin = Path(path) if reader is not None else Path(path).resolve()
     source.roots = tuple(roots or ())
@@ -122,9 +124,12 @@ def _refuse_unary_runs(text: str, name: str) -> None:
         raise AnalysisError(f"over {MAX_NESTING} unary operators nest inside each other", where, code="SF005")
 
 
-def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
+def parse_source(text: str, name: str, internal: bool = False,
+                 parse_limits: tuple[int, int] = PARSE_LIMITS) -> SourceFile:
+    """``parse_limits``: (--max-tokens, --max-expr-depth), checked before libcst sees the text."""
     if not internal:
         _refuse_deep_nesting(text, name)
+        check_parse_cost(text, name, *parse_limits)
     try:
         module = cst.parse_module(text)
         if internal:  # our stub code reports the user's call site, so it needs no positions
@@ -138,6 +143,9 @@ def parse_source(text: str, name: str, internal: bool = False) -> SourceFile:
         raise _syntax_error(text, name, error) from None
     except RecursionError:
         raise AnalysisError("the file nests too deeply to parse", Location(name, 1, 1), code="SF005") from None
+    except MemoryError:  # past the guard's estimate: still one located line, never a crash
+        raise AnalysisError("the file needs too much memory to parse (lower --max-expr-depth or --max-tokens)",
+                            Location(name, 1, 1), code="SF005") from None
     return SourceFile(name, module, positions, internal, text=text)
 
 

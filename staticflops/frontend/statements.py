@@ -114,7 +114,14 @@ class Statements:
             if handler is None:
                 self.unknown(f"statement `{type(node).__name__}` is not interpreted", node)
                 return
-        handler(node, scope)
+        try:
+            handler(node, scope)
+        except MemoryError:  # past every estimate: still the statement's place, never a crash
+            raise BudgetExceeded("out of memory in this statement (values too large? --max-value-bytes)",
+                                 self.location(node)) from None
+        except RecursionError:  # the expression nests deeper than the interpreter's stack
+            raise BudgetExceeded("this statement nests too deeply to interpret (--max-expr-depth, --max-depth)",
+                                 self.location(node)) from None
 
     def _body(self, block) -> list:
         return list(block.body)
@@ -393,6 +400,7 @@ class Statements:
         body_scope.class_name = node.name.value
         # every class derives from object (its __init__, and __init_subclass__ ending super() chains)
         cls = Class(node.name.value, tuple(bases) or (self.framework.object_class,), body_scope.vars, self.location(node))
+        self.budget.check_class(self, cls, node)
         body_scope.vars.update({"__qualname__": node.name.value, "__module__": scope.module.vars.get("__name__"),
                                 "__annotations__": {}})
         if held:

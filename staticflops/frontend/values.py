@@ -108,11 +108,10 @@ class Class:
         # a class's bases are set once when it is defined: compute the order once per bases.
         if self._mro and self._mro[0] is self.bases:
             return self._mro[1]
-        order: list[Class] = [self]
+        order: dict[Class, None] = {self: None}  # a list's `in` made a 3,000-class chain take 42 s
         for base in self.bases:
             for cls in base.mro():
-                if cls not in order:
-                    order.append(cls)
+                order.setdefault(cls)
         self._mro = (self.bases, tuple(order))
         return self._mro[1]
 

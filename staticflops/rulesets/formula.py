@@ -164,7 +164,14 @@ def _parse_checked(text: str):
             names.add(node.id)
         elif isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, str, bool, type(None))):
             raise FormulaError("only numbers, strings, True/False/None are allowed as constants", node.col_offset)
+        elif (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant)
+              and isinstance(node.left.value, str)):
+            raise FormulaError(_NO_FORMATTING, node.col_offset)
     return tree, names
+
+
+# `'%0999999999d' % 1` builds a gigabyte string per evaluation; no count needs formatting
+_NO_FORMATTING = "`%` string formatting is not allowed in a formula"
 
 
 def _compile(node):
@@ -221,6 +228,8 @@ def _compile_binary(left, right, op, where: int):
 
     def binary(env):
         a, b = left(env), right(env)
+        if op is ast.Mod and isinstance(a, str):  # a string variable: refused as the constant is
+            raise FormulaError(_NO_FORMATTING, where)
         if growing is not None:
             _check_growth(growing, a, b, where)
         try:

@@ -159,6 +159,7 @@ class TorchFramework:
     def instantiate(self, interp, cls: Class, args, kwargs, node):
         instance = Instance(cls, location=interp.location(node))
         if self.is_module_class(cls):
+            interp.budget.module(interp, node)
             instance.module = ModuleState()
         try:
             init, owner = cls.lookup_owner("__init__")
@@ -218,6 +219,7 @@ class TorchFramework:
             def call(interp, args, kwargs, node):
                 if any(isinstance(a, Unknown) for a in args):
                     return next(a for a in args if isinstance(a, Unknown))
+                interp.budget.check_method(interp, value, name, args, kwargs, node)
                 if name in ("join", "extend"):  # they iterate a set argument: in a stable order
                     args = [stable_order(a) if isinstance(a, (set, frozenset)) else a for a in args]
                 try:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from staticflops.diagnostics import UsageError
+from staticflops.files import RefusedRead, read_file
 
 # Python's own modules are never looked for in site-packages (Python finds the stdlib first).
 _STANDARD_LIBRARY = frozenset(getattr(sys, "stdlib_module_names", ()))
@@ -45,27 +46,16 @@ class Refused(Exception):
 def read_regular_file(path: Path, roots, max_bytes: int) -> bytes:
     """The bytes of ``path`` if its real path is a regular file inside one of ``roots`` and at
     most ``max_bytes`` long; else Refused (with the reason).  The one place third-party and
-    data files are read from disk, so a stricter reader can replace it in one spot."""
+    data files are read from disk; the checks themselves are ``staticflops.files``'."""
     try:
-        real = Path(os.path.realpath(path))
+        return read_file(path, roots, max_bytes)
+    except RefusedRead as refused:
+        if refused.kind == "outside":
+            raise Refused("outside the analysed project and the installed packages' folders") from None
+        hint = " (--max-file-bytes)" if refused.kind == "size" else ""
+        raise Refused(f"{refused.reason}{hint}") from None
     except (OSError, ValueError) as error:
-        raise Refused(f"cannot resolve the path ({error})") from None
-    if not any(_inside(real, root) for root in roots):
-        raise Refused("outside the analysed project and the installed packages' folders")
-    try:
-        descriptor = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as error:
-        raise Refused(error.strerror or str(error)) from None
-    with os.fdopen(descriptor, "rb") as handle:
-        facts = os.fstat(handle.fileno())
-        if not stat.S_ISREG(facts.st_mode):
-            raise Refused("not a regular file")
-        if facts.st_size > max_bytes:
-            raise Refused(f"{facts.st_size:,} bytes, over the {max_bytes:,}-byte limit (--max-file-bytes)")
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise Refused(f"over the {max_bytes:,}-byte limit (--max-file-bytes)")
-    return data
+        raise Refused(getattr(error, "strerror", None) or str(error)) from None
 
 
 def _inside(path: Path, root: Path) -> bool:

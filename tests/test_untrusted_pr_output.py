@@ -2,6 +2,8 @@
 output.  Each test is a minimal reproduction of what a PR author controls (a model file, a
 config, a rule file) run through the command line, as CI runs it."""
 
+import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -548,3 +550,38 @@ def test_the_comment_script_validates_the_number_and_edits_its_own_comment(tmp_p
         assert result.returncode == 0, result.stderr
         assert posted == [expected]
         assert (tmp_path / "body.md").read_text().endswith("<!-- staticflops-diff -->\n")
+
+
+# ---- str.format on the analyser's own objects --------------------------------------------------
+
+FORMAT_WALK = '''\
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # Python's str.format follows `.attr` and `[key]` in a field: from the analyser's own
+        # object for `self` to a function's globals, to sys.modules, to os.environ
+        name = "{0.__init__.__globals__[field].__globals__[sys].modules[os].environ[CI_TOKEN]}".format(self)
+        self.add_module(name, nn.Linear(4, 4))
+        self.add_module("block{}_{}".format(1, "a"), nn.Linear(4, 4))  # plain data: evaluated
+
+    def forward(self, x):
+        return self.block1_a(x)
+'''
+
+
+def test_str_format_cannot_walk_the_analysers_objects_to_the_environment(tmp_path):
+    model = tmp_path / "walk.py"
+    model.write_text(FORMAT_WALK)
+    secret = "tok-5e3c7a1f"
+    env = {**os.environ, "CI_TOKEN": secret}
+    for output_format in ("table", "json", "markdown"):
+        result = run("analyze", str(model), "-i", "1x4", "--format", output_format, env=env)
+        assert result.returncode == 0, result.stderr
+        assert secret not in result.stdout + result.stderr
+    report = json.loads(run("analyze", str(model), "-i", "1x4", "--format", "json", env=env).stdout)
+    # Linear(4, 4): 4*4 weights + 4 biases = 20 params, 1x4 @ 4x4 = 16 MACs = 32 FLOPs
+    assert (report["totals"]["params"], report["totals"]["forward_flops"]) == (20, 32)
+    assert [u["location"].rsplit(":", 2)[-2:] for u in report["unknown"]] == [["9", "16"]]

@@ -40,6 +40,20 @@ class CallCache:
     structures: dict = field(default_factory=dict)
 
 
+_PLAIN_SCALARS = (int, float, str, bool, type(None))
+
+
+def _plain_data(value, depth: int = 0) -> bool:
+    """Numbers, strings, None and lists/tuples/dicts/sets of them (exact types): values whose
+    attributes lead only to Python's built-in types, never to staticflops' own objects."""
+    if type(value) in _PLAIN_SCALARS:
+        return True
+    if depth > 50 or type(value) not in (list, tuple, dict, set, frozenset):
+        return False
+    items = [*value.keys(), *value.values()] if type(value) is dict else value
+    return all(_plain_data(item, depth + 1) for item in items)
+
+
 class TorchFramework:
     name = "pytorch"
 
@@ -220,6 +234,12 @@ class TorchFramework:
                 if any(isinstance(a, Unknown) for a in args):
                     return next(a for a in args if isinstance(a, Unknown))
                 interp.budget.check_method(interp, value, name, args, kwargs, node)
+                if name == "format" and not _plain_data([args, kwargs]):
+                    # Python's str.format walks `{0.attr[key]}` fields on the objects it is given:
+                    # on the analyser's own values that reaches staticflops' module globals (and
+                    # from there os.environ) — a secret a pull request could print as a layer name
+                    return interp.unknown("`.format()` of a value that is not plain data (numbers, strings, "
+                                          "containers of them) is not evaluated", node)
                 if name in ("join", "extend"):  # they iterate a set argument: in a stable order
                     args = [stable_order(a) if isinstance(a, (set, frozenset)) else a for a in args]
                 try:

@@ -179,7 +179,28 @@ def _conv_transpose(attrs, inputs):
     for i, size in enumerate(spatial):
         k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
         out.append(_transposed_size(size, k, s, d, attrs["padding"], attrs["output_padding"], i))
+    if attrs.get("output_size") is not None:
+        out = _requested_transposed_size(attrs, out)
     return [_with_channels(attrs, x, batched, attrs["out_channels"], out)], {}
+
+
+def _requested_transposed_size(attrs, smallest: list) -> list:
+    """PyTorch's ``forward(x, output_size=...)``: the trailing sizes must lie between the size
+    without output padding and ``stride - 1`` more (it picks the output padding that fits)."""
+    dims = attrs["dims"]
+    wanted = list(attrs["output_size"])
+    if len(wanted) in (dims + 1, dims + 2):
+        wanted = wanted[-dims:]
+    if len(wanted) != dims:
+        raise ShapeError(f"output_size must have {dims} or {dims + 2} elements, got {len(wanted)}")
+    out = []
+    for i, (size, request) in enumerate(zip(smallest, wanted)):
+        low = size - attrs["output_padding"][i]  # output_padding is replaced, not added
+        high = low + attrs["stride"][i] - 1
+        if all(isinstance(v, int) for v in (low, request)) and not low <= request <= high:
+            raise ShapeError(f"requested an output size of {request}, but valid sizes range from {low} to {high}")
+        out.append(request)
+    return out
 
 
 def _transposed_size(size, k, s, d, padding, output_padding, i) -> Dim:
@@ -212,13 +233,14 @@ def _group_norm(attrs, inputs):
     return [x], {}
 
 
-@shape_function("layer_norm")
+@shape_function("layer_norm", "rms_norm")
 def _layer_norm(attrs, inputs):
     x = inputs[0]
     normalized = tuple(attrs["normalized_shape"])
     tail = x[len(x) - len(normalized):]
     if len(x) < len(normalized) or not all(same(a, b) for a, b in zip(tail, normalized)):
-        raise ShapeError(f"LayerNorm over {format_shape(normalized)} does not fit input {format_shape(x)}")
+        name = "RMSNorm" if attrs.get("kind") == "rms_norm" else "LayerNorm"
+        raise ShapeError(f"{name} over {format_shape(normalized)} does not fit input {format_shape(x)}")
     return [x], {}
 
 
@@ -264,14 +286,14 @@ def _pool(attrs, inputs):
         if isinstance(length, int) and length <= 0:  # PyTorch: "Output size is too small"
             raise ShapeError(f"output size is too small: input {format_shape(tuple(spatial))} gives "
                              f"{format_shape(out)} with kernel {format_shape(tuple(attrs['kernel_size']))}")
-    return [lead + out], {}
+    return [lead + out] * (2 if attrs.get("return_indices") else 1), {}
 
 
 @shape_function("adaptive_avg_pool", "adaptive_max_pool")
 def _adaptive_pool(attrs, inputs):
     lead, spatial = _pool_window(attrs, inputs[0])
     out = tuple(size if wanted is None else wanted for size, wanted in zip(spatial, attrs["output_size"]))
-    return [lead + out], {}
+    return [lead + out] * (2 if attrs.get("return_indices") else 1), {}  # (values, indices)
 
 
 @shape_function("flatten")
@@ -346,7 +368,16 @@ def _sdpa(attrs, inputs):
     q, k, v = inputs[0], inputs[1], inputs[2]
     _expect(q[-1], k[-1], "scaled_dot_product_attention: query has {actual} features per head, key {wanted}")
     _expect(k[-2], v[-2], "scaled_dot_product_attention: key length {wanted} differs from value length {actual}")
-    batch = broadcast(q[:-2], k[:-2], v[:-2])
+    if attrs.get("enable_gqa") and len(q) >= 3 and len(k) >= 3 and len(v) >= 3:
+        # grouped-query attention: each key/value head serves query_heads / kv_heads query heads
+        heads = q[-3]
+        for kv in (k[-3], v[-3]):
+            if isinstance(heads, int) and isinstance(kv, int) and (kv <= 0 or heads % kv):
+                raise ShapeError(f"scaled_dot_product_attention: {heads} query heads are not a multiple of "
+                                 f"{kv} key/value heads")
+        batch = broadcast(q[:-3], k[:-3], v[:-3]) + (heads,)
+    else:
+        batch = broadcast(q[:-2], k[:-2], v[:-2])
     return [batch + (q[-2], v[-1])], {"batch_heads": numel(batch), "target_len": q[-2], "source_len": k[-2]}
 
 
@@ -355,6 +386,26 @@ def _matmul(attrs, inputs):
     a, b = inputs[0], inputs[1]
     inner = a[-1]
     return [matmul(a, b)], {"inner": inner}
+
+
+# The operand ranks each of torch's add-a-product ops takes (input is broadcast to the result).
+_ADD_PRODUCT_RANKS = {"addmm": (2, 2), "baddbmm": (3, 3), "addbmm": (3, 3), "addmv": (2, 1)}
+
+
+@shape_function("add_product")
+def _add_product(attrs, inputs):
+    op = attrs["op"]
+    base, a, b = inputs
+    if (len(a), len(b)) != _ADD_PRODUCT_RANKS[op]:
+        ranks = "-D and ".join(str(r) for r in _ADD_PRODUCT_RANKS[op])
+        raise ShapeError(f"{op} expects {ranks}-D operands, got {format_shape(a)} and {format_shape(b)}")
+    if op in ("baddbmm", "addbmm"):
+        _expect(b[0], a[0], op + ": batch sizes {wanted} and {actual} differ")
+    product = matmul(a, b)
+    result = product[1:] if op == "addbmm" else product  # addbmm sums over the batch
+    if broadcast(base, result) != tuple(result):
+        raise ShapeError(f"{op}: input {format_shape(base)} does not broadcast to the result {format_shape(result)}")
+    return [result], {"inner": a[-1], "products": numel(product) * a[-1]}
 
 
 @shape_function("einsum")

@@ -110,6 +110,19 @@ def _dim_arg(args, kwargs, position, default=None, name="dim"):
     return args[position] if len(args) > position else default
 
 
+def _indices_int64(result):
+    """``(values, indices)`` of a max pool asked for its indices: the indices are int64."""
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], Tensor):
+        result[1].dtype, result[1].requires_grad = "int64", False
+    return result
+
+
+# Bytes per element of the dtypes a tensor can be viewed as (``x.view(torch.int8)``).
+DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "float64": 8, "double": 8,
+               "int64": 8, "long": 8, "int32": 4, "int": 4, "int16": 2, "short": 2, "int8": 1, "uint8": 1,
+               "bool": 1}
+
+
 def build_functions(t: TorchOps) -> dict:
     """name -> fn(interp, args, kwargs, node); ``args[0]`` is the tensor for methods."""
     f: dict = {}
@@ -120,9 +133,25 @@ def build_functions(t: TorchOps) -> dict:
     # ---- data movement: shapes only ---------------------------------------------------
     def view(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
+        wanted = args[1] if len(args) == 2 else kwargs.get("dtype")
+        if isinstance(wanted, str):  # x.view(torch.int32): the same bytes read as another dtype
+            return view_dtype(interp, args[0], x, wanted, node)
         new = _sizes(args[1:]) or list(kwargs.get("shape", kwargs.get("size", ())))
         return t.reshape_like(interp, x, new, node, "view/reshape")
     f["view"] = f["reshape"] = view
+
+    def view_dtype(interp, tensor, x, wanted, node):
+        exact = getattr(wanted, "exact", wanted)  # torch.int32 evaluates to "int64" with .exact "int32"
+        source, target = DTYPE_BYTES.get(tensor.dtype), DTYPE_BYTES.get(exact)
+        if source is None or target is None:
+            raise CannotKnow(f"a view as dtype {exact!r}")
+        if source != target:  # the last dimension holds the same bytes in more or fewer elements
+            if not x or (isinstance(x[-1], int) and (x[-1] * source) % target):
+                raise AnalysisError(f"view as {exact}: the last dimension's {x[-1] if x else 0} elements of "
+                                    f"{source} bytes do not divide into elements of {target} bytes",
+                                    interp.location(node), "SF301")
+            x = x[:-1] + (x[-1] * source // target,)
+        return Tensor(x, str(wanted))
 
     def flatten(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
@@ -319,6 +348,20 @@ def build_functions(t: TorchOps) -> dict:
     f["matmul"], f["mm"], f["bmm"] = matmul("matmul"), matmul("mm"), matmul("bmm")
     f["__matmul__"] = matmul("@")  # the operator: some counters patch torch.matmul but not `@`
 
+    def add_product(name):
+        """addmm / baddbmm / addbmm / addmv: ``beta * input + alpha * (a @ b)`` (addbmm also sums
+        the batch of products).  GPT-2's Conv1D and Bloom/NeoX attention scores use them."""
+        def fn(interp, args, kwargs, node):
+            bound = {"beta": 1, "alpha": 1, **dict(zip(["input", "a", "b"], args))}
+            bound.update({{"mat1": "a", "mat2": "b", "batch1": "a", "batch2": "b", "mat": "a", "vec": "b"}.get(k, k): v
+                          for k, v in kwargs.items()})
+            attrs = {"op": name, "beta": bound["beta"], "alpha": bound["alpha"]}
+            shapes = [shape(interp, bound[k], node) for k in ("input", "a", "b")]
+            return t.record(interp, "add_product", name, attrs, shapes, node)
+        return fn
+    for name in ("addmm", "baddbmm", "addbmm", "addmv"):
+        f[name] = add_product(name)
+
     def einsum(interp, args, kwargs, node):
         equation = args[0]
         operands = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
@@ -367,10 +410,12 @@ def build_functions(t: TorchOps) -> dict:
         f[f"conv_transpose{n}d"] = conv(n, transposed=True)
 
     def sdpa(interp, args, kwargs, node):
-        names = ["query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale"]
-        bound = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, **dict(zip(names, args)), **kwargs}
+        names = ["query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa"]
+        bound = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "enable_gqa": False,
+                 **dict(zip(names, args)), **kwargs}
         shapes = [shape(interp, bound[k], node) for k in ("query", "key", "value")]
-        attrs = {"is_causal": bound["is_causal"] is True, "has_mask": bound["attn_mask"] is not None}
+        attrs = {"is_causal": bound["is_causal"] is True, "has_mask": bound["attn_mask"] is not None,
+                 "enable_gqa": bound["enable_gqa"] is True}
         return t.record(interp, "scaled_dot_product_attention", "F.scaled_dot_product_attention", attrs, shapes, node)
     f["scaled_dot_product_attention"] = sdpa
 
@@ -415,6 +460,33 @@ def build_functions(t: TorchOps) -> dict:
         for name in names:
             f[name] = binary(kind, name)
 
+    def comparison(name):
+        def fn(interp, args, kwargs, node):
+            other = args[1] if len(args) > 1 else kwargs.get("other")
+            return t.framework.binary(interp, "compare", args[0], other, node, label=name)
+        return fn
+    for name in ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
+                 "not_equal", "logical_and", "logical_or", "logical_xor"):
+        f[name] = comparison(name)
+
+    def logical_not(interp, args, kwargs, node):
+        result = t.record(interp, "compare", "logical_not", {}, [shape(interp, args[0], node)], node, dtype="bool")
+        if isinstance(result, Tensor):
+            result.requires_grad = False
+        return result
+    f["logical_not"] = logical_not
+
+    def truth_reduction(name):
+        """``all`` / ``any``: a reduction to bool (over all elements, or a dim)."""
+        def fn(interp, args, kwargs, node):
+            attrs = {"op": name, "dim": _dim_arg(args, kwargs, 1), "keepdim": _dim_arg(args, kwargs, 2, False, "keepdim")}
+            result = t.record(interp, "reduce", name, attrs, [shape(interp, args[0], node)], node, dtype="bool")
+            if isinstance(result, Tensor):
+                result.requires_grad = False
+            return result
+        return fn
+    f["all"], f["any"] = truth_reduction("all"), truth_reduction("any")
+
     def reduction(name):
         def fn(interp, args, kwargs, node):
             x = shape(interp, args[0], node)
@@ -455,22 +527,26 @@ def build_functions(t: TorchOps) -> dict:
 
     def pool(kind, dims):
         def fn(interp, args, kwargs, node):
-            names = ["input", "kernel_size", "stride", "padding"] + (["dilation", "ceil_mode"] if kind == "max_pool" else ["ceil_mode"])
+            names = ["input", "kernel_size", "stride", "padding"] + (["dilation", "ceil_mode", "return_indices"]
+                                                                     if kind == "max_pool" else ["ceil_mode"])
             bound = {"stride": None, "padding": 0, "dilation": 1, "ceil_mode": False, **dict(zip(names, args)), **kwargs}
             kernel = ntuple(bound["kernel_size"], dims)
             attrs = {"dims": dims, "kernel_size": kernel,
                      "stride": ntuple(bound["stride"] if bound["stride"] not in (None, []) else kernel, dims),
                      "padding": ntuple(bound["padding"], dims), "dilation": ntuple(bound["dilation"], dims),
                      "ceil_mode": bound["ceil_mode"], "type": f"F.{kind}{dims}d"}
-            return t.record(interp, kind, attrs["type"], attrs, [shape(interp, bound["input"], node)], node)
+            if bound.get("return_indices") is True:
+                attrs["return_indices"] = True
+            return _indices_int64(t.record(interp, kind, attrs["type"], attrs, [shape(interp, bound["input"], node)], node))
         return fn
 
     def adaptive(kind, dims):
         def fn(interp, args, kwargs, node):
             size = args[1] if len(args) > 1 else kwargs["output_size"]
             attrs = {"dims": dims, "output_size": ntuple(size, dims), "type": f"F.{kind}{dims}d"}
-            result = t.record(interp, kind, attrs["type"], attrs, [shape(interp, args[0], node)], node)
-            return result
+            if _dim_arg(args, kwargs, 2, False, "return_indices") is True:
+                attrs["return_indices"] = True
+            return _indices_int64(t.record(interp, kind, attrs["type"], attrs, [shape(interp, args[0], node)], node))
         return fn
     for n in (1, 2, 3):
         f[f"max_pool{n}d"] = pool("max_pool", n)
@@ -486,6 +562,14 @@ def build_functions(t: TorchOps) -> dict:
         attrs = {"normalized_shape": normalized, "elementwise_affine": weight is not None, "type": "F.layer_norm"}
         return t.record(interp, "layer_norm", "F.layer_norm", attrs, [x], node)
     f["layer_norm"] = layer_norm
+
+    def rms_norm(interp, args, kwargs, node):
+        bound = {"weight": None, **dict(zip(["input", "normalized_shape", "weight", "eps"], args)), **kwargs}
+        normalized = bound["normalized_shape"]
+        normalized = tuple(normalized) if isinstance(normalized, (list, tuple)) else (normalized,)
+        attrs = {"normalized_shape": normalized, "elementwise_affine": bound["weight"] is not None, "type": "F.rms_norm"}
+        return t.record(interp, "rms_norm", "F.rms_norm", attrs, [shape(interp, bound["input"], node)], node)
+    f["rms_norm"] = rms_norm
 
     def embedding(interp, args, kwargs, node):
         ids, weight = shape(interp, args[0], node), shape(interp, args[1], node)
@@ -511,6 +595,17 @@ def build_functions(t: TorchOps) -> dict:
 DTYPES = {"float32", "float", "float16", "half", "bfloat16", "float64", "double", "int64", "long",
           "int32", "int", "int8", "uint8", "bool"}
 _INT_DTYPES = {"int64", "long", "int32", "int", "int8", "uint8"}
+
+
+class DTypeName(str):
+    """``torch.int32`` and friends: the dtype class the analysis tracks ("int64", "float32",
+    "bool"), remembering the exact name for the one place the width matters (a dtype view)."""
+
+    def __new__(cls, name: str):
+        tracked = "int64" if name in ("long", "int64", "int", "int32") else "bool" if name == "bool" else "float32"
+        value = super().__new__(cls, tracked)
+        value.exact = name
+        return value
 
 
 def build_constructors(t: TorchOps) -> dict:

@@ -1,0 +1,121 @@
+"""Record ground truth for single torch ops and their argument variants (issue 20).
+
+Each case is one tiny model written here as source text; this script executes it with the
+real torch and writes what it observed to tests/fixtures/ops_ground_truth.json.  The test
+tests/test_ops_recorded.py runs every recorded source through staticflops, without torch.
+
+How to run (torch 2.13.0 CPU, e.g. the venv at /work/torchvenv):
+
+    /work/torchvenv/bin/python tools/record_ops.py
+
+Recorded per case: ``source``, ``inputs`` ([{"shape", "dtype"}]), ``output_shapes`` (a
+tuple/list/namedtuple output flattened depth-first, non-tensors skipped), ``params``
+(sum of numel over model.parameters()) and ``forward_flops`` (FlopCounterMode, train mode,
+under SDPA's MATH kernel and with mkldnn off, so attention and matmuls get their formulas:
+see /work/shared/research/ground-truth-notes.md).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.utils.flop_counter import FlopCounterMode
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "ops_ground_truth.json"
+
+HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n\n\nclass Model(nn.Module):\n"
+
+# name: (constructor body, forward body, inputs "name:shape" or "name:int64:shape")
+CASES: dict[str, tuple[str, str, list[str]]] = {
+    # ---- the wrong/error cases of issue 20 ----
+    "conv_transpose2d_output_size": ("self.m = nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1)",
+                                     "return self.m(x, output_size=[32, 32])", ["x:1x4x16x16"]),
+    "max_pool2d_return_indices": ("self.m = nn.MaxPool2d(2, return_indices=True)", "return self.m(x)", ["x:1x3x8x8"]),
+    "max_pool2d_indices_unpacked": ("self.m = nn.MaxPool2d(2, return_indices=True)",
+                                    "out, idx = self.m(x)\n        return out + 1, idx", ["x:2x3x8x6"]),
+    "adaptive_max_pool2d_return_indices": ("self.m = nn.AdaptiveMaxPool2d((2, 3), return_indices=True)",
+                                           "return self.m(x)", ["x:1x3x8x9"]),
+    "f_max_pool2d_return_indices": ("", "return F.max_pool2d(x, 2, return_indices=True)", ["x:1x3x8x8"]),
+    "sdpa_enable_gqa": ("", "return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)",
+                        ["q:1x8x5x16", "k:1x2x7x16", "v:1x2x7x12"]),
+    "view_dtype": ("self.fc = nn.Linear(6, 4)", "return self.fc(x).view(torch.int32)", ["x:3x6"]),
+    # ---- RMSNorm ----
+    "rms_norm_module": ("self.norm = nn.RMSNorm(16)\n        self.fc = nn.Linear(16, 4)",
+                        "return self.fc(self.norm(x))", ["x:2x5x16"]),
+    "rms_norm_module_2d_no_affine": ("self.norm = nn.RMSNorm([5, 16], elementwise_affine=False)",
+                                     "return self.norm(x)", ["x:2x5x16"]),
+    "f_rms_norm": ("self.w = nn.Parameter(torch.ones(16))", "return F.rms_norm(x, [16], self.w)", ["x:2x5x16"]),
+    # ---- addmm family ----
+    "addmm_gpt2_conv1d": ("self.weight = nn.Parameter(torch.randn(8, 6))\n        self.bias = nn.Parameter(torch.zeros(6))",
+                          "size_out = x.size()[:-1] + (6,)\n        y = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)\n        return y.view(size_out)",
+                          ["x:2x5x8"]),
+    "addmm_method": ("self.weight = nn.Parameter(torch.randn(8, 6))", "return torch.zeros(6).addmm(x, self.weight, beta=0.5, alpha=2)", ["x:4x8"]),
+    "baddbmm": ("", "return torch.baddbmm(torch.zeros(3, 4, 7), a, b, beta=0.0, alpha=0.125)", ["a:3x4x5", "b:3x5x7"]),
+    "baddbmm_broadcast_input": ("", "return torch.baddbmm(torch.zeros(1, 1, 7), a, b)", ["a:3x4x5", "b:3x5x7"]),
+    "addbmm": ("", "return torch.addbmm(torch.zeros(4, 7), a, b)", ["a:3x4x5", "b:3x5x7"]),
+    "addmv": ("", "return torch.addmv(torch.zeros(4), a, v)", ["a:4x5", "v:5"]),
+    # ---- comparisons, logical, all/any ----
+    "compare_methods": ("", "return x.eq(y), x.ne(0), x.lt(y), x.le(y), x.gt(0.5), x.ge(y)", ["x:3x4", "y:3x4"]),
+    "compare_functions": ("", "return torch.eq(x, y), torch.gt(x, 0), torch.ne(x, y)", ["x:3x4", "y:1x4"]),
+    "logical_ops": ("", "a, b = x > 0, y > 0\n        return torch.logical_and(a, b), a.logical_or(b), torch.logical_not(a), a.logical_xor(b)", ["x:3x4", "y:3x4"]),
+    "all_any_methods": ("", "m = x > 0\n        return m.all(), m.any(), m.all(dim=1), m.any(-1, keepdim=True), torch.all(m)", ["x:3x4"]),
+}
+
+
+def _source(init: str, body: str, names: list) -> str:
+    return (HEADER + "    def __init__(self):\n        super().__init__()\n"
+            + (f"        {init}\n" if init else "") + "\n"
+            + f"    def forward(self, {', '.join(names)}):\n        {body}\n")
+
+
+def _shapes(value) -> list:
+    if isinstance(value, torch.Tensor):
+        return [list(value.shape)]
+    if isinstance(value, (tuple, list)):
+        return [s for item in value for s in _shapes(item)]
+    return []
+
+
+def _input(spec: str):
+    """``x:2x3`` (float32) or ``ids:int64:2x3``; ``v:5`` a vector, ``s:`` a 0-d tensor."""
+    name, _, rest = spec.partition(":")
+    dtype, _, dims = rest.rpartition(":")
+    shape = [int(d) for d in dims.split("x")] if dims else []
+    if dtype == "int64":
+        return name, torch.randint(0, 4, shape), {"shape": shape, "dtype": "int64"}
+    return name, torch.randn(shape), {"shape": shape, "dtype": "float32"}
+
+
+def record(name: str, init: str, body: str, inputs: list) -> dict:
+    names, tensors, specs = zip(*(_input(s) for s in inputs))
+    source = _source(init, body, list(names))
+    module = types.ModuleType(f"case_{name}")
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)  # our own case text, never analysed code
+    torch.manual_seed(0)
+    model = module.Model()
+    with torch.backends.mkldnn.flags(enabled=False), sdpa_kernel(SDPBackend.MATH):
+        counter = FlopCounterMode(display=False)
+        with counter:
+            out = model(*tensors)
+    return {"source": source, "inputs": list(specs), "output_shapes": _shapes(out),
+            "params": sum(p.numel() for p in model.parameters()),
+            "forward_flops": counter.get_total_flops(),
+            "flops_by_op": {str(k): v for k, v in counter.get_flop_counts().get("Global", {}).items()},
+            "recorded_with": f"torch {torch.__version__}"}
+
+
+def main() -> int:
+    truth = {name: record(name, *case) for name, case in CASES.items()}
+    OUT.write_text(json.dumps(truth, indent=1, sort_keys=True) + "\n")
+    print(f"{len(truth)} cases -> {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -65,6 +65,23 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
     "compare_functions": ("", "return torch.eq(x, y), torch.gt(x, 0), torch.ne(x, y)", ["x:3x4", "y:1x4"]),
     "logical_ops": ("", "a, b = x > 0, y > 0\n        return torch.logical_and(a, b), a.logical_or(b), torch.logical_not(a), a.logical_xor(b)", ["x:3x4", "y:3x4"]),
     "all_any_methods": ("", "m = x > 0\n        return m.all(), m.any(), m.all(dim=1), m.any(-1, keepdim=True), torch.all(m)", ["x:3x4"]),
+    # ---- data movement and indexing ----
+    "unflatten": ("", "return x.unflatten(1, (2, -1)), torch.unflatten(x, -1, (3, 2))", ["x:4x12x6"]),
+    "narrow": ("", "return x.narrow(1, 2, 5), torch.narrow(x, -1, 0, 2)", ["x:3x8x4"]),
+    "tile": ("", "return x.tile((2,)), torch.tile(x, (2, 1, 3, 1))", ["x:3x4x5"]),
+    "movedim": ("", "return x.movedim(1, -1), torch.movedim(x, (0, 1), (2, 0)), x.moveaxis(0, 1)", ["x:2x3x4"]),
+    "broadcast_to": ("", "return x.broadcast_to((5, 3, 4)), torch.broadcast_to(x, (2, 5, 3, 4))", ["x:1x3x4"]),
+    "split_with_sizes": ("", "return x.split_with_sizes([2, 5], dim=1)", ["x:3x7"]),
+    "tensor_split_sections": ("", "return x.tensor_split(3, dim=1)", ["x:2x8"]),
+    "tensor_split_indices": ("", "return torch.tensor_split(x, [1, 5, 20], dim=-1)", ["x:2x8"]),
+    "rope_outer_complex_views": ("self.fc = nn.Linear(8, 8)",
+                                 "freqs = torch.outer(torch.arange(5).float(), torch.ones(4))\n"
+                                 "        xc = torch.view_as_complex(self.fc(x).reshape(2, 5, 4, 2))\n"
+                                 "        return freqs, torch.view_as_real(xc).flatten(2)", ["x:2x5x8"]),
+    "repeat_interleave": ("", "return x.repeat_interleave(2, dim=1), torch.repeat_interleave(x, 3)", ["x:2x3x4"]),
+    "gather": ("", "return x.gather(1, i), torch.gather(x, 0, i[:1])", ["x:3x5", "i:int64:3x2"]),
+    "index_select": ("", "return x.index_select(1, i), torch.index_select(x, 0, i)", ["x:4x5", "i:int64:3"]),
+    "take_along_dim": ("", "return torch.take_along_dim(x, i, dim=1), x.take_along_dim(i)", ["x:3x5", "i:int64:3x2"]),
 }
 
 
@@ -88,7 +105,7 @@ def _input(spec: str):
     dtype, _, dims = rest.rpartition(":")
     shape = [int(d) for d in dims.split("x")] if dims else []
     if dtype == "int64":
-        return name, torch.randint(0, 4, shape), {"shape": shape, "dtype": "int64"}
+        return name, torch.randint(0, 2, shape), {"shape": shape, "dtype": "int64"}  # valid indices in every case
     return name, torch.randn(shape), {"shape": shape, "dtype": "float32"}
 
 

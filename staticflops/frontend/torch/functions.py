@@ -339,6 +339,135 @@ def build_functions(t: TorchOps) -> dict:
         return tuple(Tensor(x[:axis] + x[axis + 1:], args[0].dtype) for _ in range(x[axis]))
     f["unbind"] = unbind
 
+    def unflatten(interp, args, kwargs, node):
+        bound = {**dict(zip(["input", "dim", "sizes"], args)), **kwargs}
+        attrs = {"dim": bound["dim"], "unflattened_size": tuple(bound["sizes"]), "type": "unflatten"}
+        return t.record(interp, "unflatten", "unflatten", attrs, [shape(interp, bound["input"], node)], node,
+                        dtype=args[0].dtype)
+    f["unflatten"] = unflatten
+
+    def with_dim(x, dim, size, label, interp, node):
+        axis = t.moved(interp, ops.normalize_dim, label, node, dim, len(x))
+        return x[:axis] + (size,) + x[axis + 1:]
+
+    def narrow(interp, args, kwargs, node):
+        bound = {**dict(zip(["input", "dim", "start", "length"], args)), **kwargs}
+        x = shape(interp, bound["input"], node)
+        return Tensor(with_dim(x, bound["dim"], bound["length"], "narrow", interp, node), args[0].dtype)
+    f["narrow"] = narrow
+
+    def tile(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        times = _sizes(args[1:]) or list(kwargs.get("dims", ()))
+        times = [1] * (len(x) - len(times)) + times  # fewer counts than dimensions: leading 1s
+        return Tensor(t.moved(interp, ops.repeat, "tile", node, x, times), args[0].dtype)
+    f["tile"] = tile
+
+    def movedim(interp, args, kwargs, node):
+        bound = {**dict(zip(["input", "source", "destination"], args)), **kwargs}
+        x = shape(interp, bound["input"], node)
+        source, target = bound["source"], bound["destination"]
+        source = list(source) if isinstance(source, (list, tuple)) else [source]
+        target = list(target) if isinstance(target, (list, tuple)) else [target]
+        source = [t.moved(interp, ops.normalize_dim, "movedim", node, d, len(x)) for d in source]
+        target = [t.moved(interp, ops.normalize_dim, "movedim", node, d, len(x)) for d in target]
+        if len(source) != len(target) or len(set(source)) != len(source) or len(set(target)) != len(target):
+            raise AnalysisError("movedim: source and destination must be distinct dimensions of equal count",
+                                interp.location(node), "SF301")
+        order = [None] * len(x)
+        for s, d in zip(source, target):
+            order[d] = s
+        rest = iter(i for i in range(len(x)) if i not in source)
+        order = [next(rest) if o is None else o for o in order]
+        return Tensor(tuple(x[i] for i in order), args[0].dtype)
+    f["movedim"] = f["moveaxis"] = movedim
+
+    def broadcast_to(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        sizes = list(args[1] if len(args) > 1 else kwargs["size"])
+        return Tensor(t.moved(interp, ops.expand, "broadcast_to", node, x, sizes), args[0].dtype)
+    f["broadcast_to"] = broadcast_to
+
+    def split_with_sizes(interp, args, kwargs, node):
+        bound = {"dim": 0, **dict(zip(["input", "split_sizes", "dim"], args)), **kwargs}
+        return split(interp, [bound["input"], list(bound["split_sizes"]), bound["dim"]], {}, node)
+    f["split_with_sizes"] = split_with_sizes
+
+    def tensor_split(interp, args, kwargs, node):
+        bound = {"dim": 0, **dict(zip(["input", "indices_or_sections", "dim"], args)), **kwargs}
+        for key in ("sections", "indices", "tensor_indices_or_sections"):
+            bound.setdefault("indices_or_sections", bound.get(key))
+        x = shape(interp, bound["input"], node)
+        axis = t.moved(interp, ops.normalize_dim, "tensor_split", node, bound["dim"], len(x))
+        size, cut = x[axis], bound["indices_or_sections"]
+        if not isinstance(size, int) or isinstance(cut, (Tensor, Unknown)):
+            raise CannotKnow("tensor_split of a symbolic dimension or at tensor indices")
+        if isinstance(cut, int):  # n sections: the first size % n are one longer
+            if cut <= 0:
+                raise AnalysisError(f"tensor_split: number of sections must be positive, got {cut}",
+                                    interp.location(node), "SF301")
+            sizes = [size // cut + (1 if i < size % cut else 0) for i in range(cut)]
+        else:  # split before each index, clamped to the dimension as Python slices are
+            bounds = [0, *[min(max(i if i >= 0 else size + i, 0), size) for i in cut], size]
+            sizes = [max(b - a, 0) for a, b in zip(bounds, bounds[1:])]
+        return tuple(Tensor(x[:axis] + (s,) + x[axis + 1:], args[0].dtype) for s in sizes)
+    f["tensor_split"] = tensor_split
+
+    def view_as_complex(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        if not x or x[-1] != 2:
+            raise AnalysisError("view_as_complex: the last dimension must have size 2", interp.location(node), "SF301")
+        return Tensor(x[:-1], args[0].dtype)  # (real, imaginary) pairs become one element
+    f["view_as_complex"] = view_as_complex
+
+    def view_as_real(interp, args, kwargs, node):
+        return Tensor(shape(interp, args[0], node) + (2,), args[0].dtype)
+    f["view_as_real"] = view_as_real
+
+    def repeat_interleave(interp, args, kwargs, node):
+        bound = {"dim": None, **dict(zip(["input", "repeats", "dim"], args)), **kwargs}
+        x, repeats = shape(interp, bound["input"], node), bound["repeats"]
+        if isinstance(repeats, Tensor):
+            raise CannotKnow("repeat_interleave with a tensor of repeats (the size depends on its values)")
+        if isinstance(repeats, int) and repeats < 0:
+            raise AnalysisError(f"repeat_interleave: repeats must be non-negative, got {repeats}",
+                                interp.location(node), "SF301")
+        if bound["dim"] is None:  # the flattened input
+            from staticflops.shapes import numel as count
+            return Tensor((count(x) * repeats,), args[0].dtype)
+        axis = t.moved(interp, ops.normalize_dim, "repeat_interleave", node, bound["dim"], len(x))
+        return Tensor(x[:axis] + (x[axis] * repeats,) + x[axis + 1:], args[0].dtype)
+    f["repeat_interleave"] = repeat_interleave
+
+    # ---- indexing: the result takes the index's shape; data movement, no arithmetic --------
+    def gather(interp, args, kwargs, node):
+        bound = {**dict(zip(["input", "dim", "index"], args)), **kwargs}
+        x, index = shape(interp, bound["input"], node), shape(interp, bound["index"], node)
+        if len(index) != len(x):
+            raise AnalysisError(f"gather: index has {len(index)} dimensions, input {len(x)}", interp.location(node), "SF301")
+        return Tensor(index, bound["input"].dtype)
+    f["gather"] = gather
+
+    def index_select(interp, args, kwargs, node):
+        bound = {**dict(zip(["input", "dim", "index"], args)), **kwargs}
+        x, index = shape(interp, bound["input"], node), shape(interp, bound["index"], node)
+        if len(index) > 1:
+            raise AnalysisError("index_select: the index must be 1-D", interp.location(node), "SF301")
+        return Tensor(with_dim(x, bound["dim"], index[0] if index else 1, "index_select", interp, node), bound["input"].dtype)
+    f["index_select"] = index_select
+
+    def take_along_dim(interp, args, kwargs, node):
+        bound = {"dim": None, **dict(zip(["input", "indices", "dim"], args)), **kwargs}
+        x, index = shape(interp, bound["input"], node), shape(interp, bound["indices"], node)
+        if bound["dim"] is None:  # indices into the flattened input
+            from staticflops.shapes import numel as count
+            return Tensor((count(index),), bound["input"].dtype)
+        axis = t.moved(interp, ops.normalize_dim, "take_along_dim", node, bound["dim"], len(x))
+        others = t.moved(interp, ops.broadcast, "take_along_dim", node,
+                         x[:axis] + (1,) + x[axis + 1:], index[:axis] + (1,) + index[axis + 1:])
+        return Tensor(others[:axis] + (index[axis],) + others[axis + 1:], bound["input"].dtype)
+    f["take_along_dim"] = take_along_dim
+
     # ---- computing ops ------------------------------------------------------------------
     def matmul(label):
         def fn(interp, args, kwargs, node):
@@ -361,6 +490,16 @@ def build_functions(t: TorchOps) -> dict:
         return fn
     for name in ("addmm", "baddbmm", "addbmm", "addmv"):
         f[name] = add_product(name)
+
+    def outer(interp, args, kwargs, node):
+        """``outer(a, b)``: a[:, None] * b[None, :], one multiply per output (RoPE frequencies)."""
+        a, b = shape(interp, args[0], node), shape(interp, args[1] if len(args) > 1 else kwargs["vec2"], node)
+        if len(a) != 1 or len(b) != 1:
+            raise AnalysisError("outer: both operands must be 1-D", interp.location(node), "SF301")
+        left, right = args[0], args[1] if len(args) > 1 else kwargs["vec2"]
+        return t.framework.binary(interp, "mul", Tensor(a + (1,), left.dtype, requires_grad=left.requires_grad),
+                                  Tensor((1,) + b, right.dtype, requires_grad=right.requires_grad), node, label="outer")
+    f["outer"] = f["ger"] = outer
 
     def einsum(interp, args, kwargs, node):
         equation = args[0]

@@ -35,3 +35,31 @@ def test_tf_identity_still_returns_its_argument(tmp_path):
     assert report.unknown == []
     assert [list(s) for s in report.outputs] == [[1, 3]]
     assert report.totals.forward_flops == 18  # the Dense alone: 9 MACs
+
+
+def _recorded(name: str, rules: str):
+    import json
+    from pathlib import Path
+
+    from staticflops.api import analyze_text
+    entry = json.loads((Path(__file__).parent / "fixtures" / "ops_ground_truth.json").read_text())[name]
+    inputs = ["x".join(str(d) for d in spec["shape"]) for spec in entry["inputs"]]
+    return analyze_text(entry["source"], f"{name}.py", model="Model", inputs=inputs, rules=rules)
+
+
+def test_add_product_under_other_conventions():
+    # GPT-2 Conv1D: addmm(bias[6], x[10, 8], W[8, 6]); 10*6 outputs x 8 products = 480 MACs.
+    # full: per output 8 mults + 7 adds + 1 bias add = 16 -> 60 * 16 = 960.
+    assert _recorded("addmm_gpt2_conv1d", "full").totals.forward_flops == 960
+    # ptflops' addmm hook: prod(mat1) x mat2's last dim + prod(input) = 80*6 + 6 = 486 MACs.
+    assert _recorded("addmm_gpt2_conv1d", "ptflops").totals.macs == 486
+    # baddbmm(beta=0, alpha=0.125) on 3x4x5 @ 3x5x7: 84 outputs x 5 products = 420 MACs.
+    # full: 5 mults + 4 adds (no input add, beta = 0) + 1 alpha multiply = 10 per output = 840.
+    assert _recorded("baddbmm", "full").totals.forward_flops == 840
+    # fvcore has a handle for aten::addmm only.
+    assert _recorded("baddbmm", "fvcore").totals.macs == 0
+    assert _recorded("addmm_gpt2_conv1d", "fvcore").totals.macs == 480
+    # FlopCounterMode (`torch`) has no formula for aten.addbmm: 0, as recorded.
+    assert _recorded("addbmm", "torch").totals.forward_flops == 0
+    # thop sees modules only.
+    assert _recorded("addmm_gpt2_conv1d", "thop").totals.macs == 0

@@ -82,6 +82,21 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
     "gather": ("", "return x.gather(1, i), torch.gather(x, 0, i[:1])", ["x:3x5", "i:int64:3x2"]),
     "index_select": ("", "return x.index_select(1, i), torch.index_select(x, 0, i)", ["x:4x5", "i:int64:3"]),
     "take_along_dim": ("", "return torch.take_along_dim(x, i, dim=1), x.take_along_dim(i)", ["x:3x5", "i:int64:3x2"]),
+    # ---- padding layers, PixelUnshuffle, GLU, one_hot, constructors, functional norms ----
+    "reflection_pad2d": ("self.m = nn.ReflectionPad2d((1, 2, 3, 0))", "return self.m(x)", ["x:1x3x8x8"]),
+    "zero_pad2d_unbatched": ("self.m = nn.ZeroPad2d(2)", "return self.m(x)", ["x:3x5x6"]),
+    "constant_pad1d": ("self.m = nn.ConstantPad1d((2, 1), 0.5)", "return self.m(x)", ["x:2x3x7"]),
+    "replication_pad3d": ("self.m = nn.ReplicationPad3d(1)", "return self.m(x)", ["x:1x2x3x4x5"]),
+    "circular_pad2d": ("self.m = nn.CircularPad2d((1, 1, 2, 2))", "return self.m(x)", ["x:1x2x4x4"]),
+    "pixel_unshuffle": ("self.m = nn.PixelUnshuffle(2)", "return self.m(x), F.pixel_unshuffle(x, 4)", ["x:1x3x8x8"]),
+    "glu": ("self.m = nn.GLU()\n        self.fc = nn.Linear(6, 8)", "return self.m(self.fc(x)), F.glu(x, dim=0)", ["x:4x6"]),
+    "one_hot": ("", "return F.one_hot(i, num_classes=5), F.one_hot(i, 3).float()", ["i:int64:2x3"]),
+    "eye_linspace_logspace": ("", "return x + torch.eye(4), torch.eye(2, 3), torch.linspace(0, 1, steps=7), torch.logspace(0, 2, 5)", ["x:3x4x4"]),
+    "f_batch_norm": ("self.w = nn.Parameter(torch.ones(3))\n        self.register_buffer('m', torch.zeros(3))\n        self.register_buffer('v', torch.ones(3))",
+                     "return F.batch_norm(x, self.m, self.v, self.w)", ["x:2x3x4x4"]),
+    "f_instance_norm": ("", "return F.instance_norm(x)", ["x:2x3x4x4"]),
+    "f_group_norm": ("self.w = nn.Parameter(torch.ones(4))\n        self.b = nn.Parameter(torch.zeros(4))",
+                     "return F.group_norm(x, 2, self.w, self.b)", ["x:2x4x5"]),
 }
 
 

@@ -474,6 +474,27 @@ def _pixel_shuffle(attrs, inputs):
     return [x[:-3] + (channels, x[-2] * r, x[-1] * r)], {}
 
 
+@shape_function("pixel_unshuffle")
+def _pixel_unshuffle(attrs, inputs):
+    x = inputs[0]
+    _expect_rank(x, (3, 4, 5, 6), "PixelUnshuffle")
+    r = attrs["downscale_factor"]
+    _positive((r,), "downscale factor")
+    for size in x[-2:]:
+        if isinstance(size, int) and isinstance(r, int) and size % r:
+            raise ShapeError(f"spatial size {size} is not divisible by the downscale factor {r}")
+    return [x[:-3] + (x[-3] * r * r, x[-2] // r, x[-1] // r)], {}
+
+
+@shape_function("glu")
+def _glu(attrs, inputs):
+    x = inputs[0]
+    axis = normalize_dim(attrs.get("dim", -1), len(x))
+    if isinstance(x[axis], int) and x[axis] % 2:
+        raise ShapeError(f"GLU halves dimension {attrs.get('dim', -1)}, but its size {x[axis]} is odd")
+    return [x[:axis] + (x[axis] // 2,) + x[axis + 1:]], {}
+
+
 @shape_function("reduce")
 def _reduce(attrs, inputs):
     from staticflops.shapes.tensor_ops import reduce

@@ -710,6 +710,45 @@ def build_functions(t: TorchOps) -> dict:
         return t.record(interp, "rms_norm", "F.rms_norm", attrs, [shape(interp, bound["input"], node)], node)
     f["rms_norm"] = rms_norm
 
+    def pixel_unshuffle(interp, args, kwargs, node):
+        attrs = {"downscale_factor": args[1] if len(args) > 1 else kwargs["downscale_factor"]}
+        return t.record(interp, "pixel_unshuffle", "F.pixel_unshuffle", attrs, [shape(interp, args[0], node)], node)
+    f["pixel_unshuffle"] = pixel_unshuffle
+
+    def glu(interp, args, kwargs, node):
+        attrs = {"dim": _dim_arg(args, kwargs, 1, -1)}
+        return t.record(interp, "glu", "F.glu", attrs, [shape(interp, args[0], node)], node)
+    f["glu"] = glu
+
+    def one_hot(interp, args, kwargs, node):
+        classes = _dim_arg(args, kwargs, 1, -1, "num_classes")
+        if classes == -1:
+            raise CannotKnow("F.one_hot without num_classes (the size is the largest index + 1)")
+        return Tensor(shape(interp, args[0], node) + (classes,), "int64")
+    f["one_hot"] = one_hot
+
+    def channel_norm(kind, names):
+        """F.batch_norm / F.instance_norm / F.group_norm: the layer's kind, from the tensors."""
+        def fn(interp, args, kwargs, node):
+            bound = {"weight": None, **dict(zip(names, args)), **kwargs}
+            x = shape(interp, bound["input"], node)
+            if len(x) < 2:
+                raise AnalysisError(f"F.{kind}: expects an input of rank at least 2, got rank {len(x)}",
+                                    interp.location(node), "SF301")
+            affine = bound["weight"] is not None
+            attrs = {"affine": affine, "type": f"F.{kind}", "dims": len(x) - 2}
+            if kind == "group_norm":
+                attrs.update(num_groups=bound["num_groups"], num_channels=x[1])
+                if problem := argument_error("group_norm", attrs):
+                    raise AnalysisError(f"F.group_norm: {problem}", interp.location(node), "SF301")
+            else:
+                attrs["num_features"] = x[1]
+            return t.record(interp, kind, f"F.{kind}", attrs, [x], node)
+        return fn
+    f["batch_norm"] = channel_norm("batch_norm", ["input", "running_mean", "running_var", "weight", "bias"])
+    f["instance_norm"] = channel_norm("instance_norm", ["input", "running_mean", "running_var", "weight", "bias"])
+    f["group_norm"] = channel_norm("group_norm", ["input", "num_groups", "weight", "bias"])
+
     def embedding(interp, args, kwargs, node):
         ids, weight = shape(interp, args[0], node), shape(interp, args[1], node)
         attrs = {"num_embeddings": weight[0], "embedding_dim": weight[1], "type": "F.embedding"}
@@ -806,6 +845,22 @@ def build_constructors(t: TorchOps) -> dict:
             values = constants.fit(list(range(start, end, step)), dtype)
         return Tensor((length,), dtype, values=values)
     c["arange"] = arange
+
+    def linspace(interp, args, kwargs, node):
+        steps = args[2] if len(args) > 2 else kwargs.get("steps")
+        if isinstance(steps, Unknown):
+            return steps
+        if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+            raise AnalysisError(f"torch.linspace: steps must be a non-negative integer, got {steps!r}",
+                                interp.location(node), "SF301")
+        return Tensor((steps,), dtype_of(kwargs))
+    c["linspace"] = c["logspace"] = linspace
+
+    def eye(interp, args, kwargs, node):
+        rows = args[0] if args else kwargs.get("n")
+        columns = args[1] if len(args) > 1 and not isinstance(args[1], str) else kwargs.get("m", rows)
+        return Tensor(t.moved(interp, ops.new_shape, "torch.eye", node, [rows, columns]), dtype_of(kwargs))
+    c["eye"] = eye
 
     def tensor(interp, args, kwargs, node):
         data = args[0] if args else kwargs.get("data")

@@ -63,6 +63,13 @@ for _n in (1, 2, 3):
     LAYERS[f"AdaptiveMaxPool{_n}d"] = LayerSpec("adaptive_max_pool", "output_size, return_indices=False", _n)
     LAYERS[f"Dropout{_n}d"] = LayerSpec("dropout", "p=0.5, inplace=False")
 
+for _n in (1, 2, 3):  # padding layers: sizes given last dimension first, as F.pad takes them
+    for _prefix in ("Reflection", "Replication", "Zero", "Circular"):
+        LAYERS[f"{_prefix}Pad{_n}d"] = LayerSpec("pad", "padding", _n)
+    LAYERS[f"ConstantPad{_n}d"] = LayerSpec("pad", "padding, value", _n)
+LAYERS["PixelUnshuffle"] = LayerSpec("pixel_unshuffle", "downscale_factor")
+LAYERS["GLU"] = LayerSpec("glu", "dim=-1")
+
 for _name in ("Dropout", "AlphaDropout", "FeatureAlphaDropout"):
     LAYERS[_name] = LayerSpec("dropout", "p=0.5, inplace=False")
 
@@ -130,7 +137,19 @@ def normalise(name: str, spec: LayerSpec, args: dict) -> dict:
         attrs["bias"] = bool(attrs["bias"])
     elif spec.kind in ("linear", "bilinear"):
         attrs["bias"] = bool(attrs["bias"])
+    elif spec.kind == "pad":
+        attrs["padding"] = torch_padding(attrs["padding"], n)
+        attrs["dims"] = n
+        attrs["trailing"] = True  # pads the last n dimensions, batched or not
     return attrs
+
+
+def torch_padding(padding, dims: int) -> tuple:
+    """``(left, right, top, bottom, ...)`` (last dimension first) or one int -> per-dimension
+    ``(before, after)`` pairs in dimension order."""
+    sizes = ntuple(padding, 2 * dims) if not isinstance(padding, (tuple, list)) else tuple(padding)
+    pairs = [(sizes[2 * i], sizes[2 * i + 1]) for i in range(len(sizes) // 2)]
+    return tuple(reversed(pairs))
 
 
 def _number(value) -> bool:
@@ -217,6 +236,8 @@ def argument_error(kind: str, attrs: dict) -> str | None:
                         for size in (shape if isinstance(shape, tuple) else ())))
     if kind == "dropout":
         return _probability(attrs.get("p"), "dropout probability")
+    if kind == "pad" and attrs.get("trailing") and len(attrs["padding"]) != (attrs.get("dims") or len(attrs["padding"])):
+        return f"padding must be an int or a {2 * attrs['dims']}-tuple"
     return None
 
 

@@ -63,3 +63,18 @@ def test_add_product_under_other_conventions():
     assert _recorded("addbmm", "torch").totals.forward_flops == 0
     # thop sees modules only.
     assert _recorded("addmm_gpt2_conv1d", "thop").totals.macs == 0
+
+
+def test_full_counts_the_new_kinds():
+    # cumsum(1), cumsum(-1) on 3x4: 3 rows x 3 adds = 9 each; cumprod(0): 4 columns x 2 = 8 -> 26.
+    assert _recorded("cumsum_cumprod", "full").totals.forward_flops == 26
+    # sort along 5 on 3x5 (twice): 3 rows x 5 x ceil(log2 5) = 3 x 5 x 3 = 45 each -> 90.
+    assert _recorded("sort_values_indices", "full").totals.forward_flops == 90
+    # scatter: 0; scatter_add of a 3x2 source: 6 adds; index_add of x[:2] * 2 (2x5): 10 adds,
+    # plus the 10 multiplies of `x[:2] * 2` -> 26.
+    assert _recorded("scatter_family", "full").totals.forward_flops == 26
+    # Linear(6, 6) on 4x6: 24 outputs x (6 + 5 + 1) = 288; F.normalize over 6 (twice):
+    # 4 rows x (3 * 6 + 1) = 76 each -> 440.
+    assert _recorded("f_normalize", "full").totals.forward_flops == 440
+    # Under `standard` (FlopCounterMode) only the Linear counts: 24 x 6 = 144 MACs = 288.
+    assert _recorded("f_normalize", "standard").totals.forward_flops == 288

@@ -97,6 +97,15 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
     "f_instance_norm": ("", "return F.instance_norm(x)", ["x:2x3x4x4"]),
     "f_group_norm": ("self.w = nn.Parameter(torch.ones(4))\n        self.b = nn.Parameter(torch.zeros(4))",
                      "return F.group_norm(x, 2, self.w, self.b)", ["x:2x4x5"]),
+    # ---- cumulative, sorting, scatter, normalize ----
+    "cumsum_cumprod": ("", "return x.cumsum(1), torch.cumsum(x, dim=-1), x.cumprod(0)", ["x:3x4"]),
+    "sort_values_indices": ("", "s = x.sort(dim=1, descending=True)\n        return s.values, s.indices, torch.sort(x)[0]", ["x:3x5"]),
+    "argsort": ("", "return x.argsort(dim=0), torch.argsort(x, -1)", ["x:3x5"]),
+    "topk": ("", "v, i = x.topk(2)\n        t = torch.topk(x, 3, dim=0)\n        return v, i, t.values, t.indices", ["x:4x5"]),
+    "max_dim_values_indices": ("", "m = x.max(dim=1)\n        return m.values, m.indices, torch.min(x, 0).values", ["x:3x5"]),
+    "scatter_family": ("", "return x.scatter(1, i, y), x.scatter_add(1, i, y), torch.index_add(x, 0, i[:2, 0], x[:2] * 2)",
+                       ["x:3x5", "i:int64:3x2", "y:3x2"]),
+    "f_normalize": ("self.fc = nn.Linear(6, 6)", "return F.normalize(self.fc(x), dim=-1), F.normalize(x)", ["x:4x6"]),
 }
 
 

@@ -495,6 +495,36 @@ def _glu(attrs, inputs):
     return [x[:axis] + (x[axis] // 2,) + x[axis + 1:]], {}
 
 
+@shape_function("cumulative", "normalize")
+def _along_dim(attrs, inputs):
+    return [inputs[0]], {}
+
+
+@shape_function("sort")
+def _sort(attrs, inputs):
+    """sort / argsort / topk along ``dim``; ``comparisons`` = n * ceil(log2 n) per row for a
+    full sort, n * ceil(log2 k) for the k largest (a heap of k), for rule sets that count them."""
+    x = inputs[0]
+    axis = attrs["dim"]
+    n = x[axis] if x else 1
+    k = attrs.get("k")
+    if k is not None:
+        if isinstance(k, int) and isinstance(n, int) and not 0 <= k <= n:
+            raise ShapeError(f"topk: k ({k}) is out of range for a dimension of size {n}")
+        out = x[:axis] + (k,) + x[axis + 1:] if x else x
+    else:
+        out = x
+    depth = k if k is not None else n
+    log = (depth - 1).bit_length() if isinstance(depth, int) and depth > 1 else 0
+    rows = numel(x) // n if x and isinstance(n, int) and n else numel(x)
+    return [out], {"comparisons": rows * (n if x else 1) * log}
+
+
+@shape_function("scatter_add")
+def _scatter_add(attrs, inputs):
+    return [inputs[0]], {}
+
+
 @shape_function("reduce")
 def _reduce(attrs, inputs):
     from staticflops.shapes.tensor_ops import reduce

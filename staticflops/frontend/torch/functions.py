@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
-from staticflops.frontend.values import CannotKnow, Parameter, Tensor, Unknown
+from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
 from staticflops.frontend.torch import constants
 from staticflops.frontend.torch.layers import argument_error, ntuple
 from staticflops.shapes import tensor_ops as ops
@@ -108,6 +108,14 @@ def _dim_arg(args, kwargs, position, default=None, name="dim"):
     if name in kwargs:
         return kwargs[name]
     return args[position] if len(args) > position else default
+
+
+# torch.return_types.sort / topk / max / min ...: tuples whose items are also named.
+_VALUES_INDICES = Class("torch.return_types", (), {})
+
+
+def values_and_indices(values, indices) -> Record:
+    return Record.make(_VALUES_INDICES, ("values", "indices"), (values, indices))
 
 
 def _indices_int64(result):
@@ -448,6 +456,33 @@ def build_functions(t: TorchOps) -> dict:
         return Tensor(index, bound["input"].dtype)
     f["gather"] = gather
 
+    def scatter(name):
+        """scatter / scatter_add / index_add: the input's shape; the adds are recorded."""
+        names = ["input", "dim", "index", "src"] if name != "index_add" else ["input", "dim", "index", "source"]
+
+        def fn(interp, args, kwargs, node):
+            bound = {**dict(zip(names, args)), **kwargs}
+            x = shape(interp, bound["input"], node)
+            source = bound.get("src", bound.get("source", bound.get("value")))
+            index = shape(interp, bound["index"], node)
+            if name == "scatter" and bound.get("reduce") is None:  # plain writes: data movement
+                return Tensor(x, bound["input"].dtype)
+            added = index if name != "index_add" else shape(interp, source, node)
+            attrs = {"op": name, "dim": bound["dim"]}
+            return t.record(interp, "scatter_add", name, attrs, [x, added], node, outputs=[x],
+                            dtype=bound["input"].dtype)
+        return fn
+    for name in ("scatter", "scatter_add", "index_add"):
+        f[name] = f[name + "_"] = scatter(name)
+
+    def normalize(interp, args, kwargs, node):
+        """F.normalize: x / max(||x||_p, eps) along ``dim`` (default 1)."""
+        bound = {"p": 2.0, "dim": 1, **dict(zip(["input", "p", "dim", "eps"], args)), **kwargs}
+        x = shape(interp, bound["input"], node)
+        dim = t.moved(interp, ops.normalize_dim, "F.normalize", node, bound["dim"], max(len(x), 1))
+        return t.record(interp, "normalize", "F.normalize", {"p": bound["p"], "dim": dim}, [x], node)
+    f["normalize"] = normalize
+
     def index_select(interp, args, kwargs, node):
         bound = {**dict(zip(["input", "dim", "index"], args)), **kwargs}
         x, index = shape(interp, bound["input"], node), shape(interp, bound["index"], node)
@@ -646,11 +681,45 @@ def build_functions(t: TorchOps) -> dict:
             x = shape(interp, args[0], node)
             keepdim = _dim_arg(args, kwargs, 2, False, "keepdim")
             values = t.record(interp, "reduce", name, {"op": name, "dim": other, "keepdim": keepdim}, [x], node)
-            if other is None:
+            if other is None or not isinstance(values, Tensor):
                 return values
-            return (values, Tensor(values.shape, "int64"))
+            return values_and_indices(values, Tensor(values.shape, "int64"))
         return fn
     f["max"], f["min"] = max_or_min("max"), max_or_min("min")
+
+    def cumulative(name):
+        """cumsum / cumprod: a running sum or product along ``dim``, the input's shape."""
+        def fn(interp, args, kwargs, node):
+            x = shape(interp, args[0], node)
+            dim = t.moved(interp, ops.normalize_dim, name, node, _dim_arg(args, kwargs, 1), max(len(x), 1))
+            return t.record(interp, "cumulative", name, {"op": name, "dim": dim}, [x], node, dtype=args[0].dtype)
+        return fn
+    for name in ("cumsum", "cumprod", "cumsum_", "cumprod_"):
+        f[name] = cumulative(name.rstrip("_"))
+
+    def sorting(name):
+        """sort / argsort / msort / topk: (values, indices), indices only for argsort."""
+        def fn(interp, args, kwargs, node):
+            x = shape(interp, args[0], node)
+            if name == "topk":
+                k = _dim_arg(args, kwargs, 1, None, "k")
+                dim = _dim_arg(args, kwargs, 2, -1)
+            else:
+                k, dim = None, 0 if name == "msort" else _dim_arg(args, kwargs, 1, -1)
+            if isinstance(dim, bool):  # sort(x, descending) written positionally is an error in torch
+                raise AnalysisError(f"{name}: dim must be an integer", interp.location(node), "SF301")
+            dim = t.moved(interp, ops.normalize_dim, name, node, dim, max(len(x), 1))
+            result = t.record(interp, "sort", name, {"op": name, "dim": dim, "k": k}, [x], node,
+                              dtype=args[0].dtype)
+            if not isinstance(result, Tensor):
+                return result
+            indices = Tensor(result.shape, "int64")
+            if name == "argsort":
+                return indices
+            return values_and_indices(result, indices)
+        return fn
+    for name in ("sort", "argsort", "msort", "topk"):
+        f[name] = sorting(name)
 
     def argmax(interp, args, kwargs, node):
         x = shape(interp, args[0], node)

@@ -78,3 +78,19 @@ def test_full_counts_the_new_kinds():
     assert _recorded("f_normalize", "full").totals.forward_flops == 440
     # Under `standard` (FlopCounterMode) only the Linear counts: 24 x 6 = 144 MACs = 288.
     assert _recorded("f_normalize", "standard").totals.forward_flops == 288
+
+
+def test_recurrent_cells_and_losses_under_other_conventions():
+    # RNNCell(6, 5) on 3x6, bias: thop's count_rnn_cell = 5*(6 + 5) + 5 + 2*5 = 70 per row -> 210.
+    assert _recorded("rnn_cell", "thop").totals.macs == 210
+    # full: mat-vecs 5 * (2*6 + 2*5 - 2) = 100, tanh + combine 2*5 = 10, biases 2*5 = 10 -> 120
+    # per row -> 360.
+    assert _recorded("rnn_cell", "full").totals.forward_flops == 360
+    # fvcore has no handle for aten::rnn_tanh_cell.
+    assert _recorded("rnn_cell", "fvcore").totals.macs == 0
+    # full on 3x4 inputs: MSELoss(sum) 12*2 + 11 adds = 35; F.mse_loss (mean) 24 + 11 + 1 = 36;
+    # F.l1_loss(none) 24; SmoothL1Loss (mean) 12*5 + 12 = 72 -> 167.
+    assert _recorded("mse_l1_losses", "full").totals.forward_flops == 167
+    # Linear(6, 4) on 3x6: 12 x (6 + 5 + 1) = 144; CrossEntropyLoss over 4 classes, 3 rows:
+    # 3 x 5*4 = 60, mean: 2 adds + 1 divide -> 63; 207 in all.
+    assert _recorded("cross_entropy_module", "full").totals.forward_flops == 207

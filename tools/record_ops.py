@@ -106,6 +106,20 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
     "scatter_family": ("", "return x.scatter(1, i, y), x.scatter_add(1, i, y), torch.index_add(x, 0, i[:2, 0], x[:2] * 2)",
                        ["x:3x5", "i:int64:3x2", "y:3x2"]),
     "f_normalize": ("self.fc = nn.Linear(6, 6)", "return F.normalize(self.fc(x), dim=-1), F.normalize(x)", ["x:4x6"]),
+    # ---- recurrent cells ----
+    "rnn_cell": ("self.cell = nn.RNNCell(6, 5)", "return self.cell(x)", ["x:3x6"]),
+    "gru_cell_with_state": ("self.cell = nn.GRUCell(6, 5)", "h = self.cell(x)\n        return self.cell(x, h)", ["x:3x6"]),
+    "lstm_cell_unbatched_no_bias": ("self.cell = nn.LSTMCell(6, 5, bias=False)", "h, c = self.cell(x)\n        return h, c", ["x:6"]),
+    # ---- losses inside forward ----
+    "cross_entropy_module": ("self.fc = nn.Linear(6, 4)\n        self.loss = nn.CrossEntropyLoss()",
+                             "return self.loss(self.fc(x), i[:, 0])", ["x:3x6", "i:int64:3x2"]),
+    "f_cross_entropy_none_spatial": ("", "return F.cross_entropy(x, i, reduction='none')", ["x:2x4x3x3", "i:int64:2x3x3"]),
+    "mse_l1_losses": ("self.mse = nn.MSELoss(reduction='sum')",
+                      "return self.mse(x, y), F.mse_loss(x, y), F.l1_loss(x, y, reduction='none'), nn.SmoothL1Loss()(x, y)",
+                      ["x:3x4", "y:3x4"]),
+    "bce_kl_nll": ("", "p, q = torch.sigmoid(x), torch.sigmoid(y)\n        return F.binary_cross_entropy(p, q), F.binary_cross_entropy_with_logits(x, q), "
+                       "F.kl_div(F.log_softmax(x, -1), y, reduction='batchmean'), F.nll_loss(F.log_softmax(x, 1), i[:, 0])",
+                   ["x:3x4", "y:3x4", "i:int64:3x2"]),
 }
 
 

@@ -343,6 +343,38 @@ def _recurrent(attrs, inputs):
     return outputs, {"seq_len": steps, "batch": batch}
 
 
+@shape_function("rnn_cell")
+def _rnn_cell(attrs, inputs):
+    x = inputs[0]
+    name = attrs.get("type", "RNNCell")
+    _expect_rank(x, (1, 2), name)
+    _expect(x[-1], attrs["input_size"], name + " expects input_size {wanted}, got {actual}")
+    h = x[:-1] + (attrs["hidden_size"],)
+    return [h, h] if attrs["gates"] == 4 else [h], {"batch": x[0] if len(x) == 2 else 1}
+
+
+# Losses whose input has a class dimension (dim 1, or 0 unbatched) that the loss consumes.
+_CLASS_LOSSES = ("cross_entropy", "nll_loss")
+
+
+@shape_function("loss")
+def _loss(attrs, inputs):
+    """The loss per element (reduction='none') or a scalar; ``elements`` = terms before the
+    reduction, ``classes`` = the class dimension a cross entropy normalises over."""
+    x, target = inputs[0], inputs[1]
+    if attrs["op"] in _CLASS_LOSSES:
+        axis = 1 if len(x) >= 2 else 0
+        classes = x[axis] if x else 1
+        per_item = x[:axis] + x[axis + 1:]
+        if tuple(target) != tuple(x) and not all(same(a, b) for a, b in zip(target, per_item)) or (
+                tuple(target) != tuple(x) and len(target) != len(per_item)):
+            raise ShapeError(f"{attrs['op']}: target {format_shape(target)} does not fit input {format_shape(x)}")
+    else:
+        classes, per_item = 1, broadcast(x, target)
+    out = per_item if attrs.get("reduction", "mean") == "none" else ()
+    return [out], {"elements": numel(per_item), "classes": classes}
+
+
 @shape_function("multihead_attention")
 def _multihead_attention(attrs, inputs):
     query, key = inputs[0], inputs[1]

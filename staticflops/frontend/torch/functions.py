@@ -12,7 +12,7 @@ from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
 from staticflops.frontend.torch import constants
-from staticflops.frontend.torch.layers import argument_error, ntuple
+from staticflops.frontend.torch.layers import argument_error, legacy_reduction, ntuple
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -474,6 +474,21 @@ def build_functions(t: TorchOps) -> dict:
         return fn
     for name in ("scatter", "scatter_add", "index_add"):
         f[name] = f[name + "_"] = scatter(name)
+
+    def loss(op, names):
+        def fn(interp, args, kwargs, node):
+            bound = {**dict(zip(names, args)), **kwargs}
+            attrs = {"op": op, "reduction": bound.get("reduction", "mean"),
+                     "size_average": bound.get("size_average"), "reduce": bound.get("reduce")}
+            attrs["reduction"] = legacy_reduction(attrs)
+            if problem := argument_error("loss", attrs):
+                raise AnalysisError(f"F.{op}: {problem}", interp.location(node), "SF301")
+            shapes = [shape(interp, bound[k], node) for k in names[:2]]
+            return t.record(interp, "loss", f"F.{op}", attrs, shapes, node)
+        return fn
+    for op in ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+               "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div"):
+        f[op] = loss(op, ["input", "target"])
 
     def normalize(interp, args, kwargs, node):
         """F.normalize: x / max(||x||_p, eps) along ``dim`` (default 1)."""

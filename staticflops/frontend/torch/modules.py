@@ -348,6 +348,7 @@ def _with_indices(out):
 _RETURN_SHAPES = {
     "max_pool": _with_indices,
     "adaptive_max_pool": _with_indices,
+    "rnn_cell": lambda out: out[0] if len(out) == 1 else (out[0], out[1]),  # LSTMCell: (h, c)
     "rnn": lambda out: (out[0], out[1]),
     "gru": lambda out: (out[0], out[1]),
     "lstm": lambda out: (out[0], (out[1], out[2])),

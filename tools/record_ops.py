@@ -78,6 +78,10 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
                                  "freqs = torch.outer(torch.arange(5).float(), torch.ones(4))\n"
                                  "        xc = torch.view_as_complex(self.fc(x).reshape(2, 5, 4, 2))\n"
                                  "        return freqs, torch.view_as_real(xc).flatten(2)", ["x:2x5x8"]),
+    "rope_polar": ("", "freqs = torch.outer(torch.arange(6).float(), 1.0 / (10000 ** (torch.arange(0, 8, 2).float() / 8)))\n"
+                       "        cis = torch.polar(torch.ones_like(freqs), freqs)\n"
+                       "        xc = torch.view_as_complex(x.float().reshape(2, 6, 4, 2))\n"
+                       "        return torch.view_as_real(xc * cis).flatten(2), torch.complex(x, x)", ["x:2x6x8"]),
     "repeat_interleave": ("", "return x.repeat_interleave(2, dim=1), torch.repeat_interleave(x, 3)", ["x:2x3x4"]),
     "gather": ("", "return x.gather(1, i), torch.gather(x, 0, i[:1])", ["x:3x5", "i:int64:3x2"]),
     "index_select": ("", "return x.index_select(1, i), torch.index_select(x, 0, i)", ["x:4x5", "i:int64:3"]),

@@ -68,7 +68,7 @@ def _softmax(attrs, inputs):
     return [inputs[0]], {}
 
 
-@shape_function("add", "sub", "mul", "div", "pow", "maximum", "minimum", "compare", "where")
+@shape_function("add", "sub", "mul", "div", "pow", "maximum", "minimum", "compare", "where", "polar")
 def _elementwise(attrs, inputs):
     return [broadcast(*inputs)], {}
 

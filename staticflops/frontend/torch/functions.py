@@ -428,6 +428,20 @@ def build_functions(t: TorchOps) -> dict:
         return Tensor(x[:-1], args[0].dtype)  # (real, imaginary) pairs become one element
     f["view_as_complex"] = view_as_complex
 
+    def polar(interp, args, kwargs, node):
+        """``polar(abs, angle)``: abs * (cos(angle) + i sin(angle)), broadcast (RoPE's cis)."""
+        shapes = [shape(interp, args[0] if args else kwargs["abs"], node),
+                  shape(interp, args[1] if len(args) > 1 else kwargs["angle"], node)]
+        return t.record(interp, "polar", "polar", {}, shapes, node)
+    f["polar"] = polar
+
+    def complex_pair(interp, args, kwargs, node):
+        """``complex(real, imag)``: pairs two tensors into one complex tensor, no arithmetic."""
+        shapes = [shape(interp, args[0] if args else kwargs["real"], node),
+                  shape(interp, args[1] if len(args) > 1 else kwargs["imag"], node)]
+        return Tensor(t.moved(interp, ops.broadcast, "complex", node, *shapes), "float32")
+    f["complex"] = complex_pair
+
     def view_as_real(interp, args, kwargs, node):
         return Tensor(shape(interp, args[0], node) + (2,), args[0].dtype)
     f["view_as_real"] = view_as_real

@@ -542,7 +542,7 @@ def _sort(attrs, inputs):
     k = attrs.get("k")
     if k is not None:
         if isinstance(k, int) and isinstance(n, int) and not 0 <= k <= n:
-            raise ShapeError(f"topk: k ({k}) is out of range for a dimension of size {n}")
+            raise ShapeError(f"k ({k}) is out of range for a dimension of size {n}")
         out = x[:axis] + (k,) + x[axis + 1:] if x else x
     else:
         out = x

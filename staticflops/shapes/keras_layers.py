@@ -45,6 +45,15 @@ def _repeat_vector(attrs, inputs):
 def _pad_or_crop(attrs, inputs):
     x = inputs[0]
     sign = 1 if attrs["kind"] == "pad" else -1
+    if attrs.get("trailing"):  # PyTorch's padding layers: the last dimensions, batched or not
+        count = len(attrs["padding"])
+        if len(x) < count + 1:
+            raise ShapeError(f"{attrs.get('type', 'pad')} expects at least {count + 1} dimensions, got {format_shape(x)}")
+        out = [size + before + after for size, (before, after) in zip(x[-count:], attrs["padding"])]
+        for size in out:
+            if isinstance(size, int) and size <= 0:
+                raise ShapeError(f"{attrs.get('type', 'pad')}: padding gives an empty output {format_shape(tuple(out))}")
+        return [tuple(x[:-count]) + tuple(out)], {}
     spatial = _spatial(attrs, x)
     if len(spatial) != len(attrs["padding"]):
         raise ShapeError(f"{attrs.get('type', attrs['kind'])} expects {len(attrs['padding'])} spatial dimensions, "

@@ -68,7 +68,7 @@ def _softmax(attrs, inputs):
     return [inputs[0]], {}
 
 
-@shape_function("add", "sub", "mul", "div", "pow", "maximum", "minimum", "compare", "where")
+@shape_function("add", "sub", "mul", "div", "pow", "maximum", "minimum", "compare", "where", "polar")
 def _elementwise(attrs, inputs):
     return [broadcast(*inputs)], {}
 
@@ -179,7 +179,28 @@ def _conv_transpose(attrs, inputs):
     for i, size in enumerate(spatial):
         k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
         out.append(_transposed_size(size, k, s, d, attrs["padding"], attrs["output_padding"], i))
+    if attrs.get("output_size") is not None:
+        out = _requested_transposed_size(attrs, out)
     return [_with_channels(attrs, x, batched, attrs["out_channels"], out)], {}
+
+
+def _requested_transposed_size(attrs, smallest: list) -> list:
+    """PyTorch's ``forward(x, output_size=...)``: the trailing sizes must lie between the size
+    without output padding and ``stride - 1`` more (it picks the output padding that fits)."""
+    dims = attrs["dims"]
+    wanted = list(attrs["output_size"])
+    if len(wanted) in (dims + 1, dims + 2):
+        wanted = wanted[-dims:]
+    if len(wanted) != dims:
+        raise ShapeError(f"output_size must have {dims} or {dims + 2} elements, got {len(wanted)}")
+    out = []
+    for i, (size, request) in enumerate(zip(smallest, wanted)):
+        low = size - attrs["output_padding"][i]  # output_padding is replaced, not added
+        high = low + attrs["stride"][i] - 1
+        if all(isinstance(v, int) for v in (low, request)) and not low <= request <= high:
+            raise ShapeError(f"requested an output size of {request}, but valid sizes range from {low} to {high}")
+        out.append(request)
+    return out
 
 
 def _transposed_size(size, k, s, d, padding, output_padding, i) -> Dim:
@@ -212,13 +233,14 @@ def _group_norm(attrs, inputs):
     return [x], {}
 
 
-@shape_function("layer_norm")
+@shape_function("layer_norm", "rms_norm")
 def _layer_norm(attrs, inputs):
     x = inputs[0]
     normalized = tuple(attrs["normalized_shape"])
     tail = x[len(x) - len(normalized):]
     if len(x) < len(normalized) or not all(same(a, b) for a, b in zip(tail, normalized)):
-        raise ShapeError(f"LayerNorm over {format_shape(normalized)} does not fit input {format_shape(x)}")
+        name = "RMSNorm" if attrs.get("kind") == "rms_norm" else "LayerNorm"
+        raise ShapeError(f"{name} over {format_shape(normalized)} does not fit input {format_shape(x)}")
     return [x], {}
 
 
@@ -264,14 +286,14 @@ def _pool(attrs, inputs):
         if isinstance(length, int) and length <= 0:  # PyTorch: "Output size is too small"
             raise ShapeError(f"output size is too small: input {format_shape(tuple(spatial))} gives "
                              f"{format_shape(out)} with kernel {format_shape(tuple(attrs['kernel_size']))}")
-    return [lead + out], {}
+    return [lead + out] * (2 if attrs.get("return_indices") else 1), {}
 
 
 @shape_function("adaptive_avg_pool", "adaptive_max_pool")
 def _adaptive_pool(attrs, inputs):
     lead, spatial = _pool_window(attrs, inputs[0])
     out = tuple(size if wanted is None else wanted for size, wanted in zip(spatial, attrs["output_size"]))
-    return [lead + out], {}
+    return [lead + out] * (2 if attrs.get("return_indices") else 1), {}  # (values, indices)
 
 
 @shape_function("flatten")
@@ -321,6 +343,38 @@ def _recurrent(attrs, inputs):
     return outputs, {"seq_len": steps, "batch": batch}
 
 
+@shape_function("rnn_cell")
+def _rnn_cell(attrs, inputs):
+    x = inputs[0]
+    name = attrs.get("type", "RNNCell")
+    _expect_rank(x, (1, 2), name)
+    _expect(x[-1], attrs["input_size"], name + " expects input_size {wanted}, got {actual}")
+    h = x[:-1] + (attrs["hidden_size"],)
+    return [h, h] if attrs["gates"] == 4 else [h], {"batch": x[0] if len(x) == 2 else 1}
+
+
+# Losses whose input has a class dimension (dim 1, or 0 unbatched) that the loss consumes.
+_CLASS_LOSSES = ("cross_entropy", "nll_loss")
+
+
+@shape_function("loss")
+def _loss(attrs, inputs):
+    """The loss per element (reduction='none') or a scalar; ``elements`` = terms before the
+    reduction, ``classes`` = the class dimension a cross entropy normalises over."""
+    x, target = inputs[0], inputs[1]
+    if attrs["op"] in _CLASS_LOSSES:
+        axis = 1 if len(x) >= 2 else 0
+        classes = x[axis] if x else 1
+        per_item = x[:axis] + x[axis + 1:]
+        if tuple(target) != tuple(x) and not all(same(a, b) for a, b in zip(target, per_item)) or (
+                tuple(target) != tuple(x) and len(target) != len(per_item)):
+            raise ShapeError(f"{attrs['op']}: target {format_shape(target)} does not fit input {format_shape(x)}")
+    else:
+        classes, per_item = 1, broadcast(x, target)
+    out = per_item if attrs.get("reduction", "mean") == "none" else ()
+    return [out], {"elements": numel(per_item), "classes": classes}
+
+
 @shape_function("multihead_attention")
 def _multihead_attention(attrs, inputs):
     query, key = inputs[0], inputs[1]
@@ -346,7 +400,16 @@ def _sdpa(attrs, inputs):
     q, k, v = inputs[0], inputs[1], inputs[2]
     _expect(q[-1], k[-1], "scaled_dot_product_attention: query has {actual} features per head, key {wanted}")
     _expect(k[-2], v[-2], "scaled_dot_product_attention: key length {wanted} differs from value length {actual}")
-    batch = broadcast(q[:-2], k[:-2], v[:-2])
+    if attrs.get("enable_gqa") and len(q) >= 3 and len(k) >= 3 and len(v) >= 3:
+        # grouped-query attention: each key/value head serves query_heads / kv_heads query heads
+        heads = q[-3]
+        for kv in (k[-3], v[-3]):
+            if isinstance(heads, int) and isinstance(kv, int) and (kv <= 0 or heads % kv):
+                raise ShapeError(f"scaled_dot_product_attention: {heads} query heads are not a multiple of "
+                                 f"{kv} key/value heads")
+        batch = broadcast(q[:-3], k[:-3], v[:-3]) + (heads,)
+    else:
+        batch = broadcast(q[:-2], k[:-2], v[:-2])
     return [batch + (q[-2], v[-1])], {"batch_heads": numel(batch), "target_len": q[-2], "source_len": k[-2]}
 
 
@@ -355,6 +418,26 @@ def _matmul(attrs, inputs):
     a, b = inputs[0], inputs[1]
     inner = a[-1]
     return [matmul(a, b)], {"inner": inner}
+
+
+# The operand ranks each of torch's add-a-product ops takes (input is broadcast to the result).
+_ADD_PRODUCT_RANKS = {"addmm": (2, 2), "baddbmm": (3, 3), "addbmm": (3, 3), "addmv": (2, 1)}
+
+
+@shape_function("add_product")
+def _add_product(attrs, inputs):
+    op = attrs["op"]
+    base, a, b = inputs
+    if (len(a), len(b)) != _ADD_PRODUCT_RANKS[op]:
+        ranks = "-D and ".join(str(r) for r in _ADD_PRODUCT_RANKS[op])
+        raise ShapeError(f"{op} expects {ranks}-D operands, got {format_shape(a)} and {format_shape(b)}")
+    if op in ("baddbmm", "addbmm"):
+        _expect(b[0], a[0], op + ": batch sizes {wanted} and {actual} differ")
+    product = matmul(a, b)
+    result = product[1:] if op == "addbmm" else product  # addbmm sums over the batch
+    if broadcast(base, result) != tuple(result):
+        raise ShapeError(f"{op}: input {format_shape(base)} does not broadcast to the result {format_shape(result)}")
+    return [result], {"inner": a[-1], "products": numel(product) * a[-1]}
 
 
 @shape_function("einsum")
@@ -421,6 +504,57 @@ def _pixel_shuffle(attrs, inputs):
         raise ShapeError(f"input channels {x[-3]} are not divisible by the square of the upscale factor {r}")
     channels = x[-3] // (r * r)
     return [x[:-3] + (channels, x[-2] * r, x[-1] * r)], {}
+
+
+@shape_function("pixel_unshuffle")
+def _pixel_unshuffle(attrs, inputs):
+    x = inputs[0]
+    _expect_rank(x, (3, 4, 5, 6), "PixelUnshuffle")
+    r = attrs["downscale_factor"]
+    _positive((r,), "downscale factor")
+    for size in x[-2:]:
+        if isinstance(size, int) and isinstance(r, int) and size % r:
+            raise ShapeError(f"spatial size {size} is not divisible by the downscale factor {r}")
+    return [x[:-3] + (x[-3] * r * r, x[-2] // r, x[-1] // r)], {}
+
+
+@shape_function("glu")
+def _glu(attrs, inputs):
+    x = inputs[0]
+    axis = normalize_dim(attrs.get("dim", -1), len(x))
+    if isinstance(x[axis], int) and x[axis] % 2:
+        raise ShapeError(f"GLU halves dimension {attrs.get('dim', -1)}, but its size {x[axis]} is odd")
+    return [x[:axis] + (x[axis] // 2,) + x[axis + 1:]], {}
+
+
+@shape_function("cumulative", "normalize")
+def _along_dim(attrs, inputs):
+    return [inputs[0]], {}
+
+
+@shape_function("sort")
+def _sort(attrs, inputs):
+    """sort / argsort / topk along ``dim``; ``comparisons`` = n * ceil(log2 n) per row for a
+    full sort, n * ceil(log2 k) for the k largest (a heap of k), for rule sets that count them."""
+    x = inputs[0]
+    axis = attrs["dim"]
+    n = x[axis] if x else 1
+    k = attrs.get("k")
+    if k is not None:
+        if isinstance(k, int) and isinstance(n, int) and not 0 <= k <= n:
+            raise ShapeError(f"k ({k}) is out of range for a dimension of size {n}")
+        out = x[:axis] + (k,) + x[axis + 1:] if x else x
+    else:
+        out = x
+    depth = k if k is not None else n
+    log = (depth - 1).bit_length() if isinstance(depth, int) and depth > 1 else 0
+    rows = numel(x) // n if x and isinstance(n, int) and n else numel(x)
+    return [out], {"comparisons": rows * (n if x else 1) * log}
+
+
+@shape_function("scatter_add")
+def _scatter_add(attrs, inputs):
+    return [inputs[0]], {}
 
 
 @shape_function("reduce")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.keras.engine import KerasEngine, is_layer, keras_state
 from staticflops.frontend.keras.graph import KerasTensor, adopt
-from staticflops.frontend.keras.ops import activation_functions, build_ops, graph_op
+from staticflops.frontend.keras.ops import activation_functions, build_ops, graph_op, identity_matrix
 from staticflops.frontend.torch.framework import TorchFramework, _passive
 from staticflops.frontend.values import Builtin, Instance, Namespace, NoOpMembers, Unknown
 
@@ -56,7 +56,7 @@ class KerasFramework(TorchFramework):
         layers_ns = Namespace("keras.layers", layers)
         keras = Namespace("keras", {
             "layers": layers_ns, "models": models, "Model": engine.model_class, "Sequential": engine.sequential_class,
-            "Input": make_input, "Layer": engine.layer_class, "ops": Namespace("keras.ops", ops),
+            "Input": make_input, "Layer": engine.layer_class, "ops": Namespace("keras.ops", {**ops, "identity": graph_op("identity", identity_matrix)}),
             "activations": Namespace("keras.activations", activations), "backend": backend, **anything,
             "utils": Namespace("keras.utils", {"register_keras_serializable": _decorator_factory()}),
             "saving": Namespace("keras.saving", {"register_keras_serializable": _decorator_factory()}),

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from staticflops.frontend.keras.graph import KerasTensor, adopt, tensors_in
 from staticflops.frontend.keras.layers import ACTIVATIONS
-from staticflops.frontend.values import Builtin, Tensor
+from staticflops.frontend.values import Builtin, Tensor, Unknown
+from staticflops.shapes.expr import Expr
 
 
 def graph_op(name: str, fn) -> Builtin:
@@ -98,6 +99,21 @@ def build_ops(torch_functions: dict, framework) -> dict:
         ops[name] = graph_op(name, fn)
     ops.update(activation_functions(f))
     return ops
+
+
+def identity_matrix(interp, args, kwargs, node):
+    """``keras.ops.identity(n, dtype=None)``: an n x n identity matrix (``tf.identity(x)``, by
+    contrast, returns its argument)."""
+    n = args[0] if args else kwargs.get("n")
+    if isinstance(n, Unknown):
+        return n
+    if isinstance(n, bool) or not isinstance(n, (int, Expr)):
+        return interp.unknown(f"keras.ops.identity(n) builds an n x n matrix; n is {type(n).__name__}, "
+                              "not a size", node)
+    if isinstance(n, int) and n < 0:
+        raise interp.fail(f"keras.ops.identity: negative size {n}", node, code="SF301")
+    dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+    return Tensor((n, n), dtype if isinstance(dtype, str) else "float32")
 
 
 def activation_functions(f: dict) -> dict:

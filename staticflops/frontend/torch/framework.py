@@ -15,7 +15,7 @@ from staticflops.frontend.values import (
     stable_order,
 )
 from staticflops.frontend.torch import constants, modules
-from staticflops.frontend.torch.functions import DTYPES, TorchOps, build_constructors, build_functions
+from staticflops.frontend.torch.functions import DTYPES, DTypeName, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
 
@@ -118,8 +118,7 @@ class TorchFramework:
             "utils": Namespace("torch.utils", {"checkpoint": checkpoint}),
             "_C": Namespace("torch._C", _passive()),  # _log_api_usage_once and friends
             "onnx": Namespace("torch.onnx", _passive()),  # exporter registration, never cost
-            **{name: ("int64" if name in ("long", "int64", "int", "int32") else
-                      "bool" if name == "bool" else "float32") for name in DTYPES},
+            **{name: DTypeName(name) for name in DTYPES},
         })
         self._stub_context = (nn, functional, stdlib["copy"])
         self.namespaces = {

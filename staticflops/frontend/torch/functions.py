@@ -10,9 +10,9 @@ from contextlib import contextmanager
 
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
-from staticflops.frontend.values import CannotKnow, Parameter, Tensor, Unknown
+from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
 from staticflops.frontend.torch import constants
-from staticflops.frontend.torch.layers import argument_error, ntuple
+from staticflops.frontend.torch.layers import argument_error, legacy_reduction, ntuple
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -110,6 +110,27 @@ def _dim_arg(args, kwargs, position, default=None, name="dim"):
     return args[position] if len(args) > position else default
 
 
+# torch.return_types.sort / topk / max / min ...: tuples whose items are also named.
+_VALUES_INDICES = Class("torch.return_types", (), {})
+
+
+def values_and_indices(values, indices) -> Record:
+    return Record.make(_VALUES_INDICES, ("values", "indices"), (values, indices))
+
+
+def _indices_int64(result):
+    """``(values, indices)`` of a max pool asked for its indices: the indices are int64."""
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], Tensor):
+        result[1].dtype, result[1].requires_grad = "int64", False
+    return result
+
+
+# Bytes per element of the dtypes a tensor can be viewed as (``x.view(torch.int8)``).
+DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "float64": 8, "double": 8,
+               "int64": 8, "long": 8, "int32": 4, "int": 4, "int16": 2, "short": 2, "int8": 1, "uint8": 1,
+               "bool": 1}
+
+
 def build_functions(t: TorchOps) -> dict:
     """name -> fn(interp, args, kwargs, node); ``args[0]`` is the tensor for methods."""
     f: dict = {}
@@ -120,9 +141,25 @@ def build_functions(t: TorchOps) -> dict:
     # ---- data movement: shapes only ---------------------------------------------------
     def view(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
+        wanted = args[1] if len(args) == 2 else kwargs.get("dtype")
+        if isinstance(wanted, str):  # x.view(torch.int32): the same bytes read as another dtype
+            return view_dtype(interp, args[0], x, wanted, node)
         new = _sizes(args[1:]) or list(kwargs.get("shape", kwargs.get("size", ())))
         return t.reshape_like(interp, x, new, node, "view/reshape")
     f["view"] = f["reshape"] = view
+
+    def view_dtype(interp, tensor, x, wanted, node):
+        exact = getattr(wanted, "exact", wanted)  # torch.int32 evaluates to "int64" with .exact "int32"
+        source, target = DTYPE_BYTES.get(tensor.dtype), DTYPE_BYTES.get(exact)
+        if source is None or target is None:
+            raise CannotKnow(f"a view as dtype {exact!r}")
+        if source != target:  # the last dimension holds the same bytes in more or fewer elements
+            if not x or (isinstance(x[-1], int) and (x[-1] * source) % target):
+                raise AnalysisError(f"view as {exact}: the last dimension's {x[-1] if x else 0} elements of "
+                                    f"{source} bytes do not divide into elements of {target} bytes",
+                                    interp.location(node), "SF301")
+            x = x[:-1] + (x[-1] * source // target,)
+        return Tensor(x, str(wanted))
 
     def flatten(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
@@ -310,6 +347,191 @@ def build_functions(t: TorchOps) -> dict:
         return tuple(Tensor(x[:axis] + x[axis + 1:], args[0].dtype) for _ in range(x[axis]))
     f["unbind"] = unbind
 
+    def unflatten(interp, args, kwargs, node):
+        bound = {**dict(zip(["input", "dim", "sizes"], args)), **kwargs}
+        attrs = {"dim": bound["dim"], "unflattened_size": tuple(bound["sizes"]), "type": "unflatten"}
+        return t.record(interp, "unflatten", "unflatten", attrs, [shape(interp, bound["input"], node)], node,
+                        dtype=args[0].dtype)
+    f["unflatten"] = unflatten
+
+    def with_dim(x, dim, size, label, interp, node):
+        axis = t.moved(interp, ops.normalize_dim, label, node, dim, len(x))
+        return x[:axis] + (size,) + x[axis + 1:]
+
+    def narrow(interp, args, kwargs, node):
+        bound = {**dict(zip(["input", "dim", "start", "length"], args)), **kwargs}
+        x = shape(interp, bound["input"], node)
+        return Tensor(with_dim(x, bound["dim"], bound["length"], "narrow", interp, node), args[0].dtype)
+    f["narrow"] = narrow
+
+    def tile(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        times = _sizes(args[1:]) or list(kwargs.get("dims", ()))
+        times = [1] * (len(x) - len(times)) + times  # fewer counts than dimensions: leading 1s
+        return Tensor(t.moved(interp, ops.repeat, "tile", node, x, times), args[0].dtype)
+    f["tile"] = tile
+
+    def movedim(interp, args, kwargs, node):
+        bound = {**dict(zip(["input", "source", "destination"], args)), **kwargs}
+        x = shape(interp, bound["input"], node)
+        source, target = bound["source"], bound["destination"]
+        source = list(source) if isinstance(source, (list, tuple)) else [source]
+        target = list(target) if isinstance(target, (list, tuple)) else [target]
+        source = [t.moved(interp, ops.normalize_dim, "movedim", node, d, len(x)) for d in source]
+        target = [t.moved(interp, ops.normalize_dim, "movedim", node, d, len(x)) for d in target]
+        if len(source) != len(target) or len(set(source)) != len(source) or len(set(target)) != len(target):
+            raise AnalysisError("movedim: source and destination must be distinct dimensions of equal count",
+                                interp.location(node), "SF301")
+        order = [None] * len(x)
+        for s, d in zip(source, target):
+            order[d] = s
+        rest = iter(i for i in range(len(x)) if i not in source)
+        order = [next(rest) if o is None else o for o in order]
+        return Tensor(tuple(x[i] for i in order), args[0].dtype)
+    f["movedim"] = f["moveaxis"] = movedim
+
+    def broadcast_to(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        sizes = list(args[1] if len(args) > 1 else kwargs["size"])
+        return Tensor(t.moved(interp, ops.expand, "broadcast_to", node, x, sizes), args[0].dtype)
+    f["broadcast_to"] = broadcast_to
+
+    def split_with_sizes(interp, args, kwargs, node):
+        bound = {"dim": 0, **dict(zip(["input", "split_sizes", "dim"], args)), **kwargs}
+        return split(interp, [bound["input"], list(bound["split_sizes"]), bound["dim"]], {}, node)
+    f["split_with_sizes"] = split_with_sizes
+
+    def tensor_split(interp, args, kwargs, node):
+        bound = {"dim": 0, **dict(zip(["input", "indices_or_sections", "dim"], args)), **kwargs}
+        for key in ("sections", "indices", "tensor_indices_or_sections"):
+            bound.setdefault("indices_or_sections", bound.get(key))
+        x = shape(interp, bound["input"], node)
+        axis = t.moved(interp, ops.normalize_dim, "tensor_split", node, bound["dim"], len(x))
+        size, cut = x[axis], bound["indices_or_sections"]
+        if not isinstance(size, int) or isinstance(cut, (Tensor, Unknown)):
+            raise CannotKnow("tensor_split of a symbolic dimension or at tensor indices")
+        if isinstance(cut, int):  # n sections: the first size % n are one longer
+            if cut <= 0:
+                raise AnalysisError(f"tensor_split: number of sections must be positive, got {cut}",
+                                    interp.location(node), "SF301")
+            sizes = [size // cut + (1 if i < size % cut else 0) for i in range(cut)]
+        else:  # split before each index, clamped to the dimension as Python slices are
+            bounds = [0, *[min(max(i if i >= 0 else size + i, 0), size) for i in cut], size]
+            sizes = [max(b - a, 0) for a, b in zip(bounds, bounds[1:])]
+        return tuple(Tensor(x[:axis] + (s,) + x[axis + 1:], args[0].dtype) for s in sizes)
+    f["tensor_split"] = tensor_split
+
+    def view_as_complex(interp, args, kwargs, node):
+        x = shape(interp, args[0], node)
+        if not x or x[-1] != 2:
+            raise AnalysisError("view_as_complex: the last dimension must have size 2", interp.location(node), "SF301")
+        return Tensor(x[:-1], args[0].dtype)  # (real, imaginary) pairs become one element
+    f["view_as_complex"] = view_as_complex
+
+    def polar(interp, args, kwargs, node):
+        """``polar(abs, angle)``: abs * (cos(angle) + i sin(angle)), broadcast (RoPE's cis)."""
+        shapes = [shape(interp, args[0] if args else kwargs["abs"], node),
+                  shape(interp, args[1] if len(args) > 1 else kwargs["angle"], node)]
+        return t.record(interp, "polar", "polar", {}, shapes, node)
+    f["polar"] = polar
+
+    def complex_pair(interp, args, kwargs, node):
+        """``complex(real, imag)``: pairs two tensors into one complex tensor, no arithmetic."""
+        shapes = [shape(interp, args[0] if args else kwargs["real"], node),
+                  shape(interp, args[1] if len(args) > 1 else kwargs["imag"], node)]
+        return Tensor(t.moved(interp, ops.broadcast, "complex", node, *shapes), "float32")
+    f["complex"] = complex_pair
+
+    def view_as_real(interp, args, kwargs, node):
+        return Tensor(shape(interp, args[0], node) + (2,), args[0].dtype)
+    f["view_as_real"] = view_as_real
+
+    def repeat_interleave(interp, args, kwargs, node):
+        bound = {"dim": None, **dict(zip(["input", "repeats", "dim"], args)), **kwargs}
+        x, repeats = shape(interp, bound["input"], node), bound["repeats"]
+        if isinstance(repeats, Tensor):
+            raise CannotKnow("repeat_interleave with a tensor of repeats (the size depends on its values)")
+        if isinstance(repeats, int) and repeats < 0:
+            raise AnalysisError(f"repeat_interleave: repeats must be non-negative, got {repeats}",
+                                interp.location(node), "SF301")
+        if bound["dim"] is None:  # the flattened input
+            from staticflops.shapes import numel as count
+            return Tensor((count(x) * repeats,), args[0].dtype)
+        axis = t.moved(interp, ops.normalize_dim, "repeat_interleave", node, bound["dim"], len(x))
+        return Tensor(x[:axis] + (x[axis] * repeats,) + x[axis + 1:], args[0].dtype)
+    f["repeat_interleave"] = repeat_interleave
+
+    # ---- indexing: the result takes the index's shape; data movement, no arithmetic --------
+    def gather(interp, args, kwargs, node):
+        bound = {**dict(zip(["input", "dim", "index"], args)), **kwargs}
+        x, index = shape(interp, bound["input"], node), shape(interp, bound["index"], node)
+        if len(index) != len(x):
+            raise AnalysisError(f"gather: index has {len(index)} dimensions, input {len(x)}", interp.location(node), "SF301")
+        return Tensor(index, bound["input"].dtype)
+    f["gather"] = gather
+
+    def scatter(name):
+        """scatter / scatter_add / index_add: the input's shape; the adds are recorded."""
+        names = ["input", "dim", "index", "src"] if name != "index_add" else ["input", "dim", "index", "source"]
+
+        def fn(interp, args, kwargs, node):
+            bound = {**dict(zip(names, args)), **kwargs}
+            x = shape(interp, bound["input"], node)
+            source = bound.get("src", bound.get("source", bound.get("value")))
+            index = shape(interp, bound["index"], node)
+            if name == "scatter" and bound.get("reduce") is None:  # plain writes: data movement
+                return Tensor(x, bound["input"].dtype)
+            added = index if name != "index_add" else shape(interp, source, node)
+            attrs = {"op": name, "dim": bound["dim"]}
+            return t.record(interp, "scatter_add", name, attrs, [x, added], node, outputs=[x],
+                            dtype=bound["input"].dtype)
+        return fn
+    for name in ("scatter", "scatter_add", "index_add"):
+        f[name] = f[name + "_"] = scatter(name)
+
+    def loss(op, names):
+        def fn(interp, args, kwargs, node):
+            bound = {**dict(zip(names, args)), **kwargs}
+            attrs = {"op": op, "reduction": bound.get("reduction", "mean"),
+                     "size_average": bound.get("size_average"), "reduce": bound.get("reduce")}
+            attrs["reduction"] = legacy_reduction(attrs)
+            if problem := argument_error("loss", attrs):
+                raise AnalysisError(f"F.{op}: {problem}", interp.location(node), "SF301")
+            shapes = [shape(interp, bound[k], node) for k in names[:2]]
+            return t.record(interp, "loss", f"F.{op}", attrs, shapes, node)
+        return fn
+    for op in ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+               "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div"):
+        f[op] = loss(op, ["input", "target"])
+
+    def normalize(interp, args, kwargs, node):
+        """F.normalize: x / max(||x||_p, eps) along ``dim`` (default 1)."""
+        bound = {"p": 2.0, "dim": 1, **dict(zip(["input", "p", "dim", "eps"], args)), **kwargs}
+        x = shape(interp, bound["input"], node)
+        dim = t.moved(interp, ops.normalize_dim, "F.normalize", node, bound["dim"], max(len(x), 1))
+        return t.record(interp, "normalize", "F.normalize", {"p": bound["p"], "dim": dim}, [x], node)
+    f["normalize"] = normalize
+
+    def index_select(interp, args, kwargs, node):
+        bound = {**dict(zip(["input", "dim", "index"], args)), **kwargs}
+        x, index = shape(interp, bound["input"], node), shape(interp, bound["index"], node)
+        if len(index) > 1:
+            raise AnalysisError("index_select: the index must be 1-D", interp.location(node), "SF301")
+        return Tensor(with_dim(x, bound["dim"], index[0] if index else 1, "index_select", interp, node), bound["input"].dtype)
+    f["index_select"] = index_select
+
+    def take_along_dim(interp, args, kwargs, node):
+        bound = {"dim": None, **dict(zip(["input", "indices", "dim"], args)), **kwargs}
+        x, index = shape(interp, bound["input"], node), shape(interp, bound["indices"], node)
+        if bound["dim"] is None:  # indices into the flattened input
+            from staticflops.shapes import numel as count
+            return Tensor((count(index),), bound["input"].dtype)
+        axis = t.moved(interp, ops.normalize_dim, "take_along_dim", node, bound["dim"], len(x))
+        others = t.moved(interp, ops.broadcast, "take_along_dim", node,
+                         x[:axis] + (1,) + x[axis + 1:], index[:axis] + (1,) + index[axis + 1:])
+        return Tensor(others[:axis] + (index[axis],) + others[axis + 1:], bound["input"].dtype)
+    f["take_along_dim"] = take_along_dim
+
     # ---- computing ops ------------------------------------------------------------------
     def matmul(label):
         def fn(interp, args, kwargs, node):
@@ -318,6 +540,30 @@ def build_functions(t: TorchOps) -> dict:
         return fn
     f["matmul"], f["mm"], f["bmm"] = matmul("matmul"), matmul("mm"), matmul("bmm")
     f["__matmul__"] = matmul("@")  # the operator: some counters patch torch.matmul but not `@`
+
+    def add_product(name):
+        """addmm / baddbmm / addbmm / addmv: ``beta * input + alpha * (a @ b)`` (addbmm also sums
+        the batch of products).  GPT-2's Conv1D and Bloom/NeoX attention scores use them."""
+        def fn(interp, args, kwargs, node):
+            bound = {"beta": 1, "alpha": 1, **dict(zip(["input", "a", "b"], args))}
+            bound.update({{"mat1": "a", "mat2": "b", "batch1": "a", "batch2": "b", "mat": "a", "vec": "b"}.get(k, k): v
+                          for k, v in kwargs.items()})
+            attrs = {"op": name, "beta": bound["beta"], "alpha": bound["alpha"]}
+            shapes = [shape(interp, bound[k], node) for k in ("input", "a", "b")]
+            return t.record(interp, "add_product", name, attrs, shapes, node)
+        return fn
+    for name in ("addmm", "baddbmm", "addbmm", "addmv"):
+        f[name] = add_product(name)
+
+    def outer(interp, args, kwargs, node):
+        """``outer(a, b)``: a[:, None] * b[None, :], one multiply per output (RoPE frequencies)."""
+        a, b = shape(interp, args[0], node), shape(interp, args[1] if len(args) > 1 else kwargs["vec2"], node)
+        if len(a) != 1 or len(b) != 1:
+            raise AnalysisError("outer: both operands must be 1-D", interp.location(node), "SF301")
+        left, right = args[0], args[1] if len(args) > 1 else kwargs["vec2"]
+        return t.framework.binary(interp, "mul", Tensor(a + (1,), left.dtype, requires_grad=left.requires_grad),
+                                  Tensor((1,) + b, right.dtype, requires_grad=right.requires_grad), node, label="outer")
+    f["outer"] = f["ger"] = outer
 
     def einsum(interp, args, kwargs, node):
         equation = args[0]
@@ -367,10 +613,12 @@ def build_functions(t: TorchOps) -> dict:
         f[f"conv_transpose{n}d"] = conv(n, transposed=True)
 
     def sdpa(interp, args, kwargs, node):
-        names = ["query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale"]
-        bound = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, **dict(zip(names, args)), **kwargs}
+        names = ["query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa"]
+        bound = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "enable_gqa": False,
+                 **dict(zip(names, args)), **kwargs}
         shapes = [shape(interp, bound[k], node) for k in ("query", "key", "value")]
-        attrs = {"is_causal": bound["is_causal"] is True, "has_mask": bound["attn_mask"] is not None}
+        attrs = {"is_causal": bound["is_causal"] is True, "has_mask": bound["attn_mask"] is not None,
+                 "enable_gqa": bound["enable_gqa"] is True}
         return t.record(interp, "scaled_dot_product_attention", "F.scaled_dot_product_attention", attrs, shapes, node)
     f["scaled_dot_product_attention"] = sdpa
 
@@ -415,6 +663,33 @@ def build_functions(t: TorchOps) -> dict:
         for name in names:
             f[name] = binary(kind, name)
 
+    def comparison(name):
+        def fn(interp, args, kwargs, node):
+            other = args[1] if len(args) > 1 else kwargs.get("other")
+            return t.framework.binary(interp, "compare", args[0], other, node, label=name)
+        return fn
+    for name in ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
+                 "not_equal", "logical_and", "logical_or", "logical_xor"):
+        f[name] = comparison(name)
+
+    def logical_not(interp, args, kwargs, node):
+        result = t.record(interp, "compare", "logical_not", {}, [shape(interp, args[0], node)], node, dtype="bool")
+        if isinstance(result, Tensor):
+            result.requires_grad = False
+        return result
+    f["logical_not"] = logical_not
+
+    def truth_reduction(name):
+        """``all`` / ``any``: a reduction to bool (over all elements, or a dim)."""
+        def fn(interp, args, kwargs, node):
+            attrs = {"op": name, "dim": _dim_arg(args, kwargs, 1), "keepdim": _dim_arg(args, kwargs, 2, False, "keepdim")}
+            result = t.record(interp, "reduce", name, attrs, [shape(interp, args[0], node)], node, dtype="bool")
+            if isinstance(result, Tensor):
+                result.requires_grad = False
+            return result
+        return fn
+    f["all"], f["any"] = truth_reduction("all"), truth_reduction("any")
+
     def reduction(name):
         def fn(interp, args, kwargs, node):
             x = shape(interp, args[0], node)
@@ -435,11 +710,45 @@ def build_functions(t: TorchOps) -> dict:
             x = shape(interp, args[0], node)
             keepdim = _dim_arg(args, kwargs, 2, False, "keepdim")
             values = t.record(interp, "reduce", name, {"op": name, "dim": other, "keepdim": keepdim}, [x], node)
-            if other is None:
+            if other is None or not isinstance(values, Tensor):
                 return values
-            return (values, Tensor(values.shape, "int64"))
+            return values_and_indices(values, Tensor(values.shape, "int64"))
         return fn
     f["max"], f["min"] = max_or_min("max"), max_or_min("min")
+
+    def cumulative(name):
+        """cumsum / cumprod: a running sum or product along ``dim``, the input's shape."""
+        def fn(interp, args, kwargs, node):
+            x = shape(interp, args[0], node)
+            dim = t.moved(interp, ops.normalize_dim, name, node, _dim_arg(args, kwargs, 1), max(len(x), 1))
+            return t.record(interp, "cumulative", name, {"op": name, "dim": dim}, [x], node, dtype=args[0].dtype)
+        return fn
+    for name in ("cumsum", "cumprod", "cumsum_", "cumprod_"):
+        f[name] = cumulative(name.rstrip("_"))
+
+    def sorting(name):
+        """sort / argsort / msort / topk: (values, indices), indices only for argsort."""
+        def fn(interp, args, kwargs, node):
+            x = shape(interp, args[0], node)
+            if name == "topk":
+                k = _dim_arg(args, kwargs, 1, None, "k")
+                dim = _dim_arg(args, kwargs, 2, -1)
+            else:
+                k, dim = None, 0 if name == "msort" else _dim_arg(args, kwargs, 1, -1)
+            if isinstance(dim, bool):  # sort(x, descending) written positionally is an error in torch
+                raise AnalysisError(f"{name}: dim must be an integer", interp.location(node), "SF301")
+            dim = t.moved(interp, ops.normalize_dim, name, node, dim, max(len(x), 1))
+            result = t.record(interp, "sort", name, {"op": name, "dim": dim, "k": k}, [x], node,
+                              dtype=args[0].dtype)
+            if not isinstance(result, Tensor):
+                return result
+            indices = Tensor(result.shape, "int64")
+            if name == "argsort":
+                return indices
+            return values_and_indices(result, indices)
+        return fn
+    for name in ("sort", "argsort", "msort", "topk"):
+        f[name] = sorting(name)
 
     def argmax(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
@@ -455,22 +764,26 @@ def build_functions(t: TorchOps) -> dict:
 
     def pool(kind, dims):
         def fn(interp, args, kwargs, node):
-            names = ["input", "kernel_size", "stride", "padding"] + (["dilation", "ceil_mode"] if kind == "max_pool" else ["ceil_mode"])
+            names = ["input", "kernel_size", "stride", "padding"] + (["dilation", "ceil_mode", "return_indices"]
+                                                                     if kind == "max_pool" else ["ceil_mode"])
             bound = {"stride": None, "padding": 0, "dilation": 1, "ceil_mode": False, **dict(zip(names, args)), **kwargs}
             kernel = ntuple(bound["kernel_size"], dims)
             attrs = {"dims": dims, "kernel_size": kernel,
                      "stride": ntuple(bound["stride"] if bound["stride"] not in (None, []) else kernel, dims),
                      "padding": ntuple(bound["padding"], dims), "dilation": ntuple(bound["dilation"], dims),
                      "ceil_mode": bound["ceil_mode"], "type": f"F.{kind}{dims}d"}
-            return t.record(interp, kind, attrs["type"], attrs, [shape(interp, bound["input"], node)], node)
+            if bound.get("return_indices") is True:
+                attrs["return_indices"] = True
+            return _indices_int64(t.record(interp, kind, attrs["type"], attrs, [shape(interp, bound["input"], node)], node))
         return fn
 
     def adaptive(kind, dims):
         def fn(interp, args, kwargs, node):
             size = args[1] if len(args) > 1 else kwargs["output_size"]
             attrs = {"dims": dims, "output_size": ntuple(size, dims), "type": f"F.{kind}{dims}d"}
-            result = t.record(interp, kind, attrs["type"], attrs, [shape(interp, args[0], node)], node)
-            return result
+            if _dim_arg(args, kwargs, 2, False, "return_indices") is True:
+                attrs["return_indices"] = True
+            return _indices_int64(t.record(interp, kind, attrs["type"], attrs, [shape(interp, args[0], node)], node))
         return fn
     for n in (1, 2, 3):
         f[f"max_pool{n}d"] = pool("max_pool", n)
@@ -486,6 +799,53 @@ def build_functions(t: TorchOps) -> dict:
         attrs = {"normalized_shape": normalized, "elementwise_affine": weight is not None, "type": "F.layer_norm"}
         return t.record(interp, "layer_norm", "F.layer_norm", attrs, [x], node)
     f["layer_norm"] = layer_norm
+
+    def rms_norm(interp, args, kwargs, node):
+        bound = {"weight": None, **dict(zip(["input", "normalized_shape", "weight", "eps"], args)), **kwargs}
+        normalized = bound["normalized_shape"]
+        normalized = tuple(normalized) if isinstance(normalized, (list, tuple)) else (normalized,)
+        attrs = {"normalized_shape": normalized, "elementwise_affine": bound["weight"] is not None, "type": "F.rms_norm"}
+        return t.record(interp, "rms_norm", "F.rms_norm", attrs, [shape(interp, bound["input"], node)], node)
+    f["rms_norm"] = rms_norm
+
+    def pixel_unshuffle(interp, args, kwargs, node):
+        attrs = {"downscale_factor": args[1] if len(args) > 1 else kwargs["downscale_factor"]}
+        return t.record(interp, "pixel_unshuffle", "F.pixel_unshuffle", attrs, [shape(interp, args[0], node)], node)
+    f["pixel_unshuffle"] = pixel_unshuffle
+
+    def glu(interp, args, kwargs, node):
+        attrs = {"dim": _dim_arg(args, kwargs, 1, -1)}
+        return t.record(interp, "glu", "F.glu", attrs, [shape(interp, args[0], node)], node)
+    f["glu"] = glu
+
+    def one_hot(interp, args, kwargs, node):
+        classes = _dim_arg(args, kwargs, 1, -1, "num_classes")
+        if classes == -1:
+            raise CannotKnow("F.one_hot without num_classes (the size is the largest index + 1)")
+        return Tensor(shape(interp, args[0], node) + (classes,), "int64")
+    f["one_hot"] = one_hot
+
+    def channel_norm(kind, names):
+        """F.batch_norm / F.instance_norm / F.group_norm: the layer's kind, from the tensors."""
+        def fn(interp, args, kwargs, node):
+            bound = {"weight": None, **dict(zip(names, args)), **kwargs}
+            x = shape(interp, bound["input"], node)
+            if len(x) < 2:
+                raise AnalysisError(f"F.{kind}: expects an input of rank at least 2, got rank {len(x)}",
+                                    interp.location(node), "SF301")
+            affine = bound["weight"] is not None
+            attrs = {"affine": affine, "type": f"F.{kind}", "dims": len(x) - 2}
+            if kind == "group_norm":
+                attrs.update(num_groups=bound["num_groups"], num_channels=x[1])
+                if problem := argument_error("group_norm", attrs):
+                    raise AnalysisError(f"F.group_norm: {problem}", interp.location(node), "SF301")
+            else:
+                attrs["num_features"] = x[1]
+            return t.record(interp, kind, f"F.{kind}", attrs, [x], node)
+        return fn
+    f["batch_norm"] = channel_norm("batch_norm", ["input", "running_mean", "running_var", "weight", "bias"])
+    f["instance_norm"] = channel_norm("instance_norm", ["input", "running_mean", "running_var", "weight", "bias"])
+    f["group_norm"] = channel_norm("group_norm", ["input", "num_groups", "weight", "bias"])
 
     def embedding(interp, args, kwargs, node):
         ids, weight = shape(interp, args[0], node), shape(interp, args[1], node)
@@ -511,6 +871,17 @@ def build_functions(t: TorchOps) -> dict:
 DTYPES = {"float32", "float", "float16", "half", "bfloat16", "float64", "double", "int64", "long",
           "int32", "int", "int8", "uint8", "bool"}
 _INT_DTYPES = {"int64", "long", "int32", "int", "int8", "uint8"}
+
+
+class DTypeName(str):
+    """``torch.int32`` and friends: the dtype class the analysis tracks ("int64", "float32",
+    "bool"), remembering the exact name for the one place the width matters (a dtype view)."""
+
+    def __new__(cls, name: str):
+        tracked = "int64" if name in ("long", "int64", "int", "int32") else "bool" if name == "bool" else "float32"
+        value = super().__new__(cls, tracked)
+        value.exact = name
+        return value
 
 
 def build_constructors(t: TorchOps) -> dict:
@@ -572,6 +943,22 @@ def build_constructors(t: TorchOps) -> dict:
             values = constants.fit(list(range(start, end, step)), dtype)
         return Tensor((length,), dtype, values=values)
     c["arange"] = arange
+
+    def linspace(interp, args, kwargs, node):
+        steps = args[2] if len(args) > 2 else kwargs.get("steps")
+        if isinstance(steps, Unknown):
+            return steps
+        if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+            raise AnalysisError(f"torch.linspace: steps must be a non-negative integer, got {steps!r}",
+                                interp.location(node), "SF301")
+        return Tensor((steps,), dtype_of(kwargs))
+    c["linspace"] = c["logspace"] = linspace
+
+    def eye(interp, args, kwargs, node):
+        rows = args[0] if args else kwargs.get("n")
+        columns = args[1] if len(args) > 1 and not isinstance(args[1], str) else kwargs.get("m", rows)
+        return Tensor(t.moved(interp, ops.new_shape, "torch.eye", node, [rows, columns]), dtype_of(kwargs))
+    c["eye"] = eye
 
     def tensor(interp, args, kwargs, node):
         data = args[0] if args else kwargs.get("data")

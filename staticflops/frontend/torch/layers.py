@@ -63,6 +63,32 @@ for _n in (1, 2, 3):
     LAYERS[f"AdaptiveMaxPool{_n}d"] = LayerSpec("adaptive_max_pool", "output_size, return_indices=False", _n)
     LAYERS[f"Dropout{_n}d"] = LayerSpec("dropout", "p=0.5, inplace=False")
 
+for _n in (1, 2, 3):  # padding layers: sizes given last dimension first, as F.pad takes them
+    for _prefix in ("Reflection", "Replication", "Zero", "Circular"):
+        LAYERS[f"{_prefix}Pad{_n}d"] = LayerSpec("pad", "padding", _n)
+    LAYERS[f"ConstantPad{_n}d"] = LayerSpec("pad", "padding, value", _n)
+LAYERS["PixelUnshuffle"] = LayerSpec("pixel_unshuffle", "downscale_factor")
+_CELL = "input_size, hidden_size, bias=True, device=None, dtype=None"
+LAYERS["RNNCell"] = LayerSpec("rnn_cell", "input_size, hidden_size, bias=True, nonlinearity='tanh', device=None, dtype=None")
+LAYERS["GRUCell"] = LayerSpec("rnn_cell", _CELL, extra={"gates": 3})
+LAYERS["LSTMCell"] = LayerSpec("rnn_cell", _CELL, extra={"gates": 4})
+
+# Losses inside forward: `op` names the loss (the F.* function of the same math).
+_REDUCTION = "size_average=None, reduce=None, reduction='mean'"
+_LOSSES = {
+    "CrossEntropyLoss": ("cross_entropy", f"weight=None, {_REDUCTION}, ignore_index=-100, label_smoothing=0.0"),
+    "NLLLoss": ("nll_loss", f"weight=None, {_REDUCTION}, ignore_index=-100"),
+    "MSELoss": ("mse_loss", _REDUCTION), "L1Loss": ("l1_loss", _REDUCTION),
+    "BCELoss": ("binary_cross_entropy", f"weight=None, {_REDUCTION}"),
+    "BCEWithLogitsLoss": ("binary_cross_entropy_with_logits", f"weight=None, {_REDUCTION}, pos_weight=None"),
+    "SmoothL1Loss": ("smooth_l1_loss", f"{_REDUCTION}, beta=1.0"),
+    "HuberLoss": ("huber_loss", "reduction='mean', delta=1.0"),
+    "KLDivLoss": ("kl_div", f"{_REDUCTION}, log_target=False"),
+}
+for _name, (_op, _sig) in _LOSSES.items():
+    LAYERS[_name] = LayerSpec("loss", _sig, extra={"op": _op})
+LAYERS["GLU"] = LayerSpec("glu", "dim=-1")
+
 for _name in ("Dropout", "AlphaDropout", "FeatureAlphaDropout"):
     LAYERS[_name] = LayerSpec("dropout", "p=0.5, inplace=False")
 
@@ -130,7 +156,34 @@ def normalise(name: str, spec: LayerSpec, args: dict) -> dict:
         attrs["bias"] = bool(attrs["bias"])
     elif spec.kind in ("linear", "bilinear"):
         attrs["bias"] = bool(attrs["bias"])
+    elif spec.kind == "rnn_cell":
+        attrs["bias"] = bool(attrs["bias"])
+        attrs.setdefault("gates", 1)
+    elif spec.kind == "loss":
+        attrs["reduction"] = legacy_reduction(attrs)
+    elif spec.kind == "pad":
+        attrs["padding"] = torch_padding(attrs["padding"], n)
+        attrs["dims"] = n
+        attrs["trailing"] = True  # pads the last n dimensions, batched or not
     return attrs
+
+
+def legacy_reduction(attrs: dict) -> str:
+    """``size_average``/``reduce`` (deprecated) override ``reduction`` as PyTorch does."""
+    size_average, reduce = attrs.pop("size_average", None), attrs.pop("reduce", None)
+    if size_average is None and reduce is None:
+        return attrs.get("reduction", "mean")
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def torch_padding(padding, dims: int) -> tuple:
+    """``(left, right, top, bottom, ...)`` (last dimension first) or one int -> per-dimension
+    ``(before, after)`` pairs in dimension order."""
+    sizes = ntuple(padding, 2 * dims) if not isinstance(padding, (tuple, list)) else tuple(padding)
+    pairs = [(sizes[2 * i], sizes[2 * i + 1]) for i in range(len(sizes) // 2)]
+    return tuple(reversed(pairs))
 
 
 def _number(value) -> bool:
@@ -199,6 +252,10 @@ def argument_error(kind: str, attrs: dict) -> str | None:
     if kind == "multihead_attention":
         return _first(_not_positive_integer(attrs, "embed_dim"), _not_positive_integer(attrs, "num_heads"),
                       _not_divisible(attrs, "embed_dim", "num_heads"))
+    if kind == "rnn_cell":
+        return _first(*(_not_positive_integer(attrs, key) for key in ("input_size", "hidden_size")))
+    if kind == "loss" and attrs.get("reduction") not in ("none", "mean", "sum", "batchmean"):
+        return f"{attrs.get('reduction')!r} is not a valid value for reduction"
     if kind in ("rnn", "gru", "lstm"):
         return _first(*(_not_positive_integer(attrs, key) for key in ("input_size", "hidden_size", "num_layers")),
                       _projection(kind, attrs), _probability(attrs.get("dropout"), "dropout"))
@@ -217,6 +274,8 @@ def argument_error(kind: str, attrs: dict) -> str | None:
                         for size in (shape if isinstance(shape, tuple) else ())))
     if kind == "dropout":
         return _probability(attrs.get("p"), "dropout probability")
+    if kind == "pad" and attrs.get("trailing") and len(attrs["padding"]) != (attrs.get("dims") or len(attrs["padding"])):
+        return f"padding must be an int or a {2 * attrs['dims']}-tuple"
     return None
 
 
@@ -256,7 +315,7 @@ def _projection(kind: str, attrs: dict) -> str | None:
 
 _AFFINE_FLAG = {"batch_norm": "affine", "instance_norm": "affine", "group_norm": "affine",
                 "layer_norm": "elementwise_affine", "rms_norm": "elementwise_affine"}
-_WEIGHTED = {"linear", "bilinear", "conv", "conv_transpose", "embedding", "rnn", "gru", "lstm",
+_WEIGHTED = {"linear", "bilinear", "conv", "conv_transpose", "embedding", "rnn", "gru", "lstm", "rnn_cell",
              "multihead_attention", "prelu", *_AFFINE_FLAG}
 
 

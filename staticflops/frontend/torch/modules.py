@@ -338,7 +338,17 @@ def container_getitem(interp, module: Instance, key, node):
 
 # ---- framework layers -----------------------------------------------------------------
 
+def _with_indices(out):
+    """Max pooling with ``return_indices=True`` returns ``(values, indices)``; indices are int64."""
+    if len(out) == 1:
+        return out[0]
+    return out[0], Tensor(out[1].shape, "int64") if out[1] is not None else None
+
+
 _RETURN_SHAPES = {
+    "max_pool": _with_indices,
+    "adaptive_max_pool": _with_indices,
+    "rnn_cell": lambda out: out[0] if len(out) == 1 else (out[0], out[1]),  # LSTMCell: (h, c)
     "rnn": lambda out: (out[0], out[1]),
     "gru": lambda out: (out[0], out[1]),
     "lstm": lambda out: (out[0], (out[1], out[2])),
@@ -402,6 +412,11 @@ class LayerFactory:
         if any(s is None for s in shapes):
             return interp.unknown(f"input shape of {layer.cls.name} is unknown", node)
         options = {k: v for k, v in kwargs.items() if isinstance(v, (bool, int, float, str, type(None)))}
+        if state.kind == "conv_transpose":
+            # ConvTranspose*d.forward(input, output_size=None): a size chooses the output padding
+            size = kwargs.get("output_size", next((v for v in inputs[1:] if isinstance(v, (list, tuple))), None))
+            if size is not None:
+                options["output_size"] = tuple(size)
         attrs = {**CALL_DEFAULTS.get(state.kind, {}), **state.attrs, **options}
         try:
             outputs, facts = infer(state.kind, attrs, shapes)

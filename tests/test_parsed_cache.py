@@ -16,6 +16,7 @@ import pytest
 
 import staticflops
 from staticflops.frontend import parsed_cache, syntax
+from staticflops.frontend.budget import make_budget
 from staticflops.frontend.lowering import LAYOUT_FIELDS, lower
 from staticflops.frontend.positions import start_positions
 from staticflops.frontend.source import parse_source
@@ -182,3 +183,19 @@ def test_internal_and_user_text_do_not_share_entries():
     assert parsed_cache.entry_key(text, True, (1, 2)) != parsed_cache.entry_key(text, False, (1, 2))
     assert parsed_cache.entry_key(text, False, (1, 2)) != parsed_cache.entry_key(text, False, (1, 3))
     assert parse_source(text, "<t>").module.body[0].body[0].value.value == "1"
+
+
+def test_a_module_is_parsed_only_when_the_model_needs_it(tmp_path):
+    """Issue 18: imports are lazy; an imported module that nothing uses is never parsed (this one
+    would be a syntax error), so it costs nothing and is not cached."""
+    (tmp_path / "unused.py").write_text("def f(:\n")
+    model = tmp_path / "m.py"
+    model.write_text("from torch import nn\nfrom unused import f\nimport unused\n\n"
+                     "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                     "        self.fc = nn.Linear(4, 2)\n\n    def forward(self, x):\n        return self.fc(x)\n")
+    report = staticflops.analyze(model, inputs=["1x4"])
+    assert report.totals.params == 4 * 2 + 2  # Linear(4, 2): weights and biases
+    names = {p.stem for p in _entries(model)}
+    limits = make_budget(None).parse_limits  # the defaults, as analyze used them
+    assert parsed_cache.entry_key(model.read_text(), False, limits) in names
+    assert parsed_cache.entry_key((tmp_path / "unused.py").read_text(), False, limits) not in names

@@ -30,6 +30,7 @@ import os
 import re
 import secrets
 import stat
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -189,12 +190,11 @@ def _build() -> str:
     digest = hashlib.sha256(f"{FORMAT}".encode())
     for name in _SHAPING_MODULES:
         digest.update(b"\0" + name.encode() + b"\0" + (here / name).read_bytes())
-    from importlib.util import find_spec
-
-    spec = find_spec("libcst")
-    if spec is not None and spec.origin:
-        version = Path(spec.origin).parent / "_version.py"
-        digest.update(b"\0libcst\0" + (version.read_bytes() if version.is_file() else spec.origin.encode()))
+    for entry in sys.path:  # the libcst an import would find, found without importing it
+        version = Path(entry or ".") / "libcst" / "_version.py"
+        if version.is_file():
+            digest.update(b"\0libcst\0" + version.read_bytes())
+            break
     return digest.hexdigest()
 
 

@@ -48,7 +48,10 @@ _SHAPING_MODULES = ("source.py", "lowering.py", "parsed_cache.py", "syntax.py", 
                     "parse_guard.py")
 
 # The project root whose cache folder holds entries (set per analysis by ``load_source``):
-# None, no cache (a git revision, text given to the API, no secret).
+# None, no cache (a git revision, text given to the API, no secret).  Process-wide, not a
+# context variable: an analysis parses in more than one thread (api._with_deep_stack).  Two
+# analyses of different projects in threads of one process may file a tree in the other's
+# folder; entries are keyed by content and signed, so that costs nothing but the place.
 _project_root: Path | None = None
 
 

@@ -31,4 +31,5 @@ def test_benchmark_without_torch_skips_the_torch_rows_with_a_message():
     assert result.returncode == 0, result.stderr
     assert "torch rows skipped" in result.stdout and "--torch-python" in result.stdout
     rows = [line.split()[0] for line in result.stdout.splitlines() if re.search(r"\s\d+\.\d{3}\s+\d+\.\d{3}\s", line)]
-    assert rows == ["staticflops", "the", "floor:"]  # ours, the no-store row, the floor; no torch row
+    # ours, the no-store row, the floor, the second analysis (parsed cache); no torch row
+    assert rows == ["staticflops", "the", "floor:", "second"]

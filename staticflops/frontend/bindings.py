@@ -8,7 +8,7 @@ bodies, lambdas and comprehensions have scopes of their own and bind nothing her
 
 from __future__ import annotations
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 from staticflops.frontend.values import dotted_name
 

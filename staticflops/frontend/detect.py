@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 from staticflops.frontend.source import SourceFile
 

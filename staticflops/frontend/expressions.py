@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 import sys
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.values import Function, LazyValue, Tensor, Unknown, describe

@@ -18,10 +18,6 @@ from __future__ import annotations
 
 import unicodedata
 
-import libcst as cst
-
-from staticflops.frontend.positions import StartPositions
-
 
 def nfkc(name: str) -> str:
     """``name`` as Python binds it (ASCII names are returned as they are)."""
@@ -32,29 +28,34 @@ def needs_normalising(text: str) -> bool:
     return not text.isascii() and not unicodedata.is_normalized("NFKC", text)
 
 
-class _NormaliseNames(cst.CSTTransformer):
-    """Rewrites each non-normalised ``Name``; every node rebuilt on the way (its ancestors)
-    keeps the start position of the node it replaces."""
+def normalise_identifiers(module, positions):
+    """The libcst module with NFKC identifiers, and start positions (``positions.StartPositions``)
+    for its (partly new) nodes.  libcst is imported here, not with this module: ``nfkc`` is
+    also needed when a cached tree is analysed, without libcst (``parsed_cache.py``)."""
+    import libcst as cst
 
-    def __init__(self, starts: dict):
-        super().__init__()
-        self.starts = starts
+    from staticflops.frontend.positions import StartPositions
 
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
-        value = nfkc(updated_node.value)
-        return updated_node if value == updated_node.value else updated_node.with_changes(value=value)
+    class _NormaliseNames(cst.CSTTransformer):
+        """Rewrites each non-normalised ``Name``; every node rebuilt on the way (its ancestors)
+        keeps the start position of the node it replaces."""
 
-    def on_leave(self, original_node, updated_node):
-        result = super().on_leave(original_node, updated_node)
-        if result is not original_node and isinstance(result, cst.CSTNode):
-            position = self.starts.get(id(original_node))
-            if position is not None:
-                self.starts[id(result)] = position
-        return result
+        def __init__(self, starts: dict):
+            super().__init__()
+            self.starts = starts
 
+        def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+            value = nfkc(updated_node.value)
+            return updated_node if value == updated_node.value else updated_node.with_changes(value=value)
 
-def normalise_identifiers(module: cst.Module, positions: StartPositions) -> tuple[cst.Module, StartPositions]:
-    """The module with NFKC identifiers, and start positions for its (partly new) nodes."""
+        def on_leave(self, original_node, updated_node):
+            result = super().on_leave(original_node, updated_node)
+            if result is not original_node and isinstance(result, cst.CSTNode):
+                position = self.starts.get(id(original_node))
+                if position is not None:
+                    self.starts[id(result)] = position
+            return result
+
     starts = dict(positions.by_id)
     normalised = module.visit(_NormaliseNames(starts))
     return normalised, StartPositions(starts, (module, normalised))  # both trees alive: no id is reused

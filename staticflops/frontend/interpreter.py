@@ -13,7 +13,7 @@ import operator
 import sys
 from fractions import Fraction
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 from staticflops.diagnostics import AnalysisError, Location, reason
 from staticflops.frontend import pyclasses
@@ -22,7 +22,7 @@ from staticflops.frontend.datafiles import DATA_VALUES, DataFile, data_attribute
 from staticflops.frontend.expressions import Expressions
 from staticflops.frontend.statements import Raised, Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
-from staticflops.frontend.source import SourceFile
+from staticflops.frontend.source import SourceFile, parse_source
 from staticflops.frontend.values import (
     describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, Generated, LazyValue, MethodWrapper,
     Namespace, Partial, Record, SuperProxy, Tensor, Unknown, stable_order,
@@ -558,7 +558,7 @@ class Interpreter(Statements, Expressions):
         as a Function to bind arguments with; parsed once, defaults evaluated by us."""
         cached = self._signatures.get(text)
         if cached is None:
-            fn_node = cst.parse_module(f"def _({text}): pass\n").body[0]
+            fn_node = parse_source(f"def _({text}): pass\n", "<signature>", internal=True).module.body[0]
             cached = self._signatures[text] = Function("_", fn_node, Scope(), None, self._defaults(fn_node.params, Scope()))
         return cached
 

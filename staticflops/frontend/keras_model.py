@@ -9,7 +9,7 @@ more from scratch on the input shapes the source declares (``Input(shape=...)``,
 
 from __future__ import annotations
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, Location
 from staticflops.frontend.imports import start_main_file

@@ -7,7 +7,7 @@ Model code uses them for configs (``@dataclass class GPTConfig``), block setting
 
 from __future__ import annotations
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 from staticflops.frontend.scope import MISSING
 from staticflops.frontend.values import Builtin, Class, Instance, LazyValue, Record

@@ -7,7 +7,7 @@ libcst and evaluated by our interpreter in the file's namespace — never by Pyt
 
 from __future__ import annotations
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.frontend.identifiers import nfkc

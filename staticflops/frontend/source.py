@@ -12,27 +12,27 @@ import tokenize
 import warnings
 import re
 
-import libcst as cst
-
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.files import RefusedRead, project_root, read_file, read_limit
+from staticflops.frontend import parsed_cache
 from staticflops.frontend.budget import MAX_FILE_BYTES, PARSE_LIMITS
-from staticflops.frontend.identifiers import needs_normalising, normalise_identifiers
-from staticflops.frontend.parse_guard import check_parse_cost
-from staticflops.frontend.positions import StartPositions, start_positions
+
+# libcst (and the modules built on it) is imported only when a text is really parsed: a tree
+# found in the parsed-module cache (parsed_cache.py) needs neither, and importing libcst costs
+# more than most analyses.
 
 
 @dataclass(eq=False)
 class SourceFile:
     path: str  # as the user named it, for messages
-    module: cst.Module
-    positions: StartPositions | dict = field(repr=False)  # .get(node) -> (line, zero-based column) where it starts
+    module: object  # syntax.Module: the lowered tree (syntax.py)
+    positions: dict = field(repr=False)  # node -> (line, zero-based column) where it starts
     internal: bool = False  # our own stub source: report the user's call site instead
     origin: Path | None = None  # the file on disk, for following its imports
     text: str = field(default="", repr=False)  # what was parsed
     roots: tuple = ()  # read from disk: the folders its imports may be read from (files.project_root)
 
-    def location(self, node: cst.CSTNode | None) -> Location:
+    def location(self, node) -> Location:
         position = self.positions.get(node) if node is not None else None
         if position is None:
             return Location(self.path, 1, 1)
@@ -53,6 +53,9 @@ def load_source(path: str | Path, display: str | None = None, reader: FileReader
     try:
         if reader is None and not roots:
             roots = (project_root(path),)
+            parsed_cache.use_project(roots[0])  # the analysed file: its project holds the cache
+        elif not roots:
+            parsed_cache.use_project(None)  # a git revision, text given to the API: no cache
     except RefusedRead as refused:  # a pyproject.toml on the way up, which `check` would refuse too
         raise AnalysisError(f"{refused.filename} {refused.reason}", Location(refused.filename, 1, 1),
                             code="SF001") from None
@@ -126,17 +129,38 @@ def _refuse_unary_runs(text: str, name: str) -> None:
 
 def parse_source(text: str, name: str, internal: bool = False,
                  parse_limits: tuple[int, int] = PARSE_LIMITS) -> SourceFile:
-    """``parse_limits``: (--max-tokens, --max-expr-depth), checked before libcst sees the text."""
+    """``parse_limits``: (--max-tokens, --max-expr-depth), checked before libcst sees the text.
+    The tree comes from the parsed-module cache when this text was parsed before under the
+    same limits (it passed these checks then: they depend on nothing else)."""
+    key = parsed_cache.entry_key(text, internal, parse_limits)
+    cached = parsed_cache.load(key)
+    if cached is not None:
+        return SourceFile(name, cached[0], cached[1], internal, text=text)
+    module, positions = _parse(text, name, internal, parse_limits)
+    parsed_cache.store(key, module, positions)
+    return SourceFile(name, module, positions, internal, text=text)
+
+
+def _parse(text: str, name: str, internal: bool, parse_limits: tuple[int, int]) -> tuple:
+    """(lowered tree, positions) of a fresh parse by libcst."""
+    import libcst as cst
+
+    from staticflops.frontend.identifiers import needs_normalising, normalise_identifiers
+    from staticflops.frontend.lowering import lower
+    from staticflops.frontend.parse_guard import check_parse_cost
+    from staticflops.frontend.positions import start_positions
+
     if not internal:
         _refuse_deep_nesting(text, name)
         check_parse_cost(text, name, *parse_limits)
     try:
         module = cst.parse_module(text)
         if internal:  # our stub code reports the user's call site, so it needs no positions
-            return SourceFile(name, module, {}, internal, text=text)
+            return lower(module, {})
         positions = start_positions(module)
         if needs_normalising(text):  # `ｗｉｄｔｈ` is `width` to Python
             module, positions = normalise_identifiers(module, positions)
+        return lower(module, positions.by_id)
     except cst.ParserSyntaxError as error:
         raise _syntax_error(text, name, error) from None
     except cst.CSTValidationError as error:  # parsed, but not a valid node (`return*x`): no position
@@ -146,7 +170,6 @@ def parse_source(text: str, name: str, internal: bool = False,
     except MemoryError:  # past the guard's estimate: still one located line, never a crash
         raise AnalysisError("the file needs too much memory to parse (lower --max-expr-depth or --max-tokens)",
                             Location(name, 1, 1), code="SF005") from None
-    return SourceFile(name, module, positions, internal, text=text)
 
 
 def _keyword_without_space(text: str, name: str, message: str) -> Location:
@@ -165,7 +188,7 @@ def _keyword_without_space(text: str, name: str, message: str) -> Location:
     return Location(name, 1, 1)
 
 
-def _syntax_error(text: str, name: str, error: cst.ParserSyntaxError | cst.CSTValidationError) -> AnalysisError:
+def _syntax_error(text: str, name: str, error) -> AnalysisError:
     """libcst's positions point past the fault; Python's own parser (parse only,
     nothing is run) names the exact place and a message users know."""
     try:
@@ -177,6 +200,8 @@ def _syntax_error(text: str, name: str, error: cst.ParserSyntaxError | cst.CSTVa
         return AnalysisError(f"syntax error: {precise.msg}", where, code="SF004")
     except (ValueError, RecursionError, MemoryError):
         pass
+    import libcst as cst
+
     if isinstance(error, cst.CSTValidationError):
         return AnalysisError(f"syntax error: {error}", _keyword_without_space(text, name, str(error)), code="SF004")
     where = Location(name, error.raw_line, error.raw_column + 1)

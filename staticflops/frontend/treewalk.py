@@ -1,22 +1,19 @@
-"""Reading every node of a libcst subtree without libcst's visitor.
+"""Reading every node of a syntax subtree (``syntax.py``) without a visitor.
 
-``node.visit(CSTVisitor)`` rebuilds each node it passes (``_visit_and_replace_children``),
-which made a whole-file name scan cost more than parsing.  Reading the dataclass fields
-directly visits the same children (libcst's nodes are frozen dataclasses whose node-valued
-fields are exactly their children) without building anything.
+libcst's ``node.visit(CSTVisitor)`` rebuilt each node it passed, which made a whole-file name
+scan cost more than parsing.  Reading the fields directly visits the same children (a node's
+node-valued fields are exactly its children) without building anything.
 """
 
 from __future__ import annotations
 
-from dataclasses import fields
 from functools import lru_cache
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 
-@lru_cache(maxsize=None)
 def _field_names(node_type: type) -> tuple:
-    return tuple(f.name for f in fields(node_type))
+    return node_type._fields  # the lowered tree's fields (syntax.py)
 
 
 @lru_cache(maxsize=None)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 from staticflops.diagnostics import Location
 from staticflops.shapes import Expr

@@ -7,7 +7,7 @@ receiver of a bound method and reads a class's ``__init__`` without ``self``.
 
 from __future__ import annotations
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 from staticflops.frontend import pyclasses
 from staticflops.frontend.values import BoundMethod, Builtin, Class, Function, MethodWrapper, Partial, Record

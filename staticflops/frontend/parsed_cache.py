@@ -1,0 +1,266 @@
+"""The parsed-module cache: lowered syntax trees (``syntax.py``) stored as signed JSON, so that
+a later analysis of the same text neither parses it nor imports libcst.
+
+An entry is keyed by the text's SHA-256, whether it is our own stub source, the parse limits
+(``--max-tokens``/``--max-expr-depth``: a tree is only reused under the limits it was checked
+against) and the build (``FORMAT``, the libcst version and the modules that shape the tree).
+It lives in the analysed project's cache folder, ``.staticflops_cache/parsed/`` (library
+files too: the key is their content, wherever they were read from).
+
+A pull request controls that folder, so an entry is trusted only by its signature, under
+the same rules as the results cache (``project/cache.py``):
+
+* HMAC-SHA256 with the per-user secret kept outside the project (``STATICFLOPS_CACHE_DIR``,
+  default ``~/.cache/staticflops``, file ``results-key``): a committed or planted entry cannot
+  carry a valid one.  No secret, no parsed-module cache: slower, never wrong.
+* The format cannot run code when loaded: JSON (Python's C decoder), decoded into nodes by
+  ``decode``, which builds only ``syntax`` classes by name and plain values.  Nothing is
+  unpickled or unmarshalled, and the signature is checked before the JSON is even decoded.
+* The folder is reached from the project root one component at a time with ``O_NOFOLLOW``
+  (a symbolic link anywhere on the way: no cache), entries are read non-blocking, regular and
+  bounded, and written to a fresh ``O_EXCL`` file renamed into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import stat
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from staticflops.frontend.syntax import CSTNode, node_class
+
+FORMAT = 1
+FOLDER = (".staticflops_cache", "parsed")
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+_DIGEST = re.compile(rb"[0-9a-f]{64}")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+SUPPORTED = bool(_NOFOLLOW and _DIRECTORY) and os.open in os.supports_dir_fd
+# The modules whose code decides the lowered tree: a change to any of them is a new key.
+_SHAPING_MODULES = ("source.py", "lowering.py", "parsed_cache.py", "syntax.py", "positions.py", "identifiers.py",
+                    "parse_guard.py")
+
+# The project root whose cache folder holds entries (set per analysis by ``load_source``):
+# None, no cache (a git revision, text given to the API, no secret).  Process-wide, not a
+# context variable: an analysis parses in more than one thread (api._with_deep_stack).  Two
+# analyses of different projects in threads of one process may file a tree in the other's
+# folder; entries are keyed by content and signed, so that costs nothing but the place.
+_project_root: Path | None = None
+
+
+def use_project(root: Path | None) -> None:
+    global _project_root
+    _project_root = root if SUPPORTED and root is not None and _secret() is not None else None
+
+
+def entry_key(text: str, internal: bool, parse_limits: tuple) -> str:
+    digest = hashlib.sha256(_build().encode())
+    digest.update(f"\0{int(internal)}\0{tuple(parse_limits)!r}\0".encode())
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def load(key: str):
+    """(module, positions) of a valid entry, or None."""
+    if _project_root is None:
+        return None
+    raw = _read(_project_root, f"{key}.json")
+    if raw is None:
+        return None
+    signature, _, payload = raw.partition(b"\n")
+    if not _DIGEST.fullmatch(signature) or not hmac.compare_digest(signature, _sign(key, payload)):
+        return None
+    try:
+        return decode(json.loads(payload))
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+        return None  # signed by us but not readable by this code: parse again
+
+
+def store(key: str, module, positions: dict) -> None:
+    if _project_root is None:
+        return
+    try:
+        payload = json.dumps(encode(module, positions), separators=(",", ":")).encode()
+    except (ValueError, TypeError, RecursionError):
+        return
+    if len(payload) <= MAX_ENTRY_BYTES:
+        _write(_project_root, f"{key}.json", _sign(key, payload) + b"\n" + payload)
+
+
+# --- the plain-data form: a node is [class index, line, column, field values...] (line 0: no
+# position), a sequence is [-1, items...], bytes are [-2, latin-1 text]; strings, numbers,
+# booleans and None are themselves.  The class table names each class and its fields.
+
+def encode(module, positions: dict) -> dict:
+    classes: dict = {}
+
+    def value(item):
+        if isinstance(item, CSTNode):
+            kind = type(item)
+            index = classes.setdefault(kind, len(classes))
+            line, column = positions.get(item, (0, 0))
+            return [index, line, column, *(value(getattr(item, name)) for name in kind._fields)]
+        if type(item) is tuple:
+            return [-1, *(value(element) for element in item)]
+        if type(item) is bytes:
+            return [-2, item.decode("latin-1")]
+        if item is None or type(item) in (str, int, float, bool):
+            return item
+        raise TypeError(f"cannot store {type(item).__name__}")
+
+    tree = value(module)
+    return {"format": FORMAT, "classes": [[kind.__name__, list(kind._fields)] for kind in classes], "tree": tree}
+
+
+def decode(data: dict):
+    if data["format"] != FORMAT:
+        raise ValueError("another format")
+    table = []
+    for name, names in data["classes"]:
+        cls = node_class(name)
+        if not all(type(field) is str and field.isidentifier() for field in names):
+            raise ValueError("bad field name")
+        cls._fields = tuple(names)
+        table.append((cls, cls._fields))
+    positions: dict = {}
+
+    def value(item):
+        if type(item) is not list:
+            return item
+        tag = item[0]
+        if tag == -1:
+            return tuple(map(value, item[1:]))
+        if tag == -2:
+            return item[1].encode("latin-1")
+        cls, names = table[tag]
+        node = cls.__new__(cls)
+        node.__dict__.update(zip(names, map(value, item[3:])))
+        if item[1]:
+            positions[node] = (item[1], item[2])
+        return node
+
+    module = value(data["tree"])
+    if not isinstance(module, CSTNode):
+        raise ValueError("not a tree")
+    return module, positions
+
+
+# --- the folder and the signature (the results cache's rules, see the module docstring)
+
+def _sign(key: str, payload: bytes) -> bytes:
+    return hmac.new(_secret(), b"parsed\n" + key.encode() + b"\n" + payload, hashlib.sha256).hexdigest().encode()
+
+
+@lru_cache(maxsize=1)
+def _secret() -> bytes | None:
+    """The results cache's per-user secret (``project/cache.py`` makes it the same way; the
+    frontend cannot import that stage): 64 hex characters, made once, never in the project."""
+    chosen = os.environ.get("STATICFLOPS_CACHE_DIR")
+    if chosen is not None:
+        folder = Path(chosen) if chosen else None
+    else:
+        folder = Path(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")) / "staticflops"
+    if folder is None or not folder.is_absolute():  # relative: it could be a folder of the checkout
+        return None
+    path = folder / "results-key"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(handle, "w") as file:
+                file.write(secrets.token_hex(32))
+        with open(os.open(path, os.O_RDONLY | _NOFOLLOW), "rb") as file:
+            text = file.read(65)
+    except OSError:
+        return None
+    return text if _DIGEST.fullmatch(text) else None
+
+
+@lru_cache(maxsize=1)
+def _build() -> str:
+    """FORMAT, libcst's version (read from its files, not imported) and the shaping modules."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256(f"{FORMAT}".encode())
+    for name in _SHAPING_MODULES:
+        digest.update(b"\0" + name.encode() + b"\0" + (here / name).read_bytes())
+    for entry in sys.path:  # the libcst an import would find, found without importing it
+        version = Path(entry or ".") / "libcst" / "_version.py"
+        if version.is_file():
+            digest.update(b"\0libcst\0" + version.read_bytes())
+            break
+    return digest.hexdigest()
+
+
+def _open_folder(root: Path, create: bool) -> int | None:
+    try:
+        folder = os.open(root, os.O_RDONLY | _DIRECTORY)
+    except OSError:
+        return None
+    for part in FOLDER:
+        try:
+            if create:
+                try:
+                    os.mkdir(part, 0o777, dir_fd=folder)
+                except FileExistsError:
+                    pass
+            inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=folder)
+        except OSError:  # missing, a symbolic link or a file in the way: no cache
+            os.close(folder)
+            return None
+        os.close(folder)
+        folder = inner
+    return folder
+
+
+def _read(root: Path, name: str) -> bytes | None:
+    folder = _open_folder(root, create=False)
+    if folder is None:
+        return None
+    try:  # non-blocking: a FIFO planted under the entry's name must not hang the run
+        handle = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=folder)
+    except OSError:
+        return None
+    finally:
+        os.close(folder)
+    with os.fdopen(handle, "rb") as file:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_ENTRY_BYTES:
+            return None
+        return file.read(MAX_ENTRY_BYTES + 1)
+
+
+def _write(root: Path, name: str, data: bytes) -> None:
+    folder = _open_folder(root, create=True)
+    if folder is None:
+        return
+    try:
+        _create(folder, ".gitignore", b"# created by staticflops: parsed-module cache, safe to delete\n*\n")
+        temporary = f"{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        _create(folder, temporary, data)
+        try:  # atomic: parallel runs never see half a file; a symlink in the way is replaced, not followed
+            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except OSError:
+            os.unlink(temporary, dir_fd=folder)
+    except OSError:
+        pass  # a read-only checkout still works, only slower
+    finally:
+        os.close(folder)
+
+
+def _create(folder: int, name: str, data: bytes) -> None:
+    try:
+        handle = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=folder)
+    except FileExistsError:
+        return
+    with os.fdopen(handle, "wb") as file:
+        file.write(data)

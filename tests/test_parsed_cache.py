@@ -1,0 +1,201 @@
+"""The parsed-module cache (frontend/parsed_cache.py): same reports from a cached tree as from a
+fresh parse, no libcst import when every tree is cached, and nothing trusted from the folder
+that a pull request controls."""
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+import staticflops
+from staticflops.frontend import parsed_cache, syntax
+from staticflops.frontend.budget import make_budget
+from staticflops.frontend.lowering import LAYOUT_FIELDS, lower
+from staticflops.frontend.positions import start_positions
+from staticflops.frontend.source import parse_source
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+PACKAGE = Path(staticflops.__file__).resolve().parent
+# (sample, --input): the shapes the other tests analyse them with
+CASES = [("resnet50.py", ["1x3x224x224"]), ("mobilenet_v2.py", ["1x3x224x224"]), ("lenet5.py", ["1x1x28x28"]),
+         ("seed_conv_gru.py", ["1x1x100x256"]), ("transformer.py", ["1x64:int64"]), ("keras_seed.py", [])]
+
+
+def _project(tmp_path: Path, name: str) -> Path:
+    """A copy of a sample alone in a project folder (its project root: no config, no git)."""
+    target = tmp_path / "project" / name
+    target.parent.mkdir(exist_ok=True)
+    shutil.copy(SAMPLES / name, target)
+    return target
+
+
+def _entries(path: Path) -> list:
+    folder = path.parent.joinpath(*parsed_cache.FOLDER)
+    return sorted(p for p in folder.glob("*.json")) if folder.is_dir() else []
+
+
+@pytest.mark.parametrize("name, inputs", CASES, ids=[c[0] for c in CASES])
+def test_cached_tree_gives_the_same_report(tmp_path, name, inputs):
+    path = _project(tmp_path, name)
+    cold = staticflops.analyze(path, inputs=inputs).to_json()
+    assert _entries(path), "the first analysis stores its tree"
+    stamps = {p: p.stat().st_mtime_ns for p in _entries(path)}
+    warm = staticflops.analyze(path, inputs=inputs).to_json()
+    assert warm == cold
+    assert {p: p.stat().st_mtime_ns for p in _entries(path)} == stamps  # read, not written again
+
+
+def test_second_analysis_does_not_import_libcst(tmp_path):
+    path = _project(tmp_path, "resnet50.py")
+    code = ("import sys; from staticflops import api; r = api.analyze(sys.argv[1], inputs=[sys.argv[2]]); "
+            "print(r.totals.forward_flops, 'libcst' in sys.modules)")
+
+    def run(shape):
+        done = subprocess.run([sys.executable, "-c", code, str(path), shape], capture_output=True, text=True,
+                              check=True, env=os.environ)
+        return done.stdout.split()
+
+    first = run("1x3x224x224")
+    second = run("1x3x112x112")  # other options: the same file, so the same trees
+    assert first[1] == "True"  # a fresh parse needs libcst
+    assert second[1] == "False"
+    # 224 -> 112 quarters every spatial size; the figure itself is checked by test_samples
+    assert int(first[0]) != int(second[0])
+
+
+def test_round_trip_keeps_tree_and_positions():
+    for path in sorted(SAMPLES.glob("*.py")):
+        text = path.read_text()
+        module = cst.parse_module(text)
+        lowered, positions = lower(module, start_positions(module).by_id)
+        data = parsed_cache.encode(lowered, positions)
+        again = parsed_cache.encode(*parsed_cache.decode(json.loads(json.dumps(data))))
+        assert again == data
+        # every statement keeps libcst's start: line 1 is the module's own first node
+        starts = start_positions(module)
+        for original, copy in zip(module.body, lowered.body):
+            assert positions[copy] == starts.get(original)
+            assert type(copy).__name__ == type(original).__name__
+
+
+def test_lowered_classes_are_libcst_classes_with_their_fields(tmp_path):
+    for name, inputs in CASES:
+        staticflops.analyze(_project(tmp_path, name), inputs=inputs)
+    made = syntax.made_classes()
+    assert len(made) > 30
+    for name, cls in made.items():
+        original = getattr(cst, name, None)
+        assert isinstance(original, type) and issubclass(original, cst.CSTNode), name
+        assert not name.startswith("Base"), f"{name} is abstract: no lowered node is ever one"
+        if cls._fields:  # a class used only in an isinstance test has none until a node is made
+            kept = [f.name for f in dataclasses.fields(original)
+                    if f.name not in LAYOUT_FIELDS and not f.name.startswith("whitespace")]
+            assert [f for f in cls._fields if f != "evaluated_value"] == kept
+
+
+LAYOUT_TYPES = ("Whitespace", "EmptyLine", "Newline", "Comment", "Comma", "Paren", "Bracket", "Brace", "Semicolon",
+                "Colon", "AssignEqual", "Dot", "MaybeSentinel", "BitOr", "NoneType")
+
+
+def test_dropped_fields_hold_only_layout():
+    """Every dropped field of every libcst node class is typed as whitespace or punctuation
+    (`separator` is MatchOr's `|`, `dot` Attribute's `.`): the interpreter loses nothing."""
+    for name in dir(cst):
+        node_type = getattr(cst, name)
+        if not (isinstance(node_type, type) and issubclass(node_type, cst.CSTNode)
+                and dataclasses.is_dataclass(node_type)):
+            continue
+        hints = typing.get_type_hints(node_type)
+        for field in dataclasses.fields(node_type):
+            if field.name in LAYOUT_FIELDS or field.name.startswith("whitespace"):
+                text = str(hints[field.name])
+                named = [part for part in text.replace("[", ",").replace("]", ",").split(",")
+                         if ("." in part or "NoneType" in part) and not part.strip().startswith("typing.")]
+                assert named and all(any(t in part for t in LAYOUT_TYPES) for part in named), (name, field.name, text)
+
+
+def test_only_the_parsing_modules_import_libcst():
+    """A lowered node never matches a libcst class: a module of the interpreter that imported
+    libcst and tested `isinstance(node, libcst.X)` would silently see nothing."""
+    parsing = {"source.py", "lowering.py", "positions.py", "identifiers.py"}
+    importing = {p.name for p in PACKAGE.rglob("*.py") if "import libcst" in p.read_text()
+                 or "from libcst" in p.read_text()}
+    assert importing <= parsing
+
+
+def test_entries_are_signed_and_bound_to_their_key(tmp_path):
+    path = _project(tmp_path, "lenet5.py")
+    expected = staticflops.analyze(path, inputs=["1x1x28x28"]).to_json()
+    entries = _entries(path)
+    assert entries
+    # A pull request's planted tree: the same key, a valid-looking tree, no valid signature.
+    target = max(entries, key=lambda p: p.stat().st_size)  # the model file's tree
+    signature, _, payload = target.read_bytes().partition(b"\n")
+    data = json.loads(payload)
+    data["tree"] = [-1]  # whatever it holds, it is not used
+    target.write_bytes(b"0" * 64 + b"\n" + json.dumps(data).encode())
+    assert staticflops.analyze(path, inputs=["1x1x28x28"]).to_json() == expected
+    # Another entry's (valid) signature on this key: refused too (the key is signed).
+    other = min(entries, key=lambda p: p.stat().st_size)
+    target.write_bytes(other.read_bytes())
+    assert staticflops.analyze(path, inputs=["1x1x28x28"]).to_json() == expected
+
+
+def test_symlinked_cache_folder_is_not_used(tmp_path):
+    path = _project(tmp_path, "lenet5.py")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (path.parent / ".staticflops_cache").symlink_to(elsewhere, target_is_directory=True)
+    staticflops.analyze(path, inputs=["1x1x28x28"])
+    assert list(elsewhere.rglob("*")) == []
+
+
+def test_a_tree_is_reused_only_under_the_limits_it_was_checked_with(tmp_path):
+    """--max-tokens refuses a file before parsing; a tree cached under the default limits
+    must not let a tighter limit pass."""
+    path = _project(tmp_path, "lenet5.py")
+    staticflops.analyze(path, inputs=["1x1x28x28"])
+    with pytest.raises(staticflops.AnalysisError, match="max-tokens"):
+        staticflops.analyze(path, inputs=["1x1x28x28"], limits={"max_tokens": 50})
+
+
+def test_no_secret_no_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("STATICFLOPS_CACHE_DIR", "")
+    parsed_cache._secret.cache_clear()
+    try:
+        path = _project(tmp_path, "lenet5.py")
+        staticflops.analyze(path, inputs=["1x1x28x28"])
+        assert _entries(path) == []
+    finally:
+        monkeypatch.undo()
+        parsed_cache._secret.cache_clear()
+
+
+def test_internal_and_user_text_do_not_share_entries():
+    text = "x = 1\n"
+    assert parsed_cache.entry_key(text, True, (1, 2)) != parsed_cache.entry_key(text, False, (1, 2))
+    assert parsed_cache.entry_key(text, False, (1, 2)) != parsed_cache.entry_key(text, False, (1, 3))
+    assert parse_source(text, "<t>").module.body[0].body[0].value.value == "1"
+
+
+def test_a_module_is_parsed_only_when_the_model_needs_it(tmp_path):
+    """Issue 18: imports are lazy; an imported module that nothing uses is never parsed (this one
+    would be a syntax error), so it costs nothing and is not cached."""
+    (tmp_path / "unused.py").write_text("def f(:\n")
+    model = tmp_path / "m.py"
+    model.write_text("from torch import nn\nfrom unused import f\nimport unused\n\n"
+                     "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                     "        self.fc = nn.Linear(4, 2)\n\n    def forward(self, x):\n        return self.fc(x)\n")
+    report = staticflops.analyze(model, inputs=["1x4"])
+    assert report.totals.params == 4 * 2 + 2  # Linear(4, 2): weights and biases
+    names = {p.stem for p in _entries(model)}
+    limits = make_budget(None).parse_limits  # the defaults, as analyze used them
+    assert parsed_cache.entry_key(model.read_text(), False, limits) in names
+    assert parsed_cache.entry_key((tmp_path / "unused.py").read_text(), False, limits) not in names

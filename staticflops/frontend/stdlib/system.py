@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import posixpath
 
-from staticflops.frontend import pyclasses
+from staticflops.frontend import pathqueries, pyclasses
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.values import Builtin, Class, Namespace, NoOpMembers, Record, Unknown
 
@@ -110,8 +110,8 @@ def modules(interp, builtins: dict) -> dict:
     path = Namespace("os.path", {
         **{name: _path_function(name) for name in ("join", "basename", "dirname", "splitext", "split", "normpath")},
         "sep": "/",
-        **{name: _file_system(f"os.path.{name}") for name in ("exists", "isfile", "isdir", "getsize", "abspath",
-                                                               "realpath", "expanduser")},
+        **{name: pathqueries.probe(f"os.path.{name}", kinds) for name, kinds in pathqueries.PROBES.items()},
+        **{name: _file_system(f"os.path.{name}") for name in ("getsize", "abspath", "realpath", "expanduser")},
     })
     os_module = Namespace("os", {
         "environ": environ, "getenv": _builtin("os.getenv", getenv), "path": path, "name": PLATFORM["os.name"],
@@ -169,4 +169,5 @@ def modules(interp, builtins: dict) -> dict:
         "os": os_module, "os.path": path, "sys": sys_module, "platform": platform, "importlib": importlib,
         "importlib.metadata": metadata, "importlib.util": util, "warnings": warnings, "threading": threading,
         "logging": _stub_namespace(interp, "logging", "logging.pyi"),
+        "contextlib": _stub_namespace(interp, "contextlib", "contextlib.pyi"),
     }

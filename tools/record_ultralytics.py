@@ -5,7 +5,7 @@ Only tools/ scripts import torch; tests/test_ultralytics.py reads the JSON this 
 FlopCounterMode forward total, eval mode under torch.no_grad(), SDPA MATH backend and oneDNN
 off; params = sum of p.numel() over model.parameters().
 
-Model: ``DetectionModel("yolov8n.yaml")`` from ``ultralytics.nn.tasks`` (built from the YAML
+Models: ``DetectionModel("yolov8n.yaml")`` (and the others in ``CASES``) from ``ultralytics.nn.tasks`` (built from the YAML
 shipped in the package, ``cfg/models/v8/yolov8.yaml`` at scale ``n``), ``.eval()``, one
 1x3x640x640 input.  Also recorded: the GFLOPs ultralytics itself prints (``model_info``, which
 counts with thop at 640: MACs x 2) to compare in the README.
@@ -36,7 +36,10 @@ warnings.filterwarnings("ignore", category=UserWarning)  # oneDNN TF32 notices; 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(REPO, "tests", "fixtures", "ultralytics_ground_truth.json")
 VERSION = "8.4.190"
-CASES = {"yolov8n": ("yolov8n.yaml", [1, 3, 640, 640])}
+# the must-show (YOLOv8n), YOLOv6n (its YAML names the activation as code: `eval("torch.nn.ReLU()")`)
+# and YOLO11n (C3k2 and C2PSA attention blocks)
+CASES = {"yolov8n": ("yolov8n.yaml", [1, 3, 640, 640]), "yolov6n": ("yolov6n.yaml", [1, 3, 640, 640]),
+         "yolo11n": ("yolo11n.yaml", [1, 3, 640, 640])}
 
 _real_version = importlib.metadata.version
 

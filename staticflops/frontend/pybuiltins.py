@@ -8,7 +8,7 @@ import math
 from staticflops.diagnostics import reason
 from staticflops.frontend import datafiles, pathqueries, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
-from staticflops.frontend.stdlib import containers
+from staticflops.frontend.stdlib import containers, literals
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
     Partial, Record, SuperProxy, Tensor, Unknown,
@@ -354,6 +354,7 @@ def build_builtins(object_class: Class) -> dict:
     b["True"], b["False"], b["None"], b["NotImplemented"] = True, False, None, None
     b["__name__"] = "__analysed__"
     b.update(datafiles.builtins())
+    b.update(literals.builtins())
     return b
 
 

@@ -245,7 +245,8 @@ def test_existence_and_glob_inside_the_project(tmp_path):
 
 
 @pytest.mark.parametrize("probe", ['os.path.exists("/etc/passwd")', 'Path("/etc").is_dir()',
-                                   'glob.glob("/etc/*")', 'os.path.isfile("../outside.txt")'])
+                                   'glob.glob("/etc/*")', 'os.path.isfile("../outside.txt")',
+                                   'os.path.exists("/tmp/a\\0b")', 'glob.glob("/tmp/a\\0b/**", recursive=True)'])
 def test_existence_outside_the_analysed_folders_is_a_located_unknown(tmp_path, probe):
     (tmp_path / "outside.txt").write_text("x")
     project = tmp_path / "project"

@@ -160,7 +160,10 @@ class ProjectImports:
         """Whether the analysed code may learn if ``path`` exists: it lies (symlinks resolved)
         in the project, an installed package's folder the analysis read, or a folder imports
         are resolved in (which import resolution lists anyway)."""
-        real = Path(os.path.realpath(path))
+        try:
+            real = Path(os.path.realpath(path))
+        except (OSError, ValueError):  # a NUL byte, a loop: nothing to answer
+            return False
         project = self.roots if self.files.reader is None else []
         folders = [Path(os.path.realpath(r)) for r in [*project, *self.package_folders]]
         return any(real == f or f in real.parents for f in folders) or (

@@ -10,8 +10,9 @@ of the machine never decides what the model is.  Relative paths are taken from t
 root (the folder above the outermost package), as if the program ran from there: the same
 answer on every machine, whatever folder staticflops is started in.
 
-``glob`` walks without following symlinks, visits at most MAX_GLOB_ENTRIES entries and returns
-its matches sorted (Python's order is the directory's, which no analysis can reproduce).
+``glob`` walks without following symlinks, leaves out matches whose real path leaves those
+folders, visits at most MAX_GLOB_ENTRIES entries and returns its matches sorted (Python's order
+is the directory's, which no analysis can reproduce).
 """
 
 from __future__ import annotations

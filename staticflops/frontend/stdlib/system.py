@@ -12,6 +12,9 @@ staticflops happens to run on, so an analysis gives the same answer everywhere:
 - ``importlib.util.find_spec(name)``: a spec for a module we model or can find as source,
   else None; ``importlib.metadata.version(name)``: an unknown (no package metadata is read).
 - ``logging``: the stand-in ``stubs/logging.pyi`` (loggers that accept every call, no handlers).
+- ``contextlib``: the stand-in ``stubs/contextlib.pyi`` (``suppress``, ``nullcontext``, ...).
+- ``os.path.exists``/``isfile``/``isdir``: answered inside the analysed folders only
+  (``pathqueries.py``).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import json
 import os
 from pathlib import Path, PurePath
 
+from staticflops.frontend import pathqueries
 from staticflops.frontend.libraries import Refused
 from staticflops.frontend.values import Builtin, Namespace, Unknown
 
@@ -229,10 +230,7 @@ def data_attribute(interp, receiver, name: str, node):
             text = read_text(interp, receiver, node)
             return text
         return _builtin(f"Path.{name}", read)
-    if name in ("exists", "is_file"):
-        # answered by reading: a file we may not read is "cannot know", never a probe of the disk
-        def probe(interp, args, kwargs, node):
-            text = read_text(interp, receiver, node)
-            return interp.unknown(f"Path.{name}() of `{receiver}`", node) if isinstance(text, Unknown) else True
-        return _builtin(f"Path.{name}", probe)
+    if name in pathqueries.PATH_PROBES:  # answered only inside the folders the analysis looks in
+        check = pathqueries.probe(f"Path.{name}", pathqueries.PATH_PROBES[name])
+        return _builtin(f"Path.{name}", lambda i, a, k, n: check.fn(i, [receiver], {}, n))
     return interp.unknown(f"Path attribute `{name}` is not modelled", node)

@@ -205,6 +205,10 @@ class Expressions:
 
     def _eval_Call(self, node, scope):
         function = self.evaluate_node(node.func, scope)
+        if function is self.builtins.get("locals") and not node.args:
+            # the calling scope's names (a snapshot, as CPython gives inside a function; the
+            # module's own namespace at the module level): only the call site knows the scope
+            return scope.vars if scope is scope.module else dict(scope.vars)
         args, kwargs = [], {}
         for arg in node.args:
             value = self.evaluate_node(arg.value, scope)

@@ -22,6 +22,7 @@ models (torch, keras, ...) never are (see ``Interpreter.import_module``).
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError
@@ -146,7 +147,39 @@ class ProjectImports:
                 return data
         project = self.roots if self.files.reader is None else []  # a revision's files are not the working tree's
         roots = [Path(os.path.realpath(r)) for r in [*project, *self.package_folders]]
-        return read_regular_file(Path(os.path.abspath(path)), roots, limit)
+        return read_regular_file(self.absolute(path), roots, limit)
+
+    def absolute(self, path: Path) -> Path:
+        """``path`` taken from the project root (the folder above the outermost package) when
+        relative: the analysed program runs from there, wherever staticflops was started."""
+        if path.is_absolute() or not self.roots:
+            return Path(os.path.abspath(path))
+        return Path(os.path.normpath(self.roots[-1] / path))
+
+    def may_look(self, path: Path) -> bool:
+        """Whether the analysed code may learn if ``path`` exists: it lies (symlinks resolved)
+        in the project, an installed package's folder the analysis read, or a folder imports
+        are resolved in (which import resolution lists anyway)."""
+        try:
+            real = Path(os.path.realpath(path))
+        except (OSError, ValueError):  # a NUL byte, a loop: nothing to answer
+            return False
+        project = self.roots if self.files.reader is None else []
+        folders = [Path(os.path.realpath(r)) for r in [*project, *self.package_folders]]
+        return any(real == f or f in real.parents for f in folders) or (
+            self.libraries is not None and self.libraries.holds(real))
+
+    def path_kind(self, path: Path) -> str | None:
+        """``"file"``, ``"dir"`` or None (absent) for ``path``; Refused outside ``may_look``.
+        Answers ``os.path.exists``/``isfile``/``isdir``, ``Path.exists`` and ``glob``."""
+        path = self.absolute(path)
+        if not self.may_look(path):
+            raise Refused("outside the analysed project and the installed packages' folders")
+        try:
+            mode = os.stat(path).st_mode
+        except (OSError, ValueError):
+            return None
+        return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else None
 
     # ---- loading -------------------------------------------------------------------------
     def register(self, path: Path, name: str, scope: Scope) -> None:

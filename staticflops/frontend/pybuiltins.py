@@ -6,9 +6,9 @@ import collections
 import math
 
 from staticflops.diagnostics import reason
-from staticflops.frontend import datafiles, pyclasses
+from staticflops.frontend import datafiles, pathqueries, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
-from staticflops.frontend.stdlib import containers
+from staticflops.frontend.stdlib import containers, literals
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
     Partial, Record, SuperProxy, Tensor, Unknown,
@@ -331,6 +331,20 @@ def build_builtins(object_class: Class) -> dict:
     def globals_(interp, args, kwargs, node):
         return interp.current_globals(node)
     b["globals"] = globals_
+    @_fn("__import__")
+    def import_(interp, args, kwargs, node):
+        """``__import__("a.b")``: imports as ``import a.b`` does and returns package ``a``."""
+        name = args[0] if args else kwargs.get("name")
+        if not isinstance(name, str) or len(args) > 1 or set(kwargs) - {"name"}:
+            return interp.unknown("__import__() other than of one known module name", node)
+        module = interp.import_module(name, node)
+        return module if isinstance(module, Unknown) or "." not in name else interp.import_module(name.split(".")[0], node)
+    b["__import__"] = import_
+
+    # `locals()` is answered where it is called (expressions.py); reached any other way
+    # (`f = locals; f()`) the scope is not known
+    b["locals"] = Builtin("locals", lambda interp, args, kwargs, node: interp.unknown(
+        "locals() not called by its name", node), bind_self=False)
 
     b["object"] = object_class
     # object.__init_subclass__ ends the super() chain of a class's __init_subclass__
@@ -340,6 +354,7 @@ def build_builtins(object_class: Class) -> dict:
     b["True"], b["False"], b["None"], b["NotImplemented"] = True, False, None, None
     b["__name__"] = "__analysed__"
     b.update(datafiles.builtins())
+    b.update(literals.builtins())
     return b
 
 
@@ -353,7 +368,7 @@ _EXCEPTIONS = {
     "IndexError": "LookupError", "KeyError": "LookupError", "NameError": "Exception", "OSError": "Exception",
     "FileNotFoundError": "OSError", "RuntimeError": "Exception", "NotImplementedError": "RuntimeError",
     "RecursionError": "RuntimeError", "StopIteration": "Exception", "TypeError": "Exception",
-    "ValueError": "Exception", "Warning": "Exception", "UserWarning": "Warning",
+    "ValueError": "Exception", "SyntaxError": "Exception", "Warning": "Exception", "UserWarning": "Warning",
     "DeprecationWarning": "Warning", "FutureWarning": "Warning", "RuntimeWarning": "Warning",
 }
 
@@ -500,6 +515,7 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         "types": namespace("types", {"FunctionType": function_type, "ModuleType": identity,
                                      "SimpleNamespace": object_class}),
         **datafiles.namespaces(),
+        **pathqueries.namespaces(),
         "itertools": namespace("itertools", {"chain": Builtin("chain", lambda i, a, k, n: [x for v in a for x in _iterable(i, v, n)], bind_self=False),
                                              "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False)}),
     }

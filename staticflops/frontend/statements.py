@@ -296,12 +296,35 @@ class Statements:
         if node.orelse is not None:
             self.exec_statement(node.orelse.body, scope)
 
-    def _exec_With(self, node, scope):
-        for item in node.items:
-            value = self.evaluate_node(item.item, scope)
-            if item.asname is not None:
-                self.assign(item.asname.name, value, scope)
-        self.exec_statement(node.body, scope)
+    def _exec_With(self, node, scope, index: int = 0):
+        # As Python: a plain object's `__enter__` gives the `as` value and its `__exit__` runs
+        # after the body; a true `__exit__` result swallows the body's exception
+        # (`contextlib.suppress`).  Other values (torch.no_grad(), unknowns) just bind.
+        if index == len(node.items):
+            self.exec_statement(node.body, scope)
+            return
+        item = node.items[index]
+        manager = self.evaluate_node(item.item, scope)
+        enter = self.special_method(manager, "__enter__") if isinstance(manager, Instance) else None
+        leave = self.special_method(manager, "__exit__") if enter is not None else None
+        value = self.call(enter, [], {}, item.item) if enter is not None else manager
+        if item.asname is not None:
+            self.assign(item.asname.name, value, scope)
+        if leave is None:
+            self._exec_With(node, scope, index + 1)
+            return
+        try:
+            self._exec_With(node, scope, index + 1)
+        except Raised as error:
+            exception = error.exception
+            swallowed = self.call(leave, [exception.cls, exception, None], {}, item.item)
+            if self.truth(swallowed, item.item) is not True:
+                raise
+            return
+        except _Jump:
+            self.call(leave, [None, None, None], {}, item.item)
+            raise
+        self.call(leave, [None, None, None], {}, item.item)
 
     def _exec_Try(self, node, scope):
         # As Python: an exception of the analysed code (see `Raised`) goes to the first matching

@@ -71,7 +71,7 @@ def _is_callable(value) -> bool:
 
 def build(interp, builtins: dict) -> dict:
     """name -> Namespace for the modules below (merged into the framework's known modules)."""
-    from staticflops.frontend.stdlib import containers, functools_, inspect_, regex, system
+    from staticflops.frontend.stdlib import containers, functools_, inspect_, literals, regex, system
 
     abc = abc_namespace(interp)
     modules = {
@@ -82,4 +82,5 @@ def build(interp, builtins: dict) -> dict:
         "re": Namespace("re", regex.members()),
     }
     modules.update(system.modules(interp, builtins))
+    modules.update(literals.namespaces())
     return modules

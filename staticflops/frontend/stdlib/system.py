@@ -12,13 +12,16 @@ staticflops happens to run on, so an analysis gives the same answer everywhere:
 - ``importlib.util.find_spec(name)``: a spec for a module we model or can find as source,
   else None; ``importlib.metadata.version(name)``: an unknown (no package metadata is read).
 - ``logging``: the stand-in ``stubs/logging.pyi`` (loggers that accept every call, no handlers).
+- ``contextlib``: the stand-in ``stubs/contextlib.pyi`` (``suppress``, ``nullcontext``, ...).
+- ``os.path.exists``/``isfile``/``isdir``: answered inside the analysed folders only
+  (``pathqueries.py``).
 """
 
 from __future__ import annotations
 
 import posixpath
 
-from staticflops.frontend import pyclasses
+from staticflops.frontend import pathqueries, pyclasses
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.values import Builtin, Class, Namespace, NoOpMembers, Record, Unknown
 
@@ -110,8 +113,8 @@ def modules(interp, builtins: dict) -> dict:
     path = Namespace("os.path", {
         **{name: _path_function(name) for name in ("join", "basename", "dirname", "splitext", "split", "normpath")},
         "sep": "/",
-        **{name: _file_system(f"os.path.{name}") for name in ("exists", "isfile", "isdir", "getsize", "abspath",
-                                                               "realpath", "expanduser")},
+        **{name: pathqueries.probe(f"os.path.{name}", kinds) for name, kinds in pathqueries.PROBES.items()},
+        **{name: _file_system(f"os.path.{name}") for name in ("getsize", "abspath", "realpath", "expanduser")},
     })
     os_module = Namespace("os", {
         "environ": environ, "getenv": _builtin("os.getenv", getenv), "path": path, "name": PLATFORM["os.name"],
@@ -169,4 +172,5 @@ def modules(interp, builtins: dict) -> dict:
         "os": os_module, "os.path": path, "sys": sys_module, "platform": platform, "importlib": importlib,
         "importlib.metadata": metadata, "importlib.util": util, "warnings": warnings, "threading": threading,
         "logging": _stub_namespace(interp, "logging", "logging.pyi"),
+        "contextlib": _stub_namespace(interp, "contextlib", "contextlib.pyi"),
     }

@@ -199,6 +199,8 @@ class TorchFramework:
                 return instance.module.children[name]
             if name == "training":
                 return False
+            if name in ("_modules", "_parameters"):  # PyTorch's own registries (the live dicts)
+                return instance.module.children if name == "_modules" else instance.module.parameters
         return interp.unknown(f"{instance.cls.name} has no attribute `{name}`", node)
 
     def instance_getitem(self, interp, instance: Instance, key, node):

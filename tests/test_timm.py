@@ -61,9 +61,10 @@ def _exact(report, entry):
     assert report.totals.params == entry["params"]
     assert report.totals.forward_flops == entry["forward_flops"]
     assert [s for s in report.outputs if s is not None] == entry["output_shapes"]
-    # nothing the model needs is unresolved (timm/data/transforms.py's PIL probe is module-level
-    # code of a file the model never reads from; see README "timm")
-    assert [u for u in report.unknown if "/timm/data/" not in u.location] == []
+    # complete: timm/data/transforms.py's undecidable PIL probe binds names no model reads,
+    # so it is only a diagnostic
+    assert report.unknown == []
+    assert report.totals.complete
 
 
 def test_user_model_on_a_timm_backbone_is_exact(venv):
@@ -220,3 +221,44 @@ def test_batch_norm_buffers_and_functional_batch_norm():
     assert report.totals.params == 24 + 16 + 16 + 18
     # conv: 8 out * 3 in * 16 positions = 384 MACs; fc: 16 MACs; norms count 0 (standard)
     assert report.totals.forward_flops == 2 * (384 + 16)
+
+
+# ---- an `if` assumed true at the module level matters only where its names are read ----------
+
+PROBE = """
+import torch.nn as nn
+from PIL import Image
+
+if hasattr(Image, "Resampling"):   # undecidable: assumed true (timm/data/transforms.py:95)
+    MODES = {Image.Resampling.NEAREST: 'nearest'}
+    WIDTH = 8
+else:
+    MODES = {Image.NEAREST: 'nearest'}
+    WIDTH = 4
+DOUBLE = WIDTH * 2
+%s
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(%s, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+ASSUMED = "condition could not be decided (hasattr() on this value); assumed true"
+
+
+@pytest.mark.parametrize("extra, width, reported", [
+    ("", "16", False),            # nothing the probe bound is read: exact and complete
+    ("", "WIDTH * 2", True),      # the model reads WIDTH (8 on the assumed branch)
+    ("", "DOUBLE", True),         # ... or a name computed from it at the module level
+    ("REGISTRY = []\nif hasattr(Image, 'X'):\n    REGISTRY.append(1)", "16", True),  # a side effect: at once
+])
+def test_module_level_assumption_is_reported_when_its_names_are_used(extra, width, reported):
+    report = analyze_text(PROBE % (extra, width), "m.py", inputs=["1x16"])
+    assert report.totals.params == 16 * 2 + 2
+    assert any(u.what == ASSUMED for u in report.unknown) is reported
+    assert report.totals.complete is (not reported)
+    # the assumption itself is always listed among the diagnostics
+    assert any(d.code == "SF131" and d.severity == "warning" for d in report.diagnostics)

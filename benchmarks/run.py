@@ -11,6 +11,8 @@
 3. Throughput: `staticflops analyze DIR` over a folder of generated model files (copies of the
    ResNet-50 and MobileNetV2 samples with different class counts), cold and warm (cache).
 4. `python -X importtime -m staticflops --help`: import time and which heavy modules load.
+5. timm: a user file with `timm.create_model("resnet50")` (timm 1.0.31 from `--timm-source`),
+   cold and warm cache, vs. torch importing timm, building it and counting under FlopCounterMode.
 
 Each figure is the wall time over fresh processes (interpreter start-up and imports included),
 as the median and as the fastest run (noise only ever adds time, so the fastest is the least
@@ -92,6 +94,60 @@ with torch.no_grad(), FlopCounterMode(display=False) as counter:
     model(torch.randn(1, 3, 224, 224))
 assert counter.get_total_flops() == 8178368512
 """
+
+
+# 5. timm: a user file calling timm.create_model("resnet50"), timm read from its source.
+TIMM_USER = """import timm
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = timm.create_model("resnet50")
+
+    def forward(self, x):
+        return self.net(x)
+"""
+# torch + timm need torchvision at import; tools/record_timm.py puts its fake one on sys.path
+RUN_TIMM_TORCH = f"""
+import sys
+sys.path.insert(0, {str(ROOT / "tools")!r})
+import record_timm  # import torch, timm (fake torchvision)
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+model = record_timm.timm.create_model("resnet50").eval()
+with torch.no_grad(), FlopCounterMode(display=False) as counter:
+    model(torch.randn(1, 3, 224, 224))
+assert counter.get_total_flops() == 8178368512
+"""
+
+
+def timm_figure(args) -> None:
+    source = args.timm_source
+    if source is None:
+        print("\n5. timm: skipped (pass --timm-source DIR, a folder holding timm 1.0.31's `timm/` package)")
+        return
+    folder = Path(tempfile.mkdtemp(prefix="staticflops-timm-"))
+    try:
+        (folder / "model.py").write_text(TIMM_USER)
+        analyse = _cli("analyze", str(folder / "model.py"), "--input", "1x3x224x224", "--format", "json",
+                       "--source-path", source)
+        cache = folder / "cache"
+        cases = [("staticflops, timm.create_model('resnet50'), cold (empty cache)",
+                  (sys.executable, analyse, {"STATICFLOPS_CACHE_DIR": ""})),
+                 ("  the same, warm (cache folder kept between runs)",
+                  (sys.executable, analyse, {"STATICFLOPS_CACHE_DIR": str(cache)}))]
+        if has_torch(args.torch_python):
+            cases.append(("torch: import torch, timm; create_model; FlopCounterMode", (args.torch_python, RUN_TIMM_TORCH)))
+        timings = measure_side_by_side([case for _, case in cases], args.repeat, cwd=folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print("\n5. timm 1.0.31: a user file holding timm.create_model('resnet50'), 1x3x224x224")
+    print(f"{'case':64} {'median s':>9} {'best s':>7} {'peak MiB':>9} {'vs torch':>9}")
+    for name, timing in zip([n for n, _ in cases], timings):
+        ratio = f"{timing.median / timings[2].median:9.3f}" if len(timings) > 2 else ""
+        print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.peak:9.1f} {ratio}")
 
 
 def _env() -> dict:
@@ -196,7 +252,8 @@ def main() -> None:
     parser.add_argument("--torch-python", default=sys.executable,
                         help="a Python interpreter that has torch installed (default: this one)")
     parser.add_argument("--files", type=int, default=200, help="model files in the throughput folder")
-    parser.add_argument("--skip", default="", help="comma-separated figures to skip: cold,depth,folder,help")
+    parser.add_argument("--skip", default="", help="comma-separated figures to skip: cold,depth,folder,help,timm")
+    parser.add_argument("--timm-source", help="a folder holding timm 1.0.31's `timm/` package (figure 5)")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
 
@@ -277,6 +334,9 @@ def main() -> None:
         print("\n4. `python -X importtime -m staticflops --help`")
         print(f"wall {help_time:.3f} s (median), peak {help_peak:.1f} MiB; imports {imports:.3f} s; "
               f"heavy modules imported: {', '.join(heavy) or 'none of libcst, pydantic, yaml, rich.table'}")
+
+    if "timm" not in skip:
+        timm_figure(args)
 
 
 if __name__ == "__main__":

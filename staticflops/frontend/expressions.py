@@ -8,6 +8,8 @@ import sys
 from staticflops.frontend import syntax as cst
 
 from staticflops.frontend.scope import MISSING, Scope
+from staticflops.frontend import partial_dict
+from staticflops.frontend.partial_dict import PartialDict
 from staticflops.frontend.values import Function, LazyValue, Tensor, Unknown, describe
 
 
@@ -106,13 +108,31 @@ class Expressions:
             if isinstance(element, cst.StarredDictElement):
                 value = self.evaluate_node(element.value, scope)
                 if isinstance(value, dict):
-                    result.update(value)
+                    for key, item in value.items():
+                        result = self._dict_store(result, key, item)
+                elif isinstance(value, PartialDict):
+                    for key, item in [*value.known.items(), *value.undecidable]:
+                        result = self._dict_store(result, key, item)
+                elif isinstance(value, Unknown):  # `**unknown` may hold any keys
+                    result = self._dict_store(result, partial_dict.plain(value), value)
                 continue
             key = self.evaluate_node(element.key, scope)
             try:
-                result[key] = self.evaluate_node(element.value, scope)
+                result = self._dict_store(result, key, self.evaluate_node(element.value, scope))
             except TypeError:
                 return self.unknown("dictionary key cannot be used", element.key)
+        return result
+
+    @staticmethod
+    def _dict_store(result, key, value):
+        """``result[key] = value`` while building a dict display or comprehension; an
+        undecidable key makes it a PartialDict (see partial_dict.py), never merges entries."""
+        if isinstance(key, Unknown) and not isinstance(result, PartialDict):
+            result = partial_dict.start(result, key)
+        if isinstance(result, PartialDict):
+            partial_dict.store(result, key, value)
+        else:
+            result[key] = value
         return result
 
     def _eval_Attribute(self, node, scope):
@@ -258,9 +278,9 @@ class Expressions:
             return items
 
     def _eval_DictComp(self, node, scope):
-        result: dict = {}
-        self._comprehension(
-            node.for_in, scope,
-            lambda s: result.__setitem__(self.evaluate_node(node.key, s), self.evaluate_node(node.value, s)),
-        )
-        return result
+        result: list = [{}]
+
+        def add(s):
+            result[0] = self._dict_store(result[0], self.evaluate_node(node.key, s), self.evaluate_node(node.value, s))
+        self._comprehension(node.for_in, scope, add)
+        return result[0]

@@ -20,6 +20,8 @@ from staticflops.frontend import pyclasses
 from staticflops.frontend.budget import Budget
 from staticflops.frontend.datafiles import DATA_VALUES, DataFile, data_attribute
 from staticflops.frontend.expressions import Expressions
+from staticflops.frontend import partial_dict
+from staticflops.frontend.partial_dict import PartialDict
 from staticflops.frontend.statements import Raised, Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile, parse_source
@@ -231,9 +233,9 @@ class Interpreter(Statements, Expressions):
     # ---- operations on values ----------------------------------------------------------
     def binary(self, op_class, left, right, node):
         if isinstance(left, Unknown):
-            return left
+            return partial_dict.plain(left)
         if isinstance(right, Unknown):
-            return right
+            return partial_dict.plain(right)
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             return self.framework.tensor_binary(self, op_class.__name__, left, right, node)
         if isinstance(left, Instance) or isinstance(right, Instance):
@@ -253,10 +255,13 @@ class Interpreter(Statements, Expressions):
         if op_class in (cst.Is, cst.IsNot):
             same = left is right or (left is None and right is None)
             return same if op_class is cst.Is else not same
+        if op_class in (cst.In, cst.NotIn) and isinstance(right, PartialDict):
+            found = partial_dict.contains(right, left)
+            return found if isinstance(found, Unknown) or op_class is cst.In else not found
         if isinstance(left, Unknown):
-            return left
+            return partial_dict.plain(left)
         if isinstance(right, Unknown):
-            return right
+            return partial_dict.plain(right)
         if op_class in (cst.In, cst.NotIn) and isinstance(right, Instance) and right.module is None:
             found = self._contains(right, left, node)
             if isinstance(found, Unknown):
@@ -324,6 +329,8 @@ class Interpreter(Statements, Expressions):
         raise self.fail(f"cannot iterate over {describe(value)}", node, "SF112", python="TypeError")
 
     def get_item(self, container, key, node):
+        if isinstance(container, PartialDict):
+            return partial_dict.lookup(container, key)
         if isinstance(container, Unknown):
             return container
         if isinstance(key, Unknown):
@@ -359,8 +366,11 @@ class Interpreter(Statements, Expressions):
             return self.unknown(f"indexing {describe(container)} with {show(key)}", node)
 
     def get_attribute(self, receiver, name: str, node):
+        if isinstance(receiver, PartialDict) and name == "get":
+            return Builtin("dict.get", lambda interp, args, kwargs, node: partial_dict.lookup(receiver, *args[:1]),
+                           bind_self=False)
         if isinstance(receiver, Unknown):
-            return receiver
+            return partial_dict.plain(receiver)
         if isinstance(receiver, Instance):
             if name in receiver.attrs:
                 value = receiver.attrs[name]
@@ -484,7 +494,7 @@ class Interpreter(Statements, Expressions):
     # ---- calls ---------------------------------------------------------------------
     def call(self, function, args: list, kwargs: dict, node):
         if isinstance(function, Unknown):
-            return function
+            return partial_dict.plain(function)
         if isinstance(function, BoundMethod):
             if isinstance(function.function, Function) and function.owner is not None:
                 self.frames.append((function.owner, function.receiver))

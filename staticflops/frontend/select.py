@@ -88,6 +88,8 @@ def candidates(source: SourceFile, scope, framework) -> tuple[dict, dict]:
     """Top-level model classes and builder functions of this file that nothing else in it uses."""
     classes, builders = {}, {}
     for name, value in scope.vars.items():
+        if isinstance(getattr(value, "assumed_value", None), (Class, Function)):
+            value = value.force()  # defined under an assumed `if`: a candidate, the assumption reported
         if isinstance(value, LazyValue):
             continue
         if (isinstance(value, Class) and value.is_subclass_of(framework.module_class) and value.location

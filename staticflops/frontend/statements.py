@@ -8,8 +8,8 @@ from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic
 from staticflops.frontend import pyclasses
 from staticflops.frontend.bindings import always_raises, bound_names
 from staticflops.frontend.imports import all_members
-from staticflops.frontend.scope import Scope
-from staticflops.frontend.values import Class, Function, Instance, MethodWrapper, Namespace, Unknown, dotted_name
+from staticflops.frontend.scope import MISSING, Scope
+from staticflops.frontend.values import Class, Function, Instance, LazyValue, MethodWrapper, Namespace, Unknown, dotted_name
 
 
 class _Jump(Exception):
@@ -65,6 +65,51 @@ _AUGMENTED = {
 _IN_PLACE = {cst.Add: "__iadd__", cst.Subtract: "__isub__", cst.Multiply: "__imul__", cst.BitOr: "__ior__"}
 
 
+# Module-level statements whose assumed branch only matters through the names they bind.
+_BINDS_ONLY = (cst.If, cst.SimpleStatementLine)
+# Small statements that act by themselves (a call's side effect, a store into another object).
+_ACTS = (cst.Expr, cst.AugAssign, cst.Del, cst.Global, cst.Nonlocal, cst.Raise, cst.Assert)
+
+
+def _small_statements(statement):
+    """The small statements of a simple line, or of every branch of an `if` (nested ones too);
+    a loop, `with` or `try` inside counts as acting (yielded as a marker Expr)."""
+    if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        yield from statement.body
+    elif isinstance(statement, cst.If):
+        yield from _block_statements(statement.body)
+        if isinstance(statement.orelse, cst.If):
+            yield from _small_statements(statement.orelse)
+        elif statement.orelse is not None:
+            yield from _block_statements(statement.orelse.body)
+    elif not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        yield _ACTING
+
+
+def _block_statements(block):
+    if isinstance(block, cst.SimpleStatementSuite):
+        yield from block.body
+        return
+    for child in block.body:
+        yield from _small_statements(child)
+
+
+_ACTING = cst.Expr(cst.Name("acts"))
+
+
+class _ReadReports(LazyValue):
+    """A module-level name bound under an assumption: every read reports it (a read inside
+    another deferred statement is held there, so the plain value is never cached).  Model
+    selection looks for classes and builders among them (``assumed_value``)."""
+
+    def __init__(self, load, value):
+        super().__init__(load)
+        self.assumed_value = value
+
+    def force(self):
+        return self.load()
+
+
 class Statements:
     """Mixed into :class:`Interpreter`: one ``_exec_<Node>`` method per statement kind."""
 
@@ -84,7 +129,27 @@ class Statements:
                 self._tolerant(statement, scope)
                 continue
             _, held = self.quietly(lambda statement=statement: self._tolerant(statement, scope))
-            self.report_held([report for report in held if report in self.assumptions])
+            self._report_assumptions([report for report in held if report in self.assumptions], statement, scope)
+
+    def _report_assumptions(self, held: list, statement, scope: Scope) -> None:
+        """An `if` assumed true at the module level (or a statement reading a name such an `if`
+        bound) matters only if the model uses what it bound: the assumption is reported when
+        one of those names is first read (timm/data/transforms.py's PIL probe is never read by a
+        model).  Statements that may act by their side effects alone (calls, item and attribute
+        assignments, loops) report it at once."""
+        names = bound_names(statement) if isinstance(statement, _BINDS_ONLY) else []
+        if not held or not names or any(isinstance(small, _ACTS) for small in _small_statements(statement)):
+            self.report_held(held)
+            return
+        for name in names:
+            value = scope.vars.get(name, MISSING)
+            if value is MISSING:
+                continue
+
+            def when_read(value=value):
+                self.report_held(held)
+                return value.force() if isinstance(value, LazyValue) else value
+            scope.vars[name] = _ReadReports(when_read, value)
 
     def _tolerant(self, statement, scope: Scope, skip_raised: bool = True) -> None:
         try:

@@ -347,7 +347,12 @@ class TorchFramework:
         if tensor.shape is None or not tensor.shape or not isinstance(tensor.shape[0], int):
             raise AnalysisError("cannot iterate over a tensor whose first dimension is not a known number",
                                 interp.location(node), "SF112")
-        return [Tensor(tensor.shape[1:], tensor.dtype, requires_grad=tensor.requires_grad) for _ in range(tensor.shape[0])]
+        rows = tensor.shape[0]
+        values = tensor.values if tensor.values is not None and rows else None
+        size = len(values) // rows if values is not None else 0
+        return [Tensor(tensor.shape[1:], tensor.dtype, requires_grad=tensor.requires_grad,
+                       values=values[i * size:(i + 1) * size] if values is not None else None)
+                for i in range(rows)]
 
 
 # Results that never carry a gradient whatever their inputs.

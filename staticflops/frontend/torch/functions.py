@@ -198,7 +198,7 @@ def build_functions(t: TorchOps) -> dict:
 
     for name in ("contiguous", "clone", "detach", "cpu", "cuda", "half", "double",
                  "bfloat16", "type_as", "masked_fill", "masked_fill_", "fill_", "zero_", "copy_", "normal_",
-                 "uniform_", "__deepcopy__", "flip", "roll", "tril", "triu", "numpy", "pin_memory"):
+                 "uniform_", "erfinv_", "__deepcopy__", "flip", "roll", "tril", "triu", "numpy", "pin_memory"):
         f[name] = identity
 
     def cast(dtype):
@@ -335,7 +335,15 @@ def build_functions(t: TorchOps) -> dict:
         amount = args[1] if len(args) > 1 else kwargs.get("split_size_or_sections", kwargs.get("chunks"))
         axis = t.moved(interp, ops.normalize_dim, "split", node, _dim_arg(args, kwargs, 2, 0), len(x))
         sizes = t.moved(interp, ops.split_sizes, "split", node, x[axis], amount, chunks)
-        return tuple(Tensor(x[:axis] + (s,) + x[axis + 1:], args[0].dtype) for s in sizes)
+        pieces = tuple(Tensor(x[:axis] + (s,) + x[axis + 1:], args[0].dtype) for s in sizes)
+        if args[0].values is not None and axis == 0 and all(isinstance(s, int) for s in sizes):
+            # pieces along the first axis are consecutive runs of the row-major values
+            row = len(args[0].values) // x[0] if x[0] else 0
+            offset = 0
+            for piece, size in zip(pieces, sizes):
+                piece.values = args[0].values[offset * row:(offset + size) * row]
+                offset += size
+        return pieces
     f["split"] = split
     f["chunk"] = lambda interp, args, kwargs, node: split(interp, args, kwargs, node, chunks=True)
 
@@ -945,6 +953,33 @@ def build_constructors(t: TorchOps) -> dict:
     c["arange"] = arange
 
     def linspace(interp, args, kwargs, node):
+        """``torch.linspace(start, end, steps)``: drop-path schedules take ``.item()``/``.tolist()``
+        of it.  Values in float32 as PyTorch's scalar CPU kernel computes them: ``start + i * step``
+        for the first half, ``end - (steps - 1 - i) * step`` for the rest (its vectorised loop
+        can differ in the last bit for long ranges; models compare these rates with 0)."""
+        bound = dict(zip(("start", "end", "steps"), [a for a in args]), **kwargs)
+        start, end, steps = bound.get("start"), bound.get("end"), bound.get("steps")
+        if isinstance(steps, Unknown):
+            return steps
+        if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+            raise AnalysisError(f"torch.linspace: steps must be a non-negative integer, got {steps!r}",
+                                interp.location(node), "SF301")
+        dtype = dtype_of(kwargs, "float32")
+        if not all(type(v) in (int, float) for v in (start, end)):  # the shape is known, the values are not
+            return Tensor((steps,), dtype)
+        if steps > constants.MAX_VALUES or dtype != "float32":
+            return Tensor((steps,), dtype)
+        f32 = constants.float32
+        first, last = f32(float(start)), f32(float(end))
+        step = f32(f32(last - first) / (steps - 1)) if steps > 1 else 0.0
+        half = steps // 2
+        values = [f32(first + f32(step * i)) if i < half else f32(last - f32(step * (steps - 1 - i)))
+                  for i in range(steps)]
+        return Tensor((steps,), dtype, values=values)
+    c["linspace"] = linspace
+
+    def logspace(interp, args, kwargs, node):
+        """``torch.logspace(start, end, steps)``: the shape only."""
         steps = args[2] if len(args) > 2 else kwargs.get("steps")
         if isinstance(steps, Unknown):
             return steps
@@ -952,7 +987,7 @@ def build_constructors(t: TorchOps) -> dict:
             raise AnalysisError(f"torch.linspace: steps must be a non-negative integer, got {steps!r}",
                                 interp.location(node), "SF301")
         return Tensor((steps,), dtype_of(kwargs))
-    c["linspace"] = c["logspace"] = linspace
+    c["logspace"] = logspace
 
     def eye(interp, args, kwargs, node):
         rows = args[0] if args else kwargs.get("n")

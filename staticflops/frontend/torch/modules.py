@@ -156,6 +156,17 @@ def _register_buffer(interp, args, kwargs, node):
         self.attrs[name] = value
 
 
+def _running_stats(layer: Instance, bound: dict, unknown: list) -> None:
+    """The buffers ``_NormBase`` registers: ``running_mean``/``running_var`` (num_features,) and
+    ``num_batches_tracked`` (a scalar int64) when ``track_running_stats``, else None.  Subclasses
+    that copy BatchNorm's forward (timm's ``BatchNormAct2d``) read them.  Buffers, not parameters."""
+    tracked = not unknown and bound.get("track_running_stats") is True
+    features = (bound.get("num_features"),)
+    layer.attrs["running_mean"] = Tensor(features, "float32") if tracked else None
+    layer.attrs["running_var"] = Tensor(features, "float32") if tracked else None
+    layer.attrs["num_batches_tracked"] = Tensor((), "int64", values=[0]) if tracked else None
+
+
 def _returns_self(interp, args, kwargs, node):
     return args[0]
 
@@ -388,6 +399,8 @@ class LayerFactory:
             self.attrs["weight"] = Parameter(weight_shape, requires_grad=True, owner=self) if holds else None
             has_bias = holds and bound.get("bias", True) is not False and (bias_shape is not None or weight_shape is None)
             self.attrs["bias"] = Parameter(bias_shape, requires_grad=True, owner=self) if has_bias else None
+            if spec.kind in ("batch_norm", "instance_norm"):
+                _running_stats(self, bound, unknown)
             return None
 
         def forward(interp, args, kwargs, node):

@@ -247,6 +247,8 @@ def compare(
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run).")] = None,
     source_path: Annotated[Optional[list[str]], typer.Option("--source-path", help="Folder searched for third-party packages first; repeatable.")] = None,
+    batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
+    env: Annotated[Optional[list[str]], typer.Option("--env", help="KEY=VALUE in the analysed program's os.environ; repeatable.")] = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -255,7 +257,8 @@ def compare(
     from staticflops.api import compare as run
 
     comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top,
-                                      limits=limits, python=python, source_path=source_path or ()), debug, path)
+                                      limits=limits, python=python, source_path=source_path or (), batch=batch,
+                                      env=env), debug, path)
     def show() -> None:
         if output_format is Format.json:
             sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")

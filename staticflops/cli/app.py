@@ -102,6 +102,7 @@ def analyze(
     mfu: Annotated[Optional[float], typer.Option("--mfu", help="Model FLOPs utilisation, the fraction of peak reached (e.g. 0.4); needed with --hardware.")] = None,
     batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, int8.")] = "float32",
+    exact: Annotated[bool, typer.Option("--exact", help="Table: whole numbers with separators (12,614,656) instead of 12.61 M.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run; default: staticflops' own).")] = None,
@@ -148,7 +149,7 @@ def analyze(
             sys.stdout.write(render_markdown(report, depth))
         else:
             from staticflops.report.text import render_table
-            render_table(report, _console(), depth)
+            render_table(report, _console(), depth, exact)
 
     _rendered(show, debug, path)
     if report.partial:  # the figures are printed, marked PARTIAL; the run still failed
@@ -366,8 +367,18 @@ def _console():
     """No highlighting (a 200,000-character rule description took 256 s of regular
     expressions) and no emoji codes: text from the analysed project is shown as written."""
     from rich.console import Console
-    console = Console(highlight=False, emoji=False)
-    return console if console.is_terminal else Console(width=160, highlight=False, emoji=False)  # piped: no width to fit
+    import os
+
+    from staticflops.report.lines import TrimmedLines
+
+    out = TrimmedLines(sys.stdout)
+    console = Console(file=out, highlight=False, emoji=False)  # rich takes the width from COLUMNS, else the terminal
+    if console.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
+        return console
+    return Console(file=out, width=PIPED_WIDTH, highlight=False, emoji=False)
+
+
+PIPED_WIDTH = 160  # piped without COLUMNS: no terminal to fit, and rich's 80 would drop columns
 
 
 def main() -> None:

@@ -50,13 +50,16 @@ def _span(widths: list[int], gap: int) -> int:
 
 
 def fitted_grid(title: str | None, columns: list[tuple[str, str]], rows: list[list[str]], styles: list[str | None],
-                width: int, drop_order: list[str]) -> tuple[Text, list[str]]:
+                width: int, drop_order: list[str], free_last: bool = False) -> tuple[Text, list[str]]:
     """The table in ``width`` columns: first the gap between columns narrows from 3 spaces
     to 2, then columns are left out in ``drop_order`` (headers, least useful first) until
     it fits.  Returns the table and the headers left out.  A table that still does not fit
-    is printed whole (digits are never cut)."""
+    is printed whole (digits are never cut).  ``free_last``: the last column is prose (a
+    status, a message) that may wrap; only its header counts towards the fit."""
     kept = list(range(len(columns)))
     widths = _widths(columns, rows)
+    if free_last:
+        widths[-1] = cell_len(columns[-1][0])
     dropped: list[str] = []
     gap = 3 if _span(widths, 3) <= width else 2
     for header in drop_order:

@@ -32,7 +32,9 @@ def test_compare_reads_a_keras_model():
     assert rows["standard"]["forward_flops"] == 249_809_920
     assert rows["standard"]["params"] == 1_224_032
     assert rows["full"]["macs"] == 124_904_960  # 6,307,328 + 116,213,760 + 2,383,872: MACs are the same in every convention
-    assert cli("compare", "samples/keras_seed.py").returncode == 0  # the table, every built-in rule set
+    table = cli("compare", "samples/keras_seed.py", columns=80)  # the table, every built-in rule set
+    assert table.returncode == 0 and max(len(line) for line in _lines(table.stdout)) <= 80
+    assert "Left out to fit 80 columns: torch-cpu" in table.stdout  # of the disagreement table's rule sets
 
 
 def test_every_command_picks_its_front_end_from_one_table():
@@ -188,3 +190,18 @@ def test_folder_mode_still_fails_a_broken_model_and_a_bad_input_comment(tmp_path
     by_path = {entry["path"]: entry for entry in json.loads(result.stdout)["files"]}
     assert by_path["net.py"]["error"].startswith("net.py:1:16: error: # staticflops: input=1x4x")  # "# staticflops: " is 15 characters
     assert "error" in by_path["wrong.py"] and "skipped" not in by_path["wrong.py"]
+
+
+def test_by_type_sums_the_leaves_per_type():
+    result = cli("analyze", "samples/resnet50.py", "--input", "1x3x224x224", "--by-type", "--exact", columns=120)
+    assert result.returncode == 0, result.stderr
+    rows = {line.split()[0]: line.split() for line in _lines(result.stdout)
+            if line.startswith("  ") and line.split()[0] in ("Conv2d", "Linear", "BatchNorm2d", "ReLU")}
+    # ResNet-50: 1 stem conv + 16 bottlenecks x 3 convs + 4 downsample convs = 53 Conv2d, as many BatchNorm2d;
+    # ReLU: the stem's and one module per bottleneck (reused three times in it) = 17 rows
+    assert (rows["Conv2d"][1], rows["BatchNorm2d"][1], rows["ReLU"][1]) == ("53", "53", "17")
+    # fc: Linear(2048, 1000): 2 * 2048 * 1000 = 4,096,000 FLOPs; the convs are the rest of the
+    # 8,178,368,512 FlopCounterMode recorded (samples/README.md): 8,174,272,512
+    assert rows["Linear"][2] == "4,096,000" and rows["Conv2d"][2] == "8,174,272,512"
+    order = [line.split()[0] for line in _lines(result.stdout) if line.startswith("  ") and line.split()[0] in rows]
+    assert order[:2] == ["Conv2d", "Linear"]  # most FLOPs first

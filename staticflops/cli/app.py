@@ -103,6 +103,7 @@ def analyze(
     batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, int8.")] = "float32",
     exact: Annotated[bool, typer.Option("--exact", help="Table: whole numbers with separators (12,614,656) instead of 12.61 M.")] = False,
+    by_type_: Annotated[bool, typer.Option("--by-type", help="Table: one row per layer or op type (summed), instead of one per layer.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run; default: staticflops' own).")] = None,
@@ -149,7 +150,7 @@ def analyze(
             sys.stdout.write(render_markdown(report, depth))
         else:
             from staticflops.report.text import render_table
-            render_table(report, _console(), depth, exact)
+            render_table(report, _console(), depth, exact, by_type_)
 
     _rendered(show, debug, path)
     if report.partial:  # the figures are printed, marked PARTIAL; the run still failed

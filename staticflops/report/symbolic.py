@@ -112,7 +112,11 @@ def short_count(text: str, scaled) -> str | None:
     coefficient: ``units.human``); None to show the formula as written."""
     if "//" not in text:
         return None  # an exact polynomial (2*B*T**2 + ...): every term matters at realistic sizes
-    poly = leading(text)
+    return written_terms(leading(text), scaled)
+
+
+def written_terms(poly: Poly | None, scaled) -> str | None:
+    """``≈ 4.70 K·B·H·W`` for at most two leading terms; None otherwise."""
     if poly is None or len(poly) > 2:
         return None
     terms = []

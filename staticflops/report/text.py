@@ -7,10 +7,11 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from staticflops.report.by_type import by_type, leading_sum
 from staticflops.report.escape import MAX_MESSAGE, visible
 from staticflops.report.grid import fitted_grid
 from staticflops.report.schema import Report
-from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim
+from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim, written_terms
 from staticflops.report.units import human, partial_banner, share
 
 
@@ -43,8 +44,10 @@ def _where(location: str, main_file: str) -> str:
     return line if path == main_file else f"{path.rsplit('/', 1)[-1]}:{line}"
 
 
-def render_table(report: Report, console: Console, max_depth: int | None = None, exact: bool = False) -> None:
-    """The layer table fitted to ``console.width`` (``DROP_ORDER``), then the totals."""
+def render_table(report: Report, console: Console, max_depth: int | None = None, exact: bool = False,
+                 by_type: bool = False) -> None:
+    """The layer table fitted to ``console.width`` (``DROP_ORDER``), then the totals;
+    ``by_type``: one row per layer or op type instead of one per layer."""
     totals = report.totals
     if report.partial:
         console.print(Text(partial_banner(report, _message), style="bold red"))
@@ -53,7 +56,7 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
     columns += [("Bwd FLOPs", "right")] if training else []
     columns += [("Params", "right"), ("%FLOPs", "right"), ("Line", "right")]
     rows, styles, shortened = [], [], False
-    for row in report.layers:
+    for row in ([] if by_type else report.layers):
         if max_depth is not None and row.depth > max_depth:
             continue
         label = visible(row.name.rsplit(".", 1)[-1]) if row.kind == "module" else "↳ " + visible(row.type)
@@ -68,6 +71,8 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
         styles.append("dim" if row.kind == "op" else None)
     console.print(Text(f"{visible(report.model)} ({visible(report.file)}) — rules: {visible(report.rules)}\n",
                        style="italic"))
+    if by_type:
+        columns, rows, styles = _type_rows(report, exact)
     table, dropped = fitted_grid(None, columns, rows, styles, console.width, DROP_ORDER)
     console.print(table, soft_wrap=True, highlight=False)
     shortened = shortened or any(cell.startswith(APPROXIMATE) for cells in rows for cell in cells)
@@ -90,6 +95,20 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
         console.print(f"\n[bold yellow]Not resolved ({len(report.unknown)}); totals are lower bounds:[/bold yellow]")
         for entry in report.unknown:
             console.print(Text(f"  {visible(entry.location)}: {_message(entry.what)}"))
+
+
+def _type_rows(report: Report, exact: bool) -> tuple[list, list, list]:
+    """``--by-type``: the leaves of the layer tree summed per type (``by_type.py``)."""
+    columns = [("Type", "left"), ("Calls", "right"), ("FLOPs", "right"), ("MACs", "right"), ("Params", "right"),
+               ("%FLOPs", "right")]
+    rows = []
+    for row in by_type(report.layers):
+        flops = (written_terms(leading_sum(row.symbolic), human) or "?") if row.symbolic else _amount(row.flops, exact)
+        flops += f" + {row.unknown} unknown" if row.unknown else ""
+        rows.append([visible(row.type), str(row.calls), flops, "" if row.symbolic else _amount(row.macs, exact),
+                     _amount(row.params, exact) if row.params else "",
+                     "" if row.symbolic else share(row.flops, report.totals.forward_flops)])
+    return columns, rows, [None] * len(rows)
 
 
 def _print_layout_notes(shortened: bool, dropped: list, console: Console) -> None:

@@ -14,9 +14,10 @@ from rich.text import Text
 
 
 def grid(title: str | None, columns: list[tuple[str, str]], rows: list[list[str]], styles: list[str | None],
-         gap: int = 3) -> Text:
+         gap: int = 3, free_last: bool = False) -> Text:
     """``columns``: (header, "left" | "right"); ``styles``: one rich style (or None) per row;
-    ``title``: None for none; ``gap``: spaces between two columns."""
+    ``title``: None for none; ``gap``: spaces between two columns; ``free_last``: the rule
+    ends at the last column's header (its cells are prose of any length)."""
     widths = _widths(columns, rows)
     right = [justify == "right" for _, justify in columns]
     between = " " * gap
@@ -30,7 +31,8 @@ def grid(title: str | None, columns: list[tuple[str, str]], rows: list[list[str]
     if title is not None:
         text.append(title + "\n\n", style="italic")
     text.append(line([header for header, _ in columns]), style="bold")
-    text.append(" " + "─" * (sum(widths) + gap * len(widths) - 1) + "\n")
+    ruled = widths[:-1] + [cell_len(columns[-1][0])] if free_last and widths else widths
+    text.append(" " + "─" * (sum(ruled) + gap * len(ruled) - 1) + "\n")
     for cells, style in zip(rows, styles):
         text.append(line(cells), style=style)
     return text
@@ -69,4 +71,5 @@ def fitted_grid(title: str | None, columns: list[tuple[str, str]], rows: list[li
         if index is not None:
             kept.remove(index)
             dropped.append(header)
-    return grid(title, [columns[i] for i in kept], [[cells[i] for i in kept] for cells in rows], styles, gap), dropped
+    return grid(title, [columns[i] for i in kept], [[cells[i] for i in kept] for cells in rows], styles, gap,
+                free_last), dropped

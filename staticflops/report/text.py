@@ -65,7 +65,7 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
         cells = ["  " * (row.depth - 1) + label, visible(row.type), shape, visible(_amount(row.forward_flops, exact)),
                  visible(_amount(row.macs, exact))]
         cells += [visible(_amount(row.backward_flops, exact))] if training else []
-        cells += [_amount(row.params, exact) if row.params else "", share(row.forward_flops, totals.forward_flops),
+        cells += [visible(_amount(row.params, exact)) if row.params else "", share(row.forward_flops, totals.forward_flops),
                   visible(_where(row.location, report.file))]
         rows.append(cells)
         styles.append("dim" if row.kind == "op" else None)
@@ -105,7 +105,7 @@ def _type_rows(report: Report, exact: bool) -> tuple[list, list, list]:
     for row in by_type(report.layers):
         flops = (written_terms(leading_sum(row.symbolic), human) or "?") if row.symbolic else _amount(row.flops, exact)
         flops += f" + {row.unknown} unknown" if row.unknown else ""
-        rows.append([visible(row.type), str(row.calls), flops, "" if row.symbolic else _amount(row.macs, exact),
+        rows.append([visible(row.type), str(row.calls), visible(flops), "" if row.symbolic else _amount(row.macs, exact),
                      _amount(row.params, exact) if row.params else "",
                      "" if row.symbolic else share(row.flops, report.totals.forward_flops)])
     return columns, rows, [None] * len(rows)

@@ -8,7 +8,8 @@ import json
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from staticflops.cost import price
 from staticflops.diagnostics import AnalysisError, UsageError
@@ -147,18 +148,42 @@ def analyze(
                                                   parse_limits=budget.parse_limits))
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise UsageError("--batch must be a positive integer")
-    if uses_keras(source):
-        from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
-
-        ir = _with_deep_stack(lambda: analyse_keras(source, model, _kwargs(kwargs), specs, batch, reader=reader,
-                                                    budget=budget, libraries=libraries, env=environment))
-    else:
-        ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, freeze=freeze,
-                                                    reader=reader, budget=budget, libraries=libraries, env=environment))
+    ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, freeze=freeze, batch=batch,
+                                                          reader=reader, budget=budget, libraries=libraries,
+                                                          env=environment))
     check_sizes(ir)
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
     return build_report(ir, cost, ruleset, summary, dtype=dtype)
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """One framework's reader: ``claims`` a parsed file by its imports, ``trace`` builds the
+    model's IR.  Every command (analyze, compare, check, diff, folder mode) picks from the
+    same table, so none of them hard-codes a framework."""
+    name: str
+    claims: Callable
+    trace: Callable
+
+
+def _trace_torch(source, model, kwargs, specs, *, freeze=(), batch=None, **context):
+    return analyse_torch(source, model, kwargs, specs, freeze=freeze, **context)  # batch: a Keras notion
+
+
+def _trace_keras(source, model, kwargs, specs, *, freeze=(), batch=None, **context):
+    from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
+
+    return analyse_keras(source, model, kwargs, specs, batch, **context)
+
+
+# Tried in order; the last claims every file (a file that imports neither framework is read
+# as PyTorch, whose messages then say what is missing).
+FRONT_ENDS = (FrontEnd("keras", uses_keras, _trace_keras), FrontEnd("torch", lambda source: True, _trace_torch))
+
+
+def front_end(source) -> FrontEnd:
+    return next(end for end in FRONT_ENDS if end.claims(source))
 
 
 def parse_env(env) -> dict:
@@ -274,11 +299,14 @@ def compare(
     limits: dict | None = None,
     python: str | Path | None = None,
     source_path: Iterable[str | Path] = (),
+    batch: int | None = None,
+    env: dict | Iterable[str] | None = None,
 ) -> Comparison:
     """Analyse once, price under several rule sets (default: every built-in one), and list
     the ``top`` layers where they disagree most.  A budget hit (``limits``) raises
     ``AnalysisError``: a comparison is never made from a partial analysis.  ``python`` and
-    ``source_path``: where third-party source is read from, as for :func:`analyze`."""
+    ``source_path``: where third-party source is read from, ``batch`` (Keras) and ``env`` as for
+    :func:`analyze`; the same front ends read the file (:data:`FRONT_ENDS`)."""
     from staticflops.cost.compare import price_all
     from staticflops.report.compare import build_comparison
 
@@ -289,7 +317,10 @@ def compare(
     source = _with_deep_stack(lambda: load_source(path, max_bytes=budget.max_file_bytes,
                                                   parse_limits=budget.parse_limits))
     libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path]), budget.max_file_bytes)
-    ir = _with_deep_stack(lambda: analyse_torch(source, model, _kwargs(kwargs), specs, budget=budget, libraries=libraries))
+    if batch is not None and (not isinstance(batch, int) or batch < 1):
+        raise UsageError("--batch must be a positive integer")
+    ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, batch=batch,
+                                                          budget=budget, libraries=libraries, env=parse_env(env)))
     if ir.stopped is not None:  # conventions compared on a partial trace would mislead: an error
         raise AnalysisError(ir.stopped.message, ir.stopped.location, ir.stopped.code)
     check_sizes(ir)

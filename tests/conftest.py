@@ -16,6 +16,19 @@ def _private_cache_dir(tmp_path_factory):
     os.environ["STATICFLOPS_CACHE_DIR"] = str(tmp_path_factory.mktemp("staticflops-cache"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_terminal_size_in_the_environment():
+    # GNU readline (imported by pytest through pdb) exports COLUMNS=80 and LINES into the C
+    # environment, which os.environ does not show but every subprocess inherits: the CLI would
+    # fit its tables to 80 columns instead of the 160 it uses when piped without COLUMNS.
+    # Setting then deleting through os.environ unsets them at the C level as well.
+    import os
+
+    for name in ("COLUMNS", "LINES"):
+        os.environ[name] = ""
+        del os.environ[name]
+
+
 @pytest.fixture(autouse=True)
 def _run_from_repo_root(monkeypatch):
     # Sample and fixture paths in the recorded ground truth are relative to the repo root.

@@ -102,6 +102,8 @@ def analyze(
     mfu: Annotated[Optional[float], typer.Option("--mfu", help="Model FLOPs utilisation, the fraction of peak reached (e.g. 0.4); needed with --hardware.")] = None,
     batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, int8.")] = "float32",
+    exact: Annotated[bool, typer.Option("--exact", help="Table: whole numbers with separators (12,614,656) instead of 12.61 M.")] = False,
+    by_type_: Annotated[bool, typer.Option("--by-type", help="Table: one row per layer or op type (summed), instead of one per layer.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run; default: staticflops' own).")] = None,
@@ -148,7 +150,7 @@ def analyze(
             sys.stdout.write(render_markdown(report, depth))
         else:
             from staticflops.report.text import render_table
-            render_table(report, _console(), depth)
+            render_table(report, _console(), depth, exact, by_type_)
 
     _rendered(show, debug, path)
     if report.partial:  # the figures are printed, marked PARTIAL; the run still failed
@@ -247,6 +249,8 @@ def compare(
     output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run).")] = None,
     source_path: Annotated[Optional[list[str]], typer.Option("--source-path", help="Folder searched for third-party packages first; repeatable.")] = None,
+    batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
+    env: Annotated[Optional[list[str]], typer.Option("--env", help="KEY=VALUE in the analysed program's os.environ; repeatable.")] = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -255,7 +259,8 @@ def compare(
     from staticflops.api import compare as run
 
     comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top,
-                                      limits=limits, python=python, source_path=source_path or ()), debug, path)
+                                      limits=limits, python=python, source_path=source_path or (), batch=batch,
+                                      env=env), debug, path)
     def show() -> None:
         if output_format is Format.json:
             sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
@@ -363,8 +368,18 @@ def _console():
     """No highlighting (a 200,000-character rule description took 256 s of regular
     expressions) and no emoji codes: text from the analysed project is shown as written."""
     from rich.console import Console
-    console = Console(highlight=False, emoji=False)
-    return console if console.is_terminal else Console(width=160, highlight=False, emoji=False)  # piped: no width to fit
+    import os
+
+    from staticflops.report.lines import TrimmedLines
+
+    out = TrimmedLines(sys.stdout)
+    console = Console(file=out, highlight=False, emoji=False)  # rich takes the width from COLUMNS, else the terminal
+    if console.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
+        return console
+    return Console(file=out, width=PIPED_WIDTH, highlight=False, emoji=False)
+
+
+PIPED_WIDTH = 160  # piped without COLUMNS: no terminal to fit, and rich's 80 would drop columns
 
 
 def main() -> None:

@@ -74,7 +74,7 @@ def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use
             results = list(pool.map(_analyse_one, [r for _, _, r in missing], [reader] * len(missing)))
     else:
         results = [_analyse_one(request, reader) for _, _, request in missing]
-    for (name, key, request), (report, error, sources, disk) in zip(missing, results):
+    for (name, key, request), (report, error, sources, disk, _code) in zip(missing, results):
         if report is not None and error is None:
             cache.store(key, request["path"], sources, disk, report)
         # A partial report (a budget stopped the analysis) never passes: it counts as an error.
@@ -94,8 +94,9 @@ def _cached_report(entry: dict | None) -> Report | None:
 
 
 def _analyse_one(request: dict, reader) -> tuple:
-    """(report as a dict, error message, source hashes, rule-file hashes); runs in a worker.
-    A partial report (a budget was hit) comes with the budget's message as the error."""
+    """(report as a dict, error message, source hashes, rule-file hashes, the error's code);
+    runs in a worker.  A partial report (a budget was hit) comes with the budget's message as
+    the error."""
     from staticflops import api
 
     recording = RecordingReader(reader)
@@ -106,14 +107,14 @@ def _analyse_one(request: dict, reader) -> tuple:
         report = api.analyze(request["path"], reader=recording, **options)
     except AnalysisError as error:
         where = f"{error.location}: " if error.location else f"{request['path']}: "
-        return None, f"{where}error: {error.message}", recording.hashes, {}
+        return None, f"{where}error: {error.message}", recording.hashes, {}, error.code
     except UsageError as error:
-        return None, f"{request['path']}: error: {error}", recording.hashes, {}
+        return None, f"{request['path']}: error: {error}", recording.hashes, {}, None
     error = None
     if report.partial:
         stop = report.stopped
         error = f"{stop.location or request['path']}: error: {stop.message} (partial result: a lower bound)"
-    return report.model_dump(mode="json"), error, recording.hashes, _rule_files(request["rules"])
+    return report.model_dump(mode="json"), error, recording.hashes, _rule_files(request["rules"]), None
 
 
 def _rule_files(rules: str) -> dict:

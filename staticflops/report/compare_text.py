@@ -3,13 +3,12 @@ descriptions may come from a pull request: ``escape.py`` (Text, never markup; co
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from staticflops.report.compare import Comparison
 from staticflops.report.escape import MAX_MESSAGE, md_code, visible
+from staticflops.report.grid import fitted_grid
 from staticflops.report.units import human
 
 
@@ -18,30 +17,41 @@ def _unit(row) -> str:
 
 
 def render_compare_table(comparison: Comparison, console: Console) -> None:
-    table = Table(box=box.SIMPLE_HEAD, title_justify="left",
-                  title=Text(f"{visible(comparison.model)} ({visible(comparison.file)}), inputs "
-                             f"{', '.join(visible(i) for i in comparison.inputs)}: one model, every convention"))
-    for column, justify in (("Rule set", "left"), ("Reports", "right"), ("FLOPs", "right"), ("MACs", "right"),
-                            ("Params", "right"), ("What it counts", "left")):
-        table.add_column(column, justify=justify, no_wrap=column != "What it counts")
-    for row in comparison.conventions:
-        mark = "" if row.complete else " *"
-        table.add_row(Text(visible(row.rules)), f"{human(row.headline_value, _unit(row))}{mark}", human(row.forward_flops),
-                      human(row.macs), human(row.params), Text(visible(row.description, MAX_MESSAGE)))
-    console.print(table)
+    """The layer table's layout (``grid``), fitted to the console: one row per rule set, then
+    what each counts (prose that wraps), then the layers where they disagree most."""
+    console.print(Text(f"{visible(comparison.model)} ({visible(comparison.file)}), inputs "
+                       f"{', '.join(visible(i) for i in comparison.inputs)}: one model, every convention\n",
+                       style="italic"))
+    columns = [("Rule set", "left"), ("Reports", "right"), ("FLOPs", "right"), ("MACs", "right"), ("Params", "right")]
+    rows = [[visible(row.rules), f"{human(row.headline_value, _unit(row))}{'' if row.complete else ' *'}",
+             human(row.forward_flops), human(row.macs), human(row.params)] for row in comparison.conventions]
+    table, dropped = fitted_grid(None, columns, rows, [None] * len(rows), console.width, ["Params", "MACs", "FLOPs"])
+    console.print(table, soft_wrap=True, highlight=False)
+    _left_out(dropped, console)
     console.print("Reports: the number that convention's tool prints (its unit).  FLOPs/MACs columns: both "
                   "numbers under that convention.  * = something could not be resolved (a lower bound).")
+    console.print(Text("\nWhat each rule set counts:", style="bold"))
+    for row in comparison.conventions:
+        console.print(Text.assemble(("  " + visible(row.rules), "bold"), ": " + visible(row.description, MAX_MESSAGE)))
     if comparison.disagreements:
         units = {row.rules: _unit(row) for row in comparison.conventions}
-        layers = Table(box=box.SIMPLE_HEAD, title="Layers where the conventions disagree most", title_justify="left")
-        layers.add_column("Layer", no_wrap=True)
-        layers.add_column("Type", no_wrap=True)
-        for row in comparison.conventions:
-            layers.add_column(Text(f"{visible(row.rules)}\n({units[row.rules]})"), justify="right", no_wrap=True)
-        for d in comparison.disagreements:
-            layers.add_row(Text(visible(d.name)), Text(visible(d.type)),
-                           *[f"{v:,}" if isinstance(v, int) else visible(v) for v in d.values.values()])
-        console.print(layers)
+        names = [row.rules for row in comparison.conventions]
+        columns = [("Layer", "left"), ("Type", "left")] + [(visible(name), "right") for name in names]
+        rows = [["", ""] + [f"({units[name]})" for name in names]]
+        rows += [[visible(d.name), visible(d.type), *[f"{v:,}" if isinstance(v, int) else visible(v)
+                                                      for v in d.values.values()]] for d in comparison.disagreements]
+        console.print()
+        table, dropped = fitted_grid("Layers where the conventions disagree most", columns, rows,
+                                     ["dim"] + [None] * (len(rows) - 1), console.width,
+                                     [visible(name) for name in reversed(names)] + ["Type"])
+        console.print(table, soft_wrap=True, highlight=False)
+        _left_out(dropped, console)
+
+
+def _left_out(dropped: list, console: Console) -> None:
+    if dropped:
+        console.print(Text(f"Left out to fit {console.width} columns: {', '.join(dropped)} (a wider COLUMNS, "
+                           "or --format json).", style="dim"))
 
 
 def render_compare_markdown(comparison: Comparison) -> str:

@@ -7,16 +7,35 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from staticflops.report.by_type import by_type, leading_sum
 from staticflops.report.escape import MAX_MESSAGE, visible
-from staticflops.report.grid import grid
+from staticflops.report.grid import fitted_grid
 from staticflops.report.schema import Report
+from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim, written_terms
 from staticflops.report.units import human, partial_banner, share
 
 
-def _shape(shape, calls: int = 1) -> str:
+def _shape(shape, calls: int = 1, short=str) -> str:
     if shape is None:
         return "-" if calls == 0 else "?"  # never called (a container) vs. not known
-    return "x".join(str(d) for d in shape) or "scalar"
+    return "x".join(str(d) if isinstance(d, int) else short(d) for d in shape) or "scalar"
+
+
+# Which columns give way first when the table is wider than the terminal (after the gap
+# between columns narrows): MACs repeat FLOPs under most conventions and are in the totals;
+# the source line and type are one step from the name; the share, params, backward FLOPs
+# and output shape follow.  Layer and FLOPs always stay.
+DROP_ORDER = ["MACs", "Line", "Type", "%FLOPs", "Params", "Bwd FLOPs", "Output"]
+
+
+def _amount(value, exact: bool) -> str:
+    """A table cell's count: ``12.61 M``, or ``12,614,656`` with ``exact``; a symbolic count
+    by its leading term (``≈ 4.70 K·B·H·W``; the JSON keeps the formula)."""
+    if value == "unknown":
+        return value
+    if isinstance(value, int):
+        return f"{value:,}" if exact else human(value)
+    return short_count(value, human) or human(value)
 
 
 def _where(location: str, main_file: str) -> str:
@@ -25,7 +44,10 @@ def _where(location: str, main_file: str) -> str:
     return line if path == main_file else f"{path.rsplit('/', 1)[-1]}:{line}"
 
 
-def render_table(report: Report, console: Console, max_depth: int | None = None) -> None:
+def render_table(report: Report, console: Console, max_depth: int | None = None, exact: bool = False,
+                 by_type: bool = False) -> None:
+    """The layer table fitted to ``console.width`` (``DROP_ORDER``), then the totals;
+    ``by_type``: one row per layer or op type instead of one per layer."""
     totals = report.totals
     if report.partial:
         console.print(Text(partial_banner(report, _message), style="bold red"))
@@ -33,22 +55,28 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
     columns = [("Layer", "left"), ("Type", "left"), ("Output", "left"), ("FLOPs", "right"), ("MACs", "right")]
     columns += [("Bwd FLOPs", "right")] if training else []
     columns += [("Params", "right"), ("%FLOPs", "right"), ("Line", "right")]
-    rows, styles = [], []
-    for row in report.layers:
+    rows, styles, shortened = [], [], False
+    for row in ([] if by_type else report.layers):
         if max_depth is not None and row.depth > max_depth:
             continue
         label = visible(row.name.rsplit(".", 1)[-1]) if row.kind == "module" else "↳ " + visible(row.type)
-        flops = row.forward_flops if row.forward_flops == "unknown" else human(row.forward_flops)
-        macs = row.macs if row.macs == "unknown" else human(row.macs)
-        cells = ["  " * (row.depth - 1) + label, visible(row.type), visible(_shape(row.output_shape, row.calls)), flops,
-                 macs]
-        cells += [human(row.backward_flops)] if training else []
-        cells += [human(row.params) if row.params else "", share(row.forward_flops, totals.forward_flops),
+        shape = visible(_shape(row.output_shape, row.calls, short_dim))
+        shortened = shortened or shape != visible(_shape(row.output_shape, row.calls))
+        cells = ["  " * (row.depth - 1) + label, visible(row.type), shape, visible(_amount(row.forward_flops, exact)),
+                 visible(_amount(row.macs, exact))]
+        cells += [visible(_amount(row.backward_flops, exact))] if training else []
+        cells += [visible(_amount(row.params, exact)) if row.params else "", share(row.forward_flops, totals.forward_flops),
                   visible(_where(row.location, report.file))]
         rows.append(cells)
         styles.append("dim" if row.kind == "op" else None)
-    title = f"{visible(report.model)} ({visible(report.file)}) — rules: {visible(report.rules)}"
-    console.print(grid(title, columns, rows, styles), soft_wrap=True, highlight=False)
+    console.print(Text(f"{visible(report.model)} ({visible(report.file)}) — rules: {visible(report.rules)}\n",
+                       style="italic"))
+    if by_type:
+        columns, rows, styles = _type_rows(report, exact)
+    table, dropped = fitted_grid(None, columns, rows, styles, console.width, DROP_ORDER)
+    console.print(table, soft_wrap=True, highlight=False)
+    shortened = shortened or any(cell.startswith(APPROXIMATE) for cells in rows for cell in cells)
+    _print_layout_notes(shortened, dropped, console)
     prefix = "[bold red]PARTIAL (lower bound)[/bold red] " if report.partial else ""
     console.print(f"{prefix}[bold]Total forward:[/bold] {human(totals.forward_flops, 'FLOPs')}  "
                   f"({human(totals.macs, 'MACs')})   [bold]Params:[/bold] {human(totals.params)} "
@@ -67,6 +95,30 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
         console.print(f"\n[bold yellow]Not resolved ({len(report.unknown)}); totals are lower bounds:[/bold yellow]")
         for entry in report.unknown:
             console.print(Text(f"  {visible(entry.location)}: {_message(entry.what)}"))
+
+
+def _type_rows(report: Report, exact: bool) -> tuple[list, list, list]:
+    """``--by-type``: the leaves of the layer tree summed per type (``by_type.py``)."""
+    columns = [("Type", "left"), ("Calls", "right"), ("FLOPs", "right"), ("MACs", "right"), ("Params", "right"),
+               ("%FLOPs", "right")]
+    rows = []
+    for row in by_type(report.layers):
+        flops = (written_terms(leading_sum(row.symbolic), human) or "?") if row.symbolic else _amount(row.flops, exact)
+        flops += f" + {row.unknown} unknown" if row.unknown else ""
+        rows.append([visible(row.type), str(row.calls), visible(flops), "" if row.symbolic else _amount(row.macs, exact),
+                     _amount(row.params, exact) if row.params else "",
+                     "" if row.symbolic else share(row.flops, report.totals.forward_flops)])
+    return columns, rows, [None] * len(rows)
+
+
+def _print_layout_notes(shortened: bool, dropped: list, console: Console) -> None:
+    """Say what the table shortened, so no one reads ``H/2`` as exact or misses a column."""
+    if shortened:
+        console.print(Text("≈ and H/2-style shapes: leading terms of symbolic formulas (rounding dropped); "
+                           "--format json has them exactly.", style="dim"))
+    if dropped:
+        console.print(Text(f"Left out to fit {console.width} columns: {', '.join(dropped)} "
+                           "(a wider COLUMNS, or --format json).", style="dim"))
 
 
 def _message(text) -> str:

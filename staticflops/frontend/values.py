@@ -173,6 +173,9 @@ class Namespace:
     # For packages of the analysed project: name -> value (or None) for a name not yet in
     # ``members`` (runs ``__init__.py`` on first need, then looks for a submodule).
     loader: Any = None
+    # What the module's code stored as ``sys.modules[__name__]`` while it ran (a lazy-import
+    # object): importers then get their names from it, as Python's import returns that entry.
+    replaced_by: Any = None
 
     def __repr__(self) -> str:
         return f"<namespace {self.name}>"

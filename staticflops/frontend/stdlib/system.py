@@ -89,11 +89,36 @@ def _stub_namespace(interp, name: str, stub: str) -> Namespace:
 
 
 def _module_table(interp):
-    """``sys.modules``: the modules loaded so far, by name (the analysed file is ``__analysed__``)."""
-    table = dict(interp.framework.namespaces) if hasattr(interp.framework, "namespaces") else {}
+    """``sys.modules``: the modules loaded so far, by name (the analysed file is ``__analysed__``).
+    One dict for the whole analysis, so what the analysed code stores in it stays: a package's
+    ``sys.modules[__name__] = _LazyModule(...)`` replaces the package for its importers."""
+    table = interp.sys_modules
+    loaded = dict(interp.framework.namespaces) if hasattr(interp.framework, "namespaces") else {}
     if interp.project is not None:
-        table.update({module.name: module for module in interp.project.modules.values()})
+        loaded.update({module.name: module for module in interp.project.modules.values()})
+    for name, module in loaded.items():
+        table.setdefault(name, module)
     return table
+
+
+def _import_module(interp, args, kwargs, node):
+    """``importlib.import_module(name, package=None)``: a relative name (``".sub"``) is resolved
+    against ``package`` as Python does; then the same rules as ``import``."""
+    name = args[0] if args else kwargs.get("name")
+    package = args[1] if len(args) > 1 else kwargs.get("package")
+    if not isinstance(name, str):
+        return interp.unknown("import of a name that is not known", node)
+    level = len(name) - len(name.lstrip("."))
+    if level:
+        if not isinstance(package, str) or not package:
+            return interp.unknown(f"importlib.import_module({name!r}) needs a known `package`", node)
+        base = package.split(".")
+        if level > len(base):
+            raise interp.fail(f"attempted relative import beyond top-level package ({name!r} from {package!r})",
+                              node, "SF116", python="ImportError")
+        base = base[:len(base) - (level - 1)]
+        name = ".".join(base + ([name[level:]] if name[level:] else []))
+    return interp.import_module(name, node)
 
 
 def modules(interp, builtins: dict) -> dict:
@@ -157,8 +182,7 @@ def modules(interp, builtins: dict) -> dict:
     })
     util = Namespace("importlib.util", {"find_spec": _builtin("importlib.util.find_spec", find_spec)})
     importlib = Namespace("importlib", {
-        "import_module": _builtin("importlib.import_module", lambda i, a, k, n: i.import_module(a[0], n)
-                                  if isinstance(a[0], str) else i.unknown("import of a name that is not known", n)),
+        "import_module": _builtin("importlib.import_module", _import_module),
         "metadata": metadata, "util": util,
     })
     warn = _builtin("warnings.warn", lambda i, a, k, n: None)

@@ -43,6 +43,11 @@ _COMPARE = {
     cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
     cst.Is: operator.is_, cst.IsNot: operator.is_not,
 }
+# a < b calls a.__lt__(b), then the reflection b.__gt__(a)
+_RICH_COMPARISONS = {
+    cst.LessThan: ("__lt__", "__gt__"), cst.LessThanEqual: ("__le__", "__ge__"), cst.Equal: ("__eq__", "__eq__"),
+    cst.NotEqual: ("__ne__", "__ne__"), cst.GreaterThan: ("__gt__", "__lt__"), cst.GreaterThanEqual: ("__ge__", "__le__"),
+}
 _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, set, frozenset, range, Expr, slice)
 
 
@@ -271,12 +276,32 @@ class Interpreter(Statements, Expressions):
             return found if op_class is cst.In else not found
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             return self.framework.tensor_binary(self, "Compare", left, right, node)
+        if op_class in _RICH_COMPARISONS and any(isinstance(v, Instance) and v.module is None for v in (left, right)):
+            found = self._rich_compare(op_class, left, right, node)
+            if found is not MISSING:
+                return found
         try:
             return _COMPARE[op_class](left, right)
         except Undecidable as error:
             return self.unknown(str(error), node)
         except TypeError:
             return self.unknown(f"comparison of {describe(left)} and {describe(right)}", node)
+
+    def _rich_compare(self, op_class, left, right, node):
+        """``a < b`` on objects of the analysed code: ``a.__lt__(b)``, else the reflected
+        ``b.__gt__(a)``, as Python does (packaging's Version).  NotImplemented is None in our
+        value model, so a method returning None passes to the next; ``==``/``!=`` end with identity."""
+        name, reflected = _RICH_COMPARISONS[op_class]
+        for receiver, other, method_name in ((left, right, name), (right, left, reflected)):
+            if isinstance(receiver, Instance) and receiver.module is None:
+                method = self.special_method(receiver, method_name)
+                if method is not None:
+                    result = self.call(method, [other], {}, node)
+                    if result is not None:
+                        return result
+        if op_class in (cst.Equal, cst.NotEqual):
+            return (left is right) == (op_class is cst.Equal)
+        return MISSING
 
     def truth(self, value, node):
         if isinstance(value, Unknown):

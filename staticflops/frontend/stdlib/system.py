@@ -10,7 +10,8 @@ staticflops happens to run on, so an analysis gives the same answer everywhere:
   ``platform.system()`` ``"Linux"``, ``platform.machine()`` ``"x86_64"``, ``os.name``
   ``"posix"``.
 - ``importlib.util.find_spec(name)``: a spec for a module we model or can find as source,
-  else None; ``importlib.metadata.version(name)``: an unknown (no package metadata is read).
+  else None; ``importlib.metadata.version(name)``: for torch/einops the release we model, else an
+  unknown (no package metadata is read).
 - ``logging``: the stand-in ``stubs/logging.pyi`` (loggers that accept every call, no handlers).
 """
 
@@ -101,6 +102,18 @@ def _module_table(interp):
     return table
 
 
+def _metadata_version(interp, args, kwargs, node):
+    """``importlib.metadata.version(name)``: for a package we model (torch, einops) the release
+    our model follows (its ``__version__``); for any other an unknown (no metadata is read)."""
+    name = args[0] if args else kwargs.get("distribution_name")
+    modelled = interp.framework.known_module(name) if isinstance(name, str) else None
+    if isinstance(modelled, Namespace) and type(modelled.members) is dict:
+        version = modelled.members.get("__version__")
+        if isinstance(version, str):
+            return version
+    return interp.unknown(f"the installed version of {name!r} (package metadata is not read)", node)
+
+
 def _import_module(interp, args, kwargs, node):
     """``importlib.import_module(name, package=None)``: a relative name (``".sub"``) is resolved
     against ``package`` as Python does; then the same rules as ``import``."""
@@ -176,8 +189,7 @@ def modules(interp, builtins: dict) -> dict:
     spec_class = pyclasses.make_record_class("ModuleSpec", ["name", "origin"], {}, (object_class,))
     not_found = Class("PackageNotFoundError", (builtins["ModuleNotFoundError"],), {})
     metadata = Namespace("importlib.metadata", {
-        "version": _builtin("importlib.metadata.version", lambda i, a, k, n: i.unknown(
-            f"the installed version of {a[0]!r} (package metadata is not read)", n)),
+        "version": _builtin("importlib.metadata.version", _metadata_version),
         "PackageNotFoundError": not_found,
     })
     util = Namespace("importlib.util", {"find_spec": _builtin("importlib.util.find_spec", find_spec)})

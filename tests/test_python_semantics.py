@@ -912,3 +912,17 @@ def test_import_module_resolves_a_relative_name_against_package(tmp_path):
         b = importlib.import_module(".b", "p").N      # 12
         """, ["a", "b"])
     assert widths == {"a": 12, "b": 12}
+
+
+def test_an_f_string_of_functions_prints_them_as_python_does(tmp_path):
+    """diffusers' attention_dispatch logs f"... {constraints}" (a list of functions): CPython
+    prints `[<function check at 0x...>]`, a short text, never the function's source."""
+    widths = run_probes(tmp_path, """
+        def check(x):
+            return x
+
+        message = f"Registering with constraints: {[check] * 3}"
+        """, """
+        a = 4 if message.startswith("Registering with constraints: [<function check") else 1  # 4
+        """, ["a"])
+    assert widths == {"a": 4}

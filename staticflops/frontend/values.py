@@ -77,6 +77,10 @@ class Function:
     qualname: str = ""
     attrs: dict = field(default_factory=dict)  # function attributes: __wrapped__ (functools.wraps), registry marks
 
+    def __repr__(self) -> str:
+        # as Python prints a function (an f-string of a list of callbacks), never the syntax tree
+        return f"<function {self.qualname or self.name}>"
+
 
 @dataclass(eq=False)
 class MethodWrapper:

@@ -926,3 +926,36 @@ def test_an_f_string_of_functions_prints_them_as_python_does(tmp_path):
         a = 4 if message.startswith("Registering with constraints: [<function check") else 1  # 4
         """, ["a"])
     assert widths == {"a": 4}
+
+
+def test_rich_comparisons_operator_module_and_version_probes(tmp_path):
+    """packaging's Version compares through __lt__/__eq__; diffusers' compare_versions maps "<" to
+    operator.lt; is_torch_version reads importlib.metadata.version("torch") (2.13.0, the torch we
+    model).  Each value below is what CPython gives."""
+    widths = run_probes(tmp_path, """
+        import importlib.metadata
+        import operator
+        import torch
+
+        class V:
+            def __init__(self, key):
+                self.key = key
+
+            def __lt__(self, other):
+                if not isinstance(other, V):
+                    return NotImplemented
+                return self.key < other.key
+
+            def __eq__(self, other):
+                return isinstance(other, V) and self.key == other.key
+        """, """
+        a = 2 if V(1) < V(2) else 3                        # 2
+        b = 4 if V(2) > V(1) else 5                        # 4: reflected V(1).__lt__(V(2))
+        c = 6 if V(3) == V(3) and V(3) != V(4) and not V(3) != V(3) else 7  # 6 (!= inverts __eq__)
+        d = operator.add(2, 3) if operator.lt(V(0), V(1)) else 1   # 5
+        e = 8 if importlib.metadata.version("torch") == torch.__version__ == "2.13.0" else 9  # 8
+        f = 10 if not torch.is_grad_enabled() and torch.is_tensor(torch.zeros(1)) else 11  # 10
+        g = 12 if torch.zeros(1).device.type == "cpu" and torch.device("cuda:1").index == 1 else 13  # 12
+        h = 14 if torch.device("cpu") == torch.zeros(1).device else 15  # 14
+        """, list("abcdefgh"))
+    assert widths == {"a": 2, "b": 4, "c": 6, "d": 5, "e": 8, "f": 10, "g": 12, "h": 14}

@@ -299,8 +299,11 @@ class Interpreter(Statements, Expressions):
                     result = self.call(method, [other], {}, node)
                     if result is not None:
                         return result
-        if op_class in (cst.Equal, cst.NotEqual):
-            return (left is right) == (op_class is cst.Equal)
+        if op_class is cst.NotEqual:  # without __ne__, Python inverts __eq__
+            equal = self.truth(self._rich_compare(cst.Equal, left, right, node), node)
+            return equal if isinstance(equal, Unknown) else not equal
+        if op_class is cst.Equal:
+            return left is right
         return MISSING
 
     def truth(self, value, node):

@@ -959,3 +959,14 @@ def test_rich_comparisons_operator_module_and_version_probes(tmp_path):
         h = 14 if torch.device("cpu") == torch.zeros(1).device else 15  # 14
         """, list("abcdefgh"))
     assert widths == {"a": 2, "b": 4, "c": 6, "d": 5, "e": 8, "f": 10, "g": 12, "h": 14}
+
+
+def test_numbers_tower_in_isinstance(tmp_path):
+    """diffusers' RMSNorm: `if isinstance(dim, numbers.Integral): dim = (dim,)` (CPython: bool is
+    Integral, a float is Real but not Integral)."""
+    widths = run_probes(tmp_path, "import numbers\n", """
+        a = 2 if isinstance(5, numbers.Integral) and isinstance(True, numbers.Integral) else 3   # 2
+        b = 4 if isinstance(0.5, numbers.Real) and not isinstance(0.5, numbers.Integral) else 5  # 4
+        c = 6 if isinstance(1, numbers.Number) and not isinstance("1", numbers.Number) else 7    # 6
+        """, ["a", "b", "c"])
+    assert widths == {"a": 2, "b": 4, "c": 6}

@@ -82,5 +82,22 @@ def build(interp, builtins: dict) -> dict:
         "re": Namespace("re", regex.members()),
         "operator": Namespace("operator", operator_.members()),
     }
+    modules["numbers"] = numbers_namespace(builtins)
     modules.update(system.modules(interp, builtins))
     return modules
+
+
+def numbers_namespace(builtins: dict) -> Namespace:
+    """``numbers``: the numeric tower for ``isinstance`` (``isinstance(dim, numbers.Integral)``,
+    diffusers' RMSNorm); a symbolic size is an integer."""
+    from fractions import Fraction
+
+    from staticflops.shapes import Expr
+
+    tower = {"Number": (int, float, complex, Fraction, Expr), "Complex": (int, float, complex, Fraction, Expr),
+             "Real": (int, float, Fraction, Expr), "Rational": (int, Fraction, Expr), "Integral": (int, Expr)}
+    members = {}
+    for name, pytypes in tower.items():
+        members[name] = Class(name, (builtins["object"],), {})
+        members[name].pytype = pytypes
+    return Namespace("numbers", members)

@@ -4,7 +4,7 @@ diffusers' ``compare_versions`` maps ``"<"`` to ``operator.lt``."""
 
 from __future__ import annotations
 
-import libcst as cst
+from staticflops.frontend import syntax as cst
 
 from staticflops.frontend.values import Builtin
 

@@ -54,6 +54,7 @@ class Interpreter(Statements, Expressions):
         self.unknowns: list[tuple[Location, str]] = []
         self._seen_unknowns: set = set()
         self.diagnostics: list = []
+        self.ignores: dict = {}  # path -> {line: codes}: the ignore comments of every file run (suppressions.py)
         self.source: SourceFile | None = None  # file whose code is running now
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
         self.anchor: Location | None = None  # user call site while our stub code runs
@@ -92,6 +93,10 @@ class Interpreter(Statements, Expressions):
             self.unknowns.append((where, reason))
         return Unknown(reason, where)
 
+    def note_ignores(self, source: SourceFile) -> None:
+        if source.ignores:
+            self.ignores[source.path] = source.ignores
+
     def quietly(self, evaluate):
         """Evaluate holding back what could not be resolved: returns (value, held reports),
         for values that only matter if used later (the base class of a class nobody builds)."""
@@ -121,6 +126,7 @@ class Interpreter(Statements, Expressions):
         scope = scope or Scope()
         scope.vars.setdefault("__name__", "__analysed__")
         previous, self.source = self.source, source
+        self.note_ignores(source)
         try:
             self.exec_module_body(source.module.body, scope)
         except _Jump as jump:

@@ -20,6 +20,7 @@ from staticflops.frontend.budget import MAX_FILE_BYTES, PARSE_LIMITS
 from staticflops.frontend.identifiers import needs_normalising, normalise_identifiers
 from staticflops.frontend.parse_guard import check_parse_cost
 from staticflops.frontend.positions import StartPositions, start_positions
+from staticflops.frontend.suppressions import ignore_comments
 
 
 @dataclass(eq=False)
@@ -31,6 +32,7 @@ class SourceFile:
     origin: Path | None = None  # the file on disk, for following its imports
     text: str = field(default="", repr=False)  # what was parsed
     roots: tuple = ()  # read from disk: the folders its imports may be read from (files.project_root)
+    ignores: dict = field(default_factory=dict, repr=False)  # line -> codes its `# staticflops: ignore[...]` names
 
     def location(self, node: cst.CSTNode | None) -> Location:
         position = self.positions.get(node) if node is not None else None
@@ -146,7 +148,7 @@ def parse_source(text: str, name: str, internal: bool = False,
     except MemoryError:  # past the guard's estimate: still one located line, never a crash
         raise AnalysisError("the file needs too much memory to parse (lower --max-expr-depth or --max-tokens)",
                             Location(name, 1, 1), code="SF005") from None
-    return SourceFile(name, module, positions, internal, text=text)
+    return SourceFile(name, module, positions, internal, text=text, ignores=ignore_comments(text))
 
 
 def _keyword_without_space(text: str, name: str, message: str) -> Location:

@@ -10,7 +10,7 @@ from rich.text import Text
 from staticflops.report.escape import MAX_MESSAGE, visible
 from staticflops.report.grid import grid
 from staticflops.report.schema import Report
-from staticflops.report.units import human, partial_banner, share
+from staticflops.report.units import completeness, human, partial_banner, share
 
 
 def _shape(shape, calls: int = 1) -> str:
@@ -50,7 +50,9 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
     title = f"{visible(report.model)} ({visible(report.file)}) — rules: {visible(report.rules)}"
     console.print(grid(title, columns, rows, styles), soft_wrap=True, highlight=False)
     prefix = "[bold red]PARTIAL (lower bound)[/bold red] " if report.partial else ""
-    console.print(f"{prefix}[bold]Total forward:[/bold] {human(totals.forward_flops, 'FLOPs')}  "
+    bound, incomplete = completeness(report)
+    console.print(f"{prefix}[bold]Total forward:[/bold] {bound}{human(totals.forward_flops, 'FLOPs')}"
+                  f"{f'[bold yellow]{incomplete}[/bold yellow]' if incomplete else ''}  "
                   f"({human(totals.macs, 'MACs')})   [bold]Params:[/bold] {human(totals.params)} "
                   f"(trainable {human(totals.trainable_params)})")
     console.print(Text.assemble(("Memory", "bold"), f" ({totals.dtype}): params {human(totals.param_bytes, 'B')}, "
@@ -66,7 +68,7 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
     if report.unknown:
         console.print(f"\n[bold yellow]Not resolved ({len(report.unknown)}); totals are lower bounds:[/bold yellow]")
         for entry in report.unknown:
-            console.print(Text(f"  {visible(entry.location)}: {_message(entry.what)}"))
+            console.print(Text(f"  {visible(entry.location)}: {_message(entry.what)} [{visible(entry.code)}]"))
 
 
 def _message(text) -> str:

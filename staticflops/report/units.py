@@ -71,3 +71,21 @@ def partial_banner(report, show=str) -> str:
     why = f": {show(stop.message)}" if stop else ""
     return (f"PARTIAL RESULT: the analysis stopped{where}{why}. The figures below cover only what was "
             "built and traced before that point: lower bounds.")
+
+
+def completeness(report) -> tuple[str, str]:
+    """What the totals line puts before and after the forward count when it is a lower bound:
+    ``("≥ ", " — incomplete, 3 unresolved")``; ``("", "")`` for a complete count.  Suppressed
+    unknowns (ignore comments) are accepted, not counted: the count is still a lower bound."""
+    unresolved, accepted = len(report.unknown), sum(s.kind == "unknown" for s in report.suppressed)
+    if report.totals.complete and not unresolved:
+        return "", ""
+    if unresolved:
+        words = [f"incomplete, {unresolved} unresolved"]
+    elif report.partial:
+        words = ["incomplete, stopped early"]
+    else:
+        words = ["lower bound"]
+    if accepted:
+        words.append(f"{accepted} suppressed")
+    return "≥ ", " — " + ", ".join(words)

@@ -97,7 +97,8 @@ def _freeze(root: Instance, patterns: tuple, complete: bool = True) -> None:
 
 
 def _close_matches(pattern: str, paths: list) -> str:
-    close = get_close_matches(pattern, [p for p in paths if p], n=3)
+    # `encoder.*` is compared as `encoder`: the module the user meant, not its numbered children
+    close = get_close_matches(pattern.rstrip(".*") or pattern, [p for p in paths if p], n=3)
     if close:
         return "; did you mean " + ", ".join(repr(c) for c in close) + "?"
     tops = sorted({p.split(".")[0] for p in paths if p})[:8]

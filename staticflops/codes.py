@@ -35,7 +35,8 @@ CATALOGUE: dict[str, Code] = {entry.code: entry for entry in (
     Code("SF101", "the selected object is not a model", "`{name}` did not produce an nn.Module ({what})"),
     Code("SF102", "no input shape given", "no --input given: pass one shape per argument of {name}"),
     Code("SF103", "--model names nothing usable", "`{model}` could not be defined: {reason}"),
-    Code("SF104", "no model found in the file", "no model class or builder function in {path}: choose one with --model"),
+    Code("SF104", "no model found in the file",
+         "no model class or builder function in {path}: choose one with --model"),
     Code("SF105", "several models in the file", "several models in {path}: choose one with --model"),
     Code("SF110", "the model's code fails here", "{detail}"),
     Code("SF111", "the model raises an error here", "the model raises an error here: {exception}"),
@@ -51,7 +52,7 @@ CATALOGUE: dict[str, Code] = {entry.code: entry for entry in (
     Code("SF122", "a Keras container given something that is not a layer", "{container} expects a layer"),
     Code("SF130", "a statement was skipped (warning)",
          "statement skipped, the names it binds left unknown: {cause}"),
-    Code("SF131", "a condition could not be decided (warning)",
+    Code("SF131", "a condition could not be decided (a warning, and an unknown with this code)",
          "condition could not be decided ({reason}); assumed {branch}"),
     # rule and hardware files
     Code("SF200", "a rule set that cannot be found", "no rule set named {name}; built-in ones: {names}"),
@@ -62,7 +63,8 @@ CATALOGUE: dict[str, Code] = {entry.code: entry for entry in (
     Code("SF205", "a hardware table that fails validation", "{path}: {problem}"),
     # shapes and sizes
     Code("SF301", "shapes that do not fit the operation", "{operation}: {problem}"),
-    Code("SF302", "a size past the frameworks' limit", "{what} is over the limit (2**63 - 1) of PyTorch and TensorFlow"),
+    Code("SF302", "a size past the frameworks' limit",
+         "{what} is over the limit (2**63 - 1) of PyTorch and TensorFlow"),
     # unknowns: the counts are lower bounds
     Code("SF400", "a value the model's code uses could not be resolved", "{what}"),
     Code("SF401", "no rule (or no backward formula) prices this operation or layer",

@@ -149,8 +149,9 @@ def test_one_comment_can_name_several_codes():
     assert [s.location for s in report.suppressed] == [f"vit.py:{FIRST_LINE}:9"]
 
 
-def test_a_warning_is_suppressed_by_its_code():
-    # `if` on an unknown condition: SF131 (assumed true), reported at the `if`
+def test_an_assumed_condition_is_one_code_for_its_warning_and_its_unknown():
+    # `if` on an unknown condition: a warning SF131 (assumed true) and an unknown with the same
+    # code at the condition; the import of `mystery` (line 3) is an SF400 of its own
     text = textwrap.dedent("""\
         import torch
         from torch import nn
@@ -169,8 +170,10 @@ def test_a_warning_is_suppressed_by_its_code():
         """)
     plain = analyze_text(text.format(comment=""), "m.py", inputs=["1x4"])
     assert [d.code for d in plain.diagnostics] == ["SF131"]
+    assert [(u.location, u.code) for u in plain.unknown] == [("m.py:3:1", "SF400"), ("m.py:12:12", "SF131")]
     quiet = analyze_text(text.format(comment="  # staticflops: ignore[SF131]"), "m.py", inputs=["1x4"])
-    assert quiet.diagnostics == [] and [(s.kind, s.code) for s in quiet.suppressed] == [("warning", "SF131")]
+    assert quiet.diagnostics == [] and [u.location for u in quiet.unknown] == ["m.py:3:1"]
+    assert [(s.kind, s.code) for s in quiet.suppressed] == [("unknown", "SF131"), ("warning", "SF131")]
 
 
 # ---- check -----------------------------------------------------------------------------------

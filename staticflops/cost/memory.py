@@ -50,5 +50,6 @@ def saved(op, rule, env: dict, unknowns: list) -> object:
     try:
         return rule.saved.count(env)
     except FormulaError as error:
-        unknowns.append(Unresolved(op.location, f"saved activations of `{op.kind}` could not be evaluated: {error}", "SF404"))
+        unknowns.append(Unresolved(op.location, f"saved activations of `{op.kind}` could not be evaluated: {error}",
+                                   "SF404"))
         return 0

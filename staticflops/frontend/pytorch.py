@@ -93,7 +93,8 @@ def _freeze(root: Instance, patterns: tuple, complete: bool = True) -> None:
                     param.trainable = param.requires_grad = False
     for pattern in patterns:
         if complete and pattern not in matched:  # a typo would silently freeze nothing and train everything
-            raise UsageError(f"--freeze {pattern!r} matches no module" + _close_matches(pattern, [p for p, _ in modules]))
+            raise UsageError(f"--freeze {pattern!r} matches no module"
+                             + _close_matches(pattern, [path for path, _ in modules]))
 
 
 def _close_matches(pattern: str, paths: list) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from staticflops import __version__
 from staticflops.cost import CostResult
-from staticflops.diagnostics import code_of
 from staticflops.cost.memory import dtype_bytes
+from staticflops.diagnostics import code_of
 from staticflops.ir import ModelIR
 from staticflops.ir.construct import construct
 from staticflops.report.schema import (SCHEMA_VERSION, TRAINING_TOTALS, DiagnosticOut, Layer, Report, Suppressed,

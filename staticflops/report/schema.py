@@ -204,5 +204,5 @@ def generated_schema() -> str:
 
 def schema_text() -> str:
     """The shipped schema file: what ``staticflops schema`` prints."""
-    from importlib.resources import files
-    return files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    from pathlib import Path
+    return (Path(__file__).parent / SCHEMA_FILE).read_text(encoding="utf-8")

@@ -176,6 +176,36 @@ def test_an_assumed_condition_is_one_code_for_its_warning_and_its_unknown():
     assert [(s.kind, s.code) for s in quiet.suppressed] == [("unknown", "SF131"), ("warning", "SF131")]
 
 
+SKIPPED = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+    N = [1][5]{comment}
+
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.fc(x)
+    """)  # line 4 fails (IndexError) and is skipped: an SF130 note; N is never used, so no unknown
+
+
+def test_notes_are_listed_with_their_codes_and_accepted_by_theirs(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(SKIPPED.format(comment=""))
+    table = cli("analyze", "m.py", "--input", "1x4", cwd=tmp_path).stdout
+    assert ("Notes (1):\n  m.py:4:1: info: statement skipped, the names it binds left unknown: m.py:4:5: index 5 is "
+            "out of range for list [1] [SF130]\n") in table
+    assert "Total forward: 32 FLOPs  (" in table  # complete: 1x4 @ 4x4 = 16 MACs = 32 FLOPs
+    path.write_text(SKIPPED.format(comment="  # staticflops: ignore[SF130]"))
+    quiet = json.loads(cli("analyze", "m.py", "--input", "1x4", "--format", "json", cwd=tmp_path).stdout)
+    assert quiet["diagnostics"] == [] and [(s["kind"], s["code"]) for s in quiet["suppressed"]] == [("info", "SF130")]
+    assert "Notes" not in cli("analyze", "m.py", "--input", "1x4", cwd=tmp_path).stdout
+
+
 # ---- check -----------------------------------------------------------------------------------
 
 PYPROJECT = textwrap.dedent("""\

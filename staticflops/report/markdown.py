@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from staticflops.report.escape import MAX_MESSAGE, md_code, visible
 from staticflops.report.schema import Report
-from staticflops.report.units import completeness, human, partial_banner, share
+from staticflops.report.units import completeness, human, notes, partial_banner, share
 
 
 def render_markdown(report: Report, max_depth: int | None = None) -> str:
@@ -44,6 +44,11 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
     if report.unknown:
         lines += ["", f"**Not resolved ({len(report.unknown)})** — totals are lower bounds:", ""]
         lines += [f"- {md_code(u.location)}: {_message(u.what)} [{md_code(u.code)}]" for u in report.unknown]
+    listed = notes(report)
+    if listed:
+        lines += ["", f"**Notes ({len(listed)})**:", ""]
+        lines += [f"- {md_code(n.location or report.file)}: {n.severity}: {_message(n.message)} [{md_code(n.code)}]"
+                  for n in listed]
     return "\n".join(lines) + "\n"
 
 

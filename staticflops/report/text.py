@@ -10,7 +10,7 @@ from rich.text import Text
 from staticflops.report.escape import MAX_MESSAGE, visible
 from staticflops.report.grid import grid
 from staticflops.report.schema import Report
-from staticflops.report.units import completeness, human, partial_banner, share
+from staticflops.report.units import completeness, human, notes, partial_banner, share
 
 
 def _shape(shape, calls: int = 1) -> str:
@@ -69,6 +69,12 @@ def render_table(report: Report, console: Console, max_depth: int | None = None)
         console.print(f"\n[bold yellow]Not resolved ({len(report.unknown)}); totals are lower bounds:[/bold yellow]")
         for entry in report.unknown:
             console.print(Text(f"  {visible(entry.location)}: {_message(entry.what)} [{visible(entry.code)}]"))
+    listed = notes(report)
+    if listed:
+        console.print(f"\n[bold]Notes ({len(listed)}):[/bold]")
+        for note in listed:
+            console.print(Text(f"  {visible(note.location or report.file)}: {note.severity}: {_message(note.message)} "
+                               f"[{visible(note.code)}]"))
 
 
 def _message(text) -> str:

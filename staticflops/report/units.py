@@ -89,3 +89,11 @@ def completeness(report) -> tuple[str, str]:
     if accepted:
         words.append(f"{accepted} suppressed")
     return "≥ ", " — " + ", ".join(words)
+
+
+def notes(report) -> list:
+    """The warnings and notes that text output lists after the unknowns: each diagnostic but
+    the budget stop (said at the top) and those an unknown already says (same place and words)."""
+    said = {(u.location, u.what) for u in report.unknown}
+    return [d for d in report.diagnostics
+            if d is not report.stopped and d.severity != "error" and (d.location, d.message) not in said]

@@ -74,11 +74,3 @@ CATALOGUE: dict[str, Code] = {entry.code: entry for entry in (
     Code("SF403", "a layer's parameters could not be counted", "parameters of {type} could not be evaluated: {reason}"),
     Code("SF404", "a memory figure could not be evaluated", "{what} of `{kind}` could not be evaluated: {reason}"),
 )}
-
-UNRESOLVED = "SF400"  # an unknown reported without a more precise code
-
-
-def describe(code: str) -> str:
-    """One line for ``staticflops codes`` and messages that name a code."""
-    entry = CATALOGUE.get(code)
-    return f"{code}  {entry.summary}" if entry else code

@@ -27,6 +27,24 @@ class Diagnostic:
         return f"{where}{self.severity}: {self.message} [{self.code}]"
 
 
+class Unresolved(tuple):
+    """An unknown: ``(location, what)``, a 2-tuple as the IR and its readers unpack it, with
+    its ``code`` (``staticflops/codes.py``, SF4xx) alongside, so that adding the code changed
+    no reader."""
+
+    code: str
+
+    def __new__(cls, location: Location, what: str, code: str = "SF400"):
+        entry = super().__new__(cls, (location, what))
+        entry.code = code
+        return entry
+
+
+def code_of(unknown) -> str:
+    """An unknown's code; a plain ``(location, what)`` pair is the general SF400."""
+    return getattr(unknown, "code", "SF400")
+
+
 class AnalysisError(Exception):
     """A fatal, user-facing problem: the model cannot be analysed.
 

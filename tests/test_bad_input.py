@@ -150,7 +150,7 @@ def test_unknown_layer_is_reported_by_its_qualified_name_and_the_rest_is_counted
     assert code == 0
     report = json.loads(output)
     assert report["unknown"] == [{"location": "model.py:10:20",
-                                  "what": "`torch.nn.FancyLayer` is not modelled"}]
+                                  "what": "`torch.nn.FancyLayer` is not modelled", "code": "SF400"}]
     # Linear(8, 4) on 2x8 still counted: 2*8*4 = 64 MACs = 128 FLOPs, 8*4+4 = 36 params
     # plus Conv2d(3, 8, 3) params 8*3*3*3 + 8 = 224 (built, not called)
     assert (report["totals"]["macs"], report["totals"]["params"], report["totals"]["complete"]) == (64, 260, False)
@@ -163,7 +163,8 @@ def test_missing_imported_file_is_an_unknown_at_the_import(tmp_path):
     assert code == 0
     report = json.loads(output)
     assert report["unknown"] == [{"location": "model.py:1:1",
-                                  "what": "import of `.missing`: no such file in the analysed project"}]
+                                  "what": "import of `.missing`: no such file in the analysed project",
+                                  "code": "SF400"}]
     assert report["totals"]["macs"] == 64  # 2*8*4, counted anyway
 
 

@@ -10,6 +10,7 @@ PACKAGE = Path(staticflops.__file__).resolve().parent
 # stage -> the internal stages it may import (besides itself)
 ALLOWED = {
     "diagnostics": set(),
+    "codes": set(),  # the catalogue of codes: data only; the stages use the codes as literals
     "limits": {"diagnostics"},  # the budgets' names and defaults, shared by the interpreter, config and flags
     "files": {"limits"},  # reading a file of the project safely (confined, regular, bounded): every stage's reads
     "shapes": {"diagnostics"},

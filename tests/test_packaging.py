@@ -20,4 +20,5 @@ def test_wheel_contains_rule_files(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "staticflops/rules_data/standard.yaml" in names
     assert "staticflops/frontend/torch/stubs/transformer.pyi" in names
+    assert "staticflops/report/report.schema.json" in names  # what `staticflops schema` prints
     assert not any(n.startswith("samples/") or n.startswith("tests/") for n in names)

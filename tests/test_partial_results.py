@@ -101,11 +101,11 @@ def test_partial_table_and_markdown_say_so_at_the_top_and_the_totals(tmp_path):
     table = cli("analyze", str(path), "-i", "2x8", "--max-loop-iterations", "100")
     assert table.returncode == 1
     assert table.stdout.startswith(f"PARTIAL RESULT: the analysis stopped at {path}:16:9: loop iteration budget")
-    assert "PARTIAL (lower bound) Total forward: 1.79 KFLOPs" in table.stdout
+    assert "PARTIAL (lower bound) Total forward: ≥ 1.79 KFLOPs — incomplete, stopped early" in table.stdout
     markdown = cli("analyze", str(path), "-i", "2x8", "--max-loop-iterations", "100", "--format", "markdown")
     assert markdown.returncode == 1
     assert markdown.stdout.startswith("> **PARTIAL RESULT: the analysis stopped at")
-    assert "**PARTIAL (lower bound) `Stuck`**" in markdown.stdout and "**1.79 KFLOPs** forward" in markdown.stdout
+    assert "**PARTIAL (lower bound) `Stuck`**" in markdown.stdout and "**≥ 1.79 KFLOPs** forward" in markdown.stdout
 
 
 def test_complete_report_is_not_partial():

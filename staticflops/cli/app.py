@@ -79,9 +79,24 @@ def with_limits(command):
     return run
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from staticflops import __version__
+        sys.stdout.write(f"staticflops {__version__}\n")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
     """Keep subcommands explicit (``staticflops analyze ...``)."""
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON schema of `analyze --format json` (the file ships in the package: staticflops/report/report.schema.json)."""
+    from staticflops.report.schema import schema_text
+    sys.stdout.write(schema_text())
 
 
 @app.command()
@@ -109,6 +124,7 @@ def analyze(
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run; default: staticflops' own).")] = None,
     source_path: Annotated[Optional[list[str]], typer.Option("--source-path", help="Folder searched for third-party packages before the environment; repeatable.")] = None,
     env: Annotated[Optional[list[str]], typer.Option("--env", help="KEY=VALUE in the analysed program's os.environ (empty otherwise, as on a clean CI machine); repeatable.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when anything was not resolved (the totals are then lower bounds), after printing the report. `# staticflops: ignore[CODE]` on a line accepts that one.")] = False,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -133,7 +149,7 @@ def analyze(
             options["source_path"] = list(source_path)
         if env:
             options["env"] = list(env)
-        _analyze_folder(paths, options, output_format, jobs, not no_cache)
+        _analyze_folder(paths, options, output_format, jobs, not no_cache, strict)
         return
     path = paths[0]
     from staticflops.api import analyze as run
@@ -157,9 +173,15 @@ def analyze(
         stop = report.stopped
         _error_line(f"{stop.location or path}: error: {stop.message}; the report above is partial (a lower bound)")
         raise typer.Exit(1)
+    if strict and report.unknown:
+        first = report.unknown[0]
+        _error_line(f"{_shown(first.location)}: error: {len(report.unknown)} unresolved, the totals are lower bounds "
+                    f"(--strict); first: {_shown(first.what)} [{_shown(first.code)}]")
+        raise typer.Exit(1)
 
 
-def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs: int | None, use_cache: bool) -> None:
+def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs: int | None, use_cache: bool,
+                    strict: bool = False) -> None:
     import json
 
     from staticflops.project.folder import analyse_files, model_files
@@ -186,6 +208,11 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
 
     _rendered(show)
     if data["summary"]["errors"]:
+        raise typer.Exit(1)
+    unresolved = [entry["path"] for entry in data["files"] if entry.get("report", {}).get("unknown")]
+    if strict and unresolved:
+        _error_line(f"{_shown(unresolved[0])}: error: {len(unresolved)} file(s) with unresolved parts, the totals are "
+                    "lower bounds (--strict)")
         raise typer.Exit(1)
 
 

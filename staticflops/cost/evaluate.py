@@ -12,6 +12,7 @@ from fractions import Fraction
 from itertools import chain
 
 from staticflops.cost import memory
+from staticflops.diagnostics import Unresolved
 from staticflops.ir import LayerNode, ModelIR, OpCall
 from staticflops.rulesets import FormulaError, RuleSet
 from staticflops.shapes import Expr, numel
@@ -263,7 +264,8 @@ def _class_params(node: LayerNode, rule, unknowns: list):
     try:
         return _integral(rule.params.count(dict(node.scalars)))
     except FormulaError as error:
-        unknowns.append((node.location, f"parameters of {node.type} could not be evaluated: {error}"))
+        unknowns.append(Unresolved(node.location, f"parameters of {node.type} could not be evaluated: {error}",
+                                   "SF403"))
         return 0
 
 
@@ -328,7 +330,8 @@ def _values_key(values: dict):
 def _price_op(op: OpCall, rules: RuleSet, unknowns: list) -> OpCost:
     rule = rules.get(op.kind)
     if rule is None:
-        unknowns.append((op.location, f"no rule for `{op.kind}` ({op.label}) in rule set `{rules.name}`"))
+        unknowns.append(Unresolved(op.location, f"no rule for `{op.kind}` ({op.label}) in rule set `{rules.name}`",
+                                   "SF401"))
         return OpCost(op, known=False)
     env = _env(op)
     if op.is_layer_call and rule.params is not None:
@@ -349,7 +352,8 @@ def _evaluate(op: OpCall, rule, env: dict, unknowns: list) -> OpCost:
         env["macs"] = macs
         flops = rule.flops.count(env)
     except FormulaError as error:
-        unknowns.append((op.location, f"rule `{rule.kind}` ({rule.origin}) could not be evaluated: {error}"))
+        unknowns.append(Unresolved(op.location, f"rule `{rule.kind}` ({rule.origin}) could not be evaluated: {error}",
+                                   "SF402"))
         return OpCost(op, known=False)
     return OpCost(op, _integral(flops), _integral(macs))
 
@@ -378,12 +382,12 @@ def _price_backward(cost: OpCost, rules: RuleSet, unknowns: list) -> None:
         if formula is None:
             if _is_zero(cost.flops):
                 return 0
-            unknowns.append((op.location, f"rule `{op.kind}` gives no {what} cost"))
+            unknowns.append(Unresolved(op.location, f"rule `{op.kind}` gives no {what} cost", "SF401"))
             return 0
         try:
             return _integral(formula.count(env))
         except FormulaError as error:
-            unknowns.append((op.location, f"{what} of `{op.kind}` could not be evaluated: {error}"))
+            unknowns.append(Unresolved(op.location, f"{what} of `{op.kind}` could not be evaluated: {error}", "SF402"))
             return 0
 
     input_grad = value(rule.input_grad, needs_input, "input-gradient")
@@ -415,16 +419,21 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
         rule = rules.get(node.kind)
         if rule is None or rule.params is None:
             if rule is None:
-                unknowns.append((node.location, f"no rule for `{node.kind}` ({node.type}) in rule set `{rules.name}`"))
+                unknowns.append(Unresolved(node.location,
+                                           f"no rule for `{node.kind}` ({node.type}) in rule set `{rules.name}`",
+                                           "SF401"))
         else:
             try:
                 count = _integral(rule.params.count(node.attrs))  # formulas only read their variables
             except FormulaError as error:
-                unknowns.append((node.location, f"parameters of {node.type} could not be evaluated: {error}"))
+                unknowns.append(Unresolved(node.location, f"parameters of {node.type} could not be evaluated: {error}",
+                                           "SF403"))
                 count = 0
             for param in node.replaced_params:  # tied away: counted in the layer that owns it
                 if param.shape is None:
-                    unknowns.append((node.location, f"shape of tied parameter `{param.name}` of {node.type} is unknown"))
+                    unknowns.append(Unresolved(node.location,
+                                               f"shape of tied parameter `{param.name}` of {node.type} is unknown",
+                                               "SF403"))
                     continue
                 count -= numel(param.shape)
             total += count
@@ -434,7 +443,8 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
     declared = rules.options["declared_params"]
     for param in node.params if declared is True or (declared == "leaf" and not node.children) else ():
         if param.shape is None:
-            unknowns.append((node.location, f"shape of parameter `{param.name}` of {node.type} is unknown"))
+            unknowns.append(Unresolved(node.location, f"shape of parameter `{param.name}` of {node.type} is unknown",
+                                       "SF403"))
             continue
         count = numel(param.shape)
         total += count

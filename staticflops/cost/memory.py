@@ -9,7 +9,7 @@ the activation elements kept for its backward, by the rule's ``saved`` formula o
 
 from __future__ import annotations
 
-from staticflops.diagnostics import UsageError
+from staticflops.diagnostics import Unresolved, UsageError
 from staticflops.rulesets import FormulaError
 from staticflops.shapes import numel
 
@@ -39,7 +39,7 @@ def read_write(op, rule, env: dict, io_default: bool, unknowns: list) -> tuple:
         try:
             values.append(formula.count(env))
         except FormulaError as error:
-            unknowns.append((op.location, f"{what} of `{op.kind}` could not be evaluated: {error}"))
+            unknowns.append(Unresolved(op.location, f"{what} of `{op.kind}` could not be evaluated: {error}", "SF404"))
             values.append(0)
     return tuple(values)
 
@@ -50,5 +50,6 @@ def saved(op, rule, env: dict, unknowns: list) -> object:
     try:
         return rule.saved.count(env)
     except FormulaError as error:
-        unknowns.append((op.location, f"saved activations of `{op.kind}` could not be evaluated: {error}"))
+        unknowns.append(Unresolved(op.location, f"saved activations of `{op.kind}` could not be evaluated: {error}",
+                                   "SF404"))
         return 0

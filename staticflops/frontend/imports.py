@@ -210,6 +210,7 @@ class ProjectImports:
         source = load_source(path, _display(path), reader=files.reader, max_bytes=interp.budget.max_file_bytes,
                              roots=files.roots, parse_limits=interp.budget.parse_limits)
         self.files_read += 1
+        interp.note_ignores(source)
         scope = Scope()
         scope.vars = namespace.members
         scope.vars["__name__"] = namespace.name

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from staticflops.frontend import syntax as cst
 
-from staticflops.diagnostics import AnalysisError, Location, reason
+from staticflops.diagnostics import AnalysisError, Location, Unresolved, code_of, reason
 from staticflops.frontend import pyclasses
 from staticflops.frontend.budget import Budget
 from staticflops.frontend.datafiles import DATA_VALUES, DataFile, data_attribute
@@ -61,6 +61,7 @@ class Interpreter(Statements, Expressions):
         self.unknowns: list[tuple[Location, str]] = []
         self._seen_unknowns: set = set()
         self.diagnostics: list = []
+        self.ignores: dict = {}  # path -> {line: codes}: the ignore comments of every file run (suppressions.py)
         self.source: SourceFile | None = None  # file whose code is running now
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
         self.anchor: Location | None = None  # user call site while our stub code runs
@@ -92,13 +93,18 @@ class Interpreter(Statements, Expressions):
             return self.anchor or Location("<unknown>", 1, 1)
         return self.source.location(node)
 
-    def unknown(self, reason: str, node=None, location: Location | None = None) -> Unknown:
+    def unknown(self, reason: str, node=None, location: Location | None = None, code: str = "SF400") -> Unknown:
+        """``code``: staticflops/codes.py; an unknown that goes with a warning has the warning's."""
         where = location or self.location(node)
         key = (where, reason)
         if key not in self._seen_unknowns:
             self._seen_unknowns.add(key)
-            self.unknowns.append((where, reason))
+            self.unknowns.append(Unresolved(where, reason, code))
         return Unknown(reason, where)
+
+    def note_ignores(self, source: SourceFile) -> None:
+        if source.ignores:
+            self.ignores[source.path] = source.ignores
 
     def quietly(self, evaluate):
         """Evaluate holding back what could not be resolved: returns (value, held reports),
@@ -113,8 +119,9 @@ class Interpreter(Statements, Expressions):
         return value, held
 
     def report_held(self, held) -> None:
-        for where, reason in held:
-            self.unknown(reason, location=where)
+        for report in held:
+            where, reason = report
+            self.unknown(reason, location=where, code=code_of(report))
 
     def fail(self, message: str, node, code: str = "SF110", python: str | None = None) -> AnalysisError:
         """A located error; with ``python`` (a builtin exception's name) it is also the exception
@@ -129,6 +136,7 @@ class Interpreter(Statements, Expressions):
         scope = scope or Scope()
         scope.vars.setdefault("__name__", "__analysed__")
         previous, self.source = self.source, source
+        self.note_ignores(source)
         try:
             self.exec_module_body(source.module.body, scope)
         except _Jump as jump:

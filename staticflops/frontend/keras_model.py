@@ -61,6 +61,7 @@ def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         root=_layer_tree(root, "", paths, framework.tracer, False),
         ops=[_op(op, paths) for op in framework.tracer.ops],
         inputs=specs, outputs=_output_shapes(result), unknowns=interp.unknowns, diagnostics=list(interp.diagnostics), stopped=stopped_diagnostic(stopped),
+        ignores=interp.ignores,
     )
 
 

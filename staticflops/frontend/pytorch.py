@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from fnmatch import fnmatch
 
-from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic, Location
+from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic, Location, UsageError
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.torch.framework import TorchFramework
@@ -42,7 +43,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     if not inputs:
         raise AnalysisError(f"no --input given: pass one shape per argument of {name}.forward, e.g. --input 1x3x224x224",
                             code="SF102")
-    _freeze(root, freeze)
+    _freeze(root, freeze, complete=stopped is None)
     result = None
     if stopped is None:
         set_training(root, False)  # the forward is analysed in eval mode: `model.eval()`, as PyTorch does it
@@ -61,10 +62,12 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         "ops": [_op(op, paths) for op in framework.tracer.ops],
         "inputs": list(inputs), "outputs": _output_shapes(result),
         "unknowns": list(interp.unknowns), "diagnostics": list(interp.diagnostics), "stopped": stopped_diagnostic(stopped),
+        "ignores": interp.ignores,
     }, _GIVEN_IR)
 
 
-_GIVEN_IR = frozenset({"name", "framework", "file", "root", "ops", "inputs", "outputs", "unknowns", "diagnostics", "stopped"})
+_GIVEN_IR = frozenset({"name", "framework", "file", "root", "ops", "inputs", "outputs", "unknowns", "diagnostics", "stopped",
+                       "ignores"})
 
 
 def stopped_diagnostic(error: BudgetExceeded | None) -> Diagnostic | None:
@@ -72,17 +75,35 @@ def stopped_diagnostic(error: BudgetExceeded | None) -> Diagnostic | None:
     return None if error is None else Diagnostic("error", error.code, error.location, error.message)
 
 
-def _freeze(root: Instance, patterns: tuple) -> None:
+def _freeze(root: Instance, patterns: tuple, complete: bool = True) -> None:
     """``--freeze GLOB``: a module whose dotted path matches, and everything inside it, gets no
-    weight gradients (as ``requires_grad_(False)`` would do)."""
+    weight gradients (as ``requires_grad_(False)`` would do).  A pattern that matches no module
+    of a completely built model is a usage error naming the closest module paths."""
     if not patterns:
         return
-    for path, module in named_modules(root):
-        if any(fnmatch(path, p) or fnmatch(path, p.rstrip(".*")) for p in patterns):
+    modules = list(named_modules(root))
+    matched = set()
+    for path, module in modules:
+        hits = [p for p in patterns if fnmatch(path, p) or fnmatch(path, p.rstrip(".*"))]
+        matched.update(hits)
+        if hits:
             for _, inner in named_modules(module):
                 inner.module.frozen = True
                 for param in [*inner.module.parameters.values(), *layer_parameters(inner).values()]:
                     param.trainable = param.requires_grad = False
+    for pattern in patterns:
+        if complete and pattern not in matched:  # a typo would silently freeze nothing and train everything
+            raise UsageError(f"--freeze {pattern!r} matches no module"
+                             + _close_matches(pattern, [path for path, _ in modules]))
+
+
+def _close_matches(pattern: str, paths: list) -> str:
+    # `encoder.*` is compared as `encoder`: the module the user meant, not its numbered children
+    close = get_close_matches(pattern.rstrip(".*") or pattern, [p for p in paths if p], n=3)
+    if close:
+        return "; did you mean " + ", ".join(repr(c) for c in close) + "?"
+    tops = sorted({p.split(".")[0] for p in paths if p})[:8]
+    return f"; the top-level modules are {', '.join(tops)}" if tops else "; the model has no submodules"
 
 
 def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | None = None) -> LayerNode:

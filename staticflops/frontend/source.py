@@ -16,6 +16,7 @@ from staticflops.diagnostics import AnalysisError, Location
 from staticflops.files import RefusedRead, project_root, read_file, read_limit
 from staticflops.frontend import parsed_cache
 from staticflops.frontend.budget import MAX_FILE_BYTES, PARSE_LIMITS
+from staticflops.frontend.suppressions import ignore_comments
 
 # libcst (and the modules built on it) is imported only when a text is really parsed: a tree
 # found in the parsed-module cache (parsed_cache.py) needs neither, and importing libcst costs
@@ -31,6 +32,7 @@ class SourceFile:
     origin: Path | None = None  # the file on disk, for following its imports
     text: str = field(default="", repr=False)  # what was parsed
     roots: tuple = ()  # read from disk: the folders its imports may be read from (files.project_root)
+    ignores: dict = field(default_factory=dict, repr=False)  # line -> codes its `# staticflops: ignore[...]` names
 
     def location(self, node) -> Location:
         position = self.positions.get(node) if node is not None else None
@@ -135,10 +137,10 @@ def parse_source(text: str, name: str, internal: bool = False,
     key = parsed_cache.entry_key(text, internal, parse_limits)
     cached = parsed_cache.load(key)
     if cached is not None:
-        return SourceFile(name, cached[0], cached[1], internal, text=text)
+        return SourceFile(name, cached[0], cached[1], internal, text=text, ignores=ignore_comments(text))
     module, positions = _parse(text, name, internal, parse_limits)
     parsed_cache.store(key, module, positions)
-    return SourceFile(name, module, positions, internal, text=text)
+    return SourceFile(name, module, positions, internal, text=text, ignores=ignore_comments(text))
 
 
 def _parse(text: str, name: str, internal: bool, parse_limits: tuple[int, int]) -> tuple:

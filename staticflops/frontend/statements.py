@@ -320,7 +320,7 @@ class Statements:
             self.note("SF131", f"condition could not be decided ({truth.reason}); assumed {taken}, "
                                f"the other branch raises", where)
             return not body_raises
-        self.unknown(f"condition could not be decided ({truth.reason}); assumed true", node.test)
+        self.unknown(f"condition could not be decided ({truth.reason}); assumed true", node.test, code="SF131")
         self.assumptions.add((where, f"condition could not be decided ({truth.reason}); assumed true"))
         self.note("SF131", f"condition could not be decided ({truth.reason}); assumed true", where, "warning")
         return True

@@ -75,3 +75,5 @@ class ModelIR(_IR):
     unknowns: list[tuple[Location, str]]
     diagnostics: list[Diagnostic] = Field(default_factory=list)
     stopped: Optional[Diagnostic] = None  # a budget ended the analysis early: the IR is partial
+    # path -> {line: codes}: the `# staticflops: ignore[CODE]` comments of the files the analysis ran
+    ignores: dict = Field(default_factory=dict)

@@ -60,7 +60,8 @@ def check_model(config: ProjectConfig, model: ModelConfig, outcome: Outcome, use
         problems.append(f"{len(report.unknown)} thing(s) could not be resolved, so the counts are lower bounds "
                         "(set allow_unknown = true to accept that)")
     check = ModelCheck(name=model.name, file=model.path, status="fail" if problems else "pass", budgets=lines,
-                       unknown=report.unknown, allow_unknown=allow_unknown, problems=problems, cached=outcome.cached)
+                       unknown=report.unknown, allow_unknown=allow_unknown, incomplete=bool(report.unknown),
+                       problems=problems, cached=outcome.cached)
     over = [line.metric for line in lines if line.status == "fail" and isinstance(line.measured, int)]
     if over:
         _explain_growth(config, model, report, over[0], check, use_cache)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from staticflops import __version__
 from staticflops.cost import CostResult
 from staticflops.cost.memory import dtype_bytes
+from staticflops.diagnostics import code_of
 from staticflops.ir import ModelIR
 from staticflops.ir.construct import construct
-from staticflops.report.schema import SCHEMA_VERSION, TRAINING_TOTALS, DiagnosticOut, Layer, Report, Totals, Training, Unknown
+from staticflops.report.schema import (SCHEMA_VERSION, TRAINING_TOTALS, DiagnosticOut, Layer, Report, Suppressed,
+                                       Totals, Training, Unknown)
 from staticflops.rulesets import RuleSet
 from staticflops.shapes import Expr, format_dim
 
@@ -45,14 +48,37 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Traini
         "schema_version": SCHEMA_VERSION, "file": ir.file, "model": ir.name, "framework": ir.framework,
         "rules": rules.name, "inputs": [str(spec) for spec in ir.inputs], "outputs": [shape_out(s) for s in ir.outputs],
         "totals": totals, "layers": _rows(cost, size),
-        "unknown": [construct(Unknown, {"location": str(where), "what": what}) for where, what in cost.unknowns],
-        "diagnostics": [_diagnostic(d) for d in ir.diagnostics], "training": training, "partial": False,
-        "stopped": None}, _REPORT_GIVEN)
+        "unknown": [], "diagnostics": [], "training": training, "partial": False, "stopped": None,
+        "suppressed": [], "tool_version": __version__}, _REPORT_GIVEN)
+    _sort_suppressed(report, cost.unknowns, ir.diagnostics, ir.ignores)
     if ir.stopped is not None:
         report.partial = True
         report.stopped = _diagnostic(ir.stopped)
         report.diagnostics.append(report.stopped)
     return report
+
+
+def _sort_suppressed(report: Report, unknowns, diagnostics, ignores: dict) -> None:
+    """Each unknown and warning to ``unknown``/``diagnostics``, or to ``suppressed`` when an
+    ignore comment on its line names its code.  Errors are never suppressed."""
+    def accepted(location, code: str) -> bool:
+        return location is not None and code in ignores.get(location.path, {}).get(location.line, ())
+
+    for entry in unknowns:
+        where, what = entry
+        code = code_of(entry)
+        if accepted(where, code):
+            report.suppressed.append(construct(Suppressed, {"kind": "unknown", "code": code, "location": str(where),
+                                                            "message": what}))
+        else:
+            report.unknown.append(construct(Unknown, {"location": str(where), "what": what, "code": code}))
+    for diagnostic in diagnostics:
+        if diagnostic.severity != "error" and accepted(diagnostic.location, diagnostic.code):
+            report.suppressed.append(construct(Suppressed, {
+                "kind": diagnostic.severity, "code": diagnostic.code, "location": str(diagnostic.location),
+                "message": diagnostic.message}))
+        else:
+            report.diagnostics.append(_diagnostic(diagnostic))
 
 
 def _diagnostic(diagnostic) -> DiagnosticOut:
@@ -110,7 +136,7 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
 
 _UNTRAINED_TOTALS = frozenset(Totals.model_fields) - set(TRAINING_TOTALS)  # the fields given without --training
 _REPORT_GIVEN = frozenset({"file", "model", "framework", "rules", "inputs", "outputs", "totals", "layers", "unknown",
-                           "training"})
+                           "training", "tool_version"})
 _ALL_FIELDS = frozenset(Layer.model_fields)
 _OP_FIELDS = _ALL_FIELDS - {"calls"}  # an op row leaves `calls` at its default
 _CALLS_DEFAULT = Layer.model_fields["calls"].default

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from staticflops.cost.compare import disagreements
+from staticflops.diagnostics import code_of
 from staticflops.ir import ModelIR
 from staticflops.report.build import count
 from staticflops.report.schema import SCHEMA_VERSION, Count, Unknown
@@ -49,7 +50,7 @@ def build_comparison(ir: ModelIR, priced: list, top: int = 5) -> Comparison:
             forward_flops=count(cost.flops), macs=count(cost.macs), params=count(cost.params),
             trainable_params=count(cost.trainable_params), convention=rules.convention,
             description=" ".join(rules.description.split()), complete=cost.complete,
-            unknown=[Unknown(location=str(where), what=what) for where, what in cost.unknowns],
+            unknown=[Unknown(location=str(entry[0]), what=entry[1], code=code_of(entry)) for entry in cost.unknowns],
         ))
     layers = [LayerDisagreement(name=d.path, type=d.type,
                                 values={k: count(v) if v is not None else "-" for k, v in d.values.items()})

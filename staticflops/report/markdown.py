@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from staticflops.report.escape import MAX_MESSAGE, md_code, visible
 from staticflops.report.schema import Report
-from staticflops.report.units import human, partial_banner, share
+from staticflops.report.units import completeness, human, notes, partial_banner, share
 
 
 def render_markdown(report: Report, max_depth: int | None = None) -> str:
     """Every name, path and message of the analysed project is a code span (``escape.py``)."""
     totals = report.totals
+    bound, incomplete = completeness(report)
     lines = [f"> **{partial_banner(report, _message)}**", ""] if report.partial else []
     lines += [
         f"**{'PARTIAL (lower bound) ' if report.partial else ''}{md_code(report.model)}** ({md_code(report.file)}, "
         f"rules {md_code(report.rules)}): "
-        f"**{human(totals.forward_flops, 'FLOPs')}** forward ({human(totals.macs, 'MACs')}), "
+        f"**{bound}{human(totals.forward_flops, 'FLOPs')}** forward{incomplete} ({human(totals.macs, 'MACs')}), "
         f"**{human(totals.params)}** params",
         "",
         f"Convention: {_message(totals.convention)}. Inputs: {', '.join(md_code(i) for i in report.inputs)}.",
@@ -42,7 +43,12 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
     lines += ["", "</details>"]
     if report.unknown:
         lines += ["", f"**Not resolved ({len(report.unknown)})** — totals are lower bounds:", ""]
-        lines += [f"- {md_code(u.location)}: {_message(u.what)}" for u in report.unknown]
+        lines += [f"- {md_code(u.location)}: {_message(u.what)} [{md_code(u.code)}]" for u in report.unknown]
+    listed = notes(report)
+    if listed:
+        lines += ["", f"**Notes ({len(listed)})**:", ""]
+        lines += [f"- {md_code(n.location or report.file)}: {n.severity}: {_message(n.message)} [{md_code(n.code)}]"
+                  for n in listed]
     return "\n".join(lines) + "\n"
 
 

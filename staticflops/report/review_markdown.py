@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from staticflops.report.escape import MAX_MESSAGE, html_text, md_code, visible
 from staticflops.report.review import CheckResult, DiffResult, ModelDiff
-from staticflops.report.review_text import amount, change, layer_flops, layer_params, layer_shape, summary_line
+from staticflops.report.review_text import (amount, change, layer_flops, layer_params, layer_shape, shown_status,
+                                             summary_line)
 
 MARKER = "<!-- staticflops-diff -->"  # lets a CI job find and update its own comment
 
@@ -58,7 +59,7 @@ def render_check_markdown(result: CheckResult, exact: bool = False) -> str:
             headroom = "" if line.headroom_percent is None else f"{line.headroom_percent:+.1f}%"
             measured = amount(line.measured, line.metric, exact) if line.measured is not None else "not available"
             lines.append(f"| {md_code(model.name, table=True)} | {line.metric} | {measured} | "
-                         f"{amount(line.budget, line.metric, exact)} | {headroom} | {line.status} |")
+                         f"{amount(line.budget, line.metric, exact)} | {headroom} | {shown_status(model, line.status)} |")
     lines.append("")
     for model in failed:
         lines += [f"- **{md_code(model.name)}**: {_message(problem)}" for problem in model.problems]

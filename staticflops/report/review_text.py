@@ -45,12 +45,12 @@ def render_check(result: CheckResult, console: Console, exact: bool = False) -> 
         if model.status == "error":
             table.add_row(label, "-", "-", "-", "-", "[red]ERROR[/red]")
         if not model.budgets and model.status != "error":
-            table.add_row(label, "(no budget)", "", "", "", _status(model.status))
+            table.add_row(label, "(no budget)", "", "", "", _status(shown_status(model, model.status)))
         for index, line in enumerate(model.budgets):
             headroom = "" if line.headroom_percent is None else f"{line.headroom_percent:+.1f}%"
             table.add_row(label if index == 0 else "", line.metric, amount(line.measured, line.metric, exact)
                           if line.measured is not None else "not available", amount(line.budget, line.metric, exact),
-                          headroom, _status(line.status))
+                          headroom, _status(shown_status(model, line.status)))
     console.print(table)
     for model in result.models:
         _problems(model, console, exact)
@@ -60,7 +60,17 @@ def render_check(result: CheckResult, console: Console, exact: bool = False) -> 
 
 def _status(status: str) -> str:
     return {"pass": "[green]pass[/green]", "fail": "[bold red]FAIL[/bold red]",
-            "not available": "[yellow]not available[/yellow]"}.get(status, status)
+            "not available": "[yellow]not available[/yellow]", "incomplete": "[bold red]incomplete[/bold red]",
+            "incomplete (allowed)": "[yellow]incomplete (allowed)[/yellow]"}.get(status, status)
+
+
+def shown_status(model, status: str) -> str:
+    """A budget a lower bound meets is not met: such a line reads `incomplete` (a failure unless
+    the model sets allow_unknown, then `incomplete (allowed)`)."""
+    if model.incomplete and status == "pass":
+        return "incomplete (allowed)" if model.allow_unknown else "incomplete"
+    return status
+
 
 
 def _problems(model, console: Console, exact: bool) -> None:
@@ -74,7 +84,7 @@ def _problems(model, console: Console, exact: bool) -> None:
         console.print(_line(text))
     if model.unknown and not model.allow_unknown:
         for entry in model.unknown:
-            console.print(_line(f"  {entry.location}: not resolved: {entry.what}"))
+            console.print(_line(f"  {entry.location}: not resolved: {entry.what} [{entry.code}]"))
     if model.grew:
         console.print(_line(f"  grew most since {model.baseline}:"))
         for layer in model.grew:

@@ -88,6 +88,17 @@ class Training(_Contract):
 class Unknown(_Contract):
     location: str
     what: str
+    code: str = "SF400"  # staticflops/codes.py: SF4xx says what kind of thing was left unresolved
+
+
+class Suppressed(_Contract):
+    """An unknown or a warning that a ``# staticflops: ignore[CODE]`` comment on its line accepts:
+    left out of ``unknown``/``diagnostics`` (so ``--strict`` and ``check`` pass) but kept here."""
+
+    kind: str  # "unknown", or the diagnostic's severity ("warning", "info")
+    code: str
+    location: str
+    message: str
 
 
 class DiagnosticOut(_Contract):
@@ -114,6 +125,10 @@ class Report(_Contract):
     # and the ops traced until then are priced as usual, so every count is a lower bound.
     partial: bool = False
     stopped: Optional[DiagnosticOut] = None  # which budget, where (also in `diagnostics`)
+    # What ignore comments accepted.  An accepted unknown still leaves its cost out of the
+    # counts, so `totals.complete` stays False: the suppression changes the verdict, not the arithmetic.
+    suppressed: list[Suppressed] = Field(default_factory=list)
+    tool_version: Optional[str] = None  # the staticflops that wrote the report (None: read from an older cache)
 
     def to_json(self) -> str:
         """The JSON contract: training-only fields are absent (not null) without --training."""
@@ -176,3 +191,18 @@ def _escape(match: re.Match) -> str:
 
 TRAINING_TOTALS = ("backward_flops", "input_grad_flops", "weight_grad_flops", "training_flops",
                     "saved_activation_bytes")
+
+
+SCHEMA_FILE = "report.schema.json"  # next to this module, shipped in the wheel
+
+
+def generated_schema() -> str:
+    """The JSON schema of :class:`Report` as pydantic derives it (``tests/test_incomplete.py``
+    keeps the shipped file equal to it)."""
+    return json.dumps(Report.model_json_schema(), indent=2) + "\n"
+
+
+def schema_text() -> str:
+    """The shipped schema file: what ``staticflops schema`` prints."""
+    from pathlib import Path
+    return (Path(__file__).parent / SCHEMA_FILE).read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ from staticflops.report.escape import MAX_MESSAGE, visible
 from staticflops.report.grid import fitted_grid
 from staticflops.report.schema import Report
 from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim, written_terms
-from staticflops.report.units import human, partial_banner, share
+from staticflops.report.units import completeness, human, notes, partial_banner, share
 
 
 def _shape(shape, calls: int = 1, short=str) -> str:
@@ -78,7 +78,9 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
     shortened = shortened or any(cell.startswith(APPROXIMATE) for cells in rows for cell in cells)
     _print_layout_notes(shortened, dropped, console)
     prefix = "[bold red]PARTIAL (lower bound)[/bold red] " if report.partial else ""
-    console.print(f"{prefix}[bold]Total forward:[/bold] {human(totals.forward_flops, 'FLOPs')}  "
+    bound, incomplete = completeness(report)
+    console.print(f"{prefix}[bold]Total forward:[/bold] {bound}{human(totals.forward_flops, 'FLOPs')}"
+                  f"{f'[bold yellow]{incomplete}[/bold yellow]' if incomplete else ''}  "
                   f"({human(totals.macs, 'MACs')})   [bold]Params:[/bold] {human(totals.params)} "
                   f"(trainable {human(totals.trainable_params)})")
     console.print(Text.assemble(("Memory", "bold"), f" ({totals.dtype}): params {human(totals.param_bytes, 'B')}, "
@@ -94,7 +96,13 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
     if report.unknown:
         console.print(f"\n[bold yellow]Not resolved ({len(report.unknown)}); totals are lower bounds:[/bold yellow]")
         for entry in report.unknown:
-            console.print(Text(f"  {visible(entry.location)}: {_message(entry.what)}"))
+            console.print(Text(f"  {visible(entry.location)}: {_message(entry.what)} [{visible(entry.code)}]"))
+    listed = notes(report)
+    if listed:
+        console.print(f"\n[bold]Notes ({len(listed)}):[/bold]")
+        for note in listed:
+            console.print(Text(f"  {visible(note.location or report.file)}: {note.severity}: {_message(note.message)} "
+                               f"[{visible(note.code)}]"))
 
 
 def _type_rows(report: Report, exact: bool) -> tuple[list, list, list]:

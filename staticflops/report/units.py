@@ -71,3 +71,29 @@ def partial_banner(report, show=str) -> str:
     why = f": {show(stop.message)}" if stop else ""
     return (f"PARTIAL RESULT: the analysis stopped{where}{why}. The figures below cover only what was "
             "built and traced before that point: lower bounds.")
+
+
+def completeness(report) -> tuple[str, str]:
+    """What the totals line puts before and after the forward count when it is a lower bound:
+    ``("≥ ", " — incomplete, 3 unresolved")``; ``("", "")`` for a complete count.  Suppressed
+    unknowns (ignore comments) are accepted, not counted: the count is still a lower bound."""
+    unresolved, accepted = len(report.unknown), sum(s.kind == "unknown" for s in report.suppressed)
+    if report.totals.complete and not unresolved:
+        return "", ""
+    if unresolved:
+        words = [f"incomplete, {unresolved} unresolved"]
+    elif report.partial:
+        words = ["incomplete, stopped early"]
+    else:
+        words = ["lower bound"]
+    if accepted:
+        words.append(f"{accepted} suppressed")
+    return "≥ ", " — " + ", ".join(words)
+
+
+def notes(report) -> list:
+    """The warnings and notes that text output lists after the unknowns: each diagnostic but
+    the budget stop (said at the top) and those an unknown already says (same place and words)."""
+    said = {(u.location, u.what) for u in report.unknown}
+    return [d for d in report.diagnostics
+            if d is not report.stopped and d.severity != "error" and (d.location, d.message) not in said]

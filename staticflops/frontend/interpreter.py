@@ -43,6 +43,12 @@ _COMPARE = {
     cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
     cst.Is: operator.is_, cst.IsNot: operator.is_not,
 }
+_RICH_COMPARE = {
+    cst.Equal: ("__eq__", "__eq__"), cst.NotEqual: ("__ne__", "__ne__"), cst.LessThan: ("__lt__", "__gt__"),
+    cst.LessThanEqual: ("__le__", "__ge__"), cst.GreaterThan: ("__gt__", "__lt__"),
+    cst.GreaterThanEqual: ("__ge__", "__le__"),
+}
+_NOT_DEFINED = object()  # no comparison method answered: Python's default (identity for ==)
 _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, set, frozenset, range, Expr, slice)
 
 
@@ -270,12 +276,34 @@ class Interpreter(Statements, Expressions):
             return found if op_class is cst.In else not found
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             return self.framework.tensor_binary(self, "Compare", left, right, node)
+        if isinstance(left, Instance) or isinstance(right, Instance):
+            found = self._rich_compare(op_class, left, right, node)
+            if found is not _NOT_DEFINED:
+                return found
         try:
             return _COMPARE[op_class](left, right)
         except Undecidable as error:
             return self.unknown(str(error), node)
         except TypeError:
             return self.unknown(f"comparison of {describe(left)} and {describe(right)}", node)
+
+    def _rich_compare(self, op_class, left, right, node):
+        """``a < b`` on objects of the analysed code, as Python does it: ``left.__lt__(right)``,
+        then the reflected ``right.__gt__(left)`` when the first is missing or returns
+        ``NotImplemented`` (None here); ``!=`` falls back to ``not __eq__``."""
+        name, reflected = _RICH_COMPARE[op_class]
+        for obj, other, method in ((left, right, name), (right, left, reflected)):
+            bound = self.special_method(obj, method) if isinstance(obj, Instance) else None
+            if bound is not None:
+                result = self.call(bound, [other], {}, node)
+                if result is not None:
+                    return result
+        if op_class is cst.NotEqual:
+            equal = self._rich_compare(cst.Equal, left, right, node)
+            if equal is not _NOT_DEFINED:
+                truth = self.truth(equal, node)
+                return truth if isinstance(truth, Unknown) else not truth
+        return _NOT_DEFINED
 
     def truth(self, value, node):
         if isinstance(value, Unknown):
@@ -384,6 +412,10 @@ class Interpreter(Statements, Expressions):
                     return receiver.name
                 if name == "__mro__":
                     return tuple(receiver.mro())
+                if name == "__dict__":  # the class body's own names (a read-only view in CPython)
+                    return receiver.namespace
+                if name == "__bases__":
+                    return tuple(receiver.bases)
                 return self.unknown(f"class {receiver.name} has no attribute `{name}`", node)
             if isinstance(member, MethodWrapper):
                 if member.kind == "classmethod":
@@ -429,6 +461,8 @@ class Interpreter(Statements, Expressions):
             return function.attrs
         if isinstance(function, Partial) and name in ("func", "args", "keywords"):
             return {"func": function.function, "args": function.args, "keywords": function.kwargs}[name]
+        if name == "__qualname__" and isinstance(function, Function) and function.qualname:
+            return function.qualname
         if name in ("__name__", "__qualname__") and not isinstance(function, Partial):
             return function.name
         if name == "__module__" and isinstance(function, Function):
@@ -477,6 +511,11 @@ class Interpreter(Statements, Expressions):
             return value
         if isinstance(member, Function):
             return BoundMethod(receiver, member, owner)
+        if isinstance(member, Instance) and member.module is None:
+            getter = self.special_method(member, "__get__")  # a descriptor object of the analysed code
+            if getter is not None:
+                instance = receiver if isinstance(receiver, Instance) else None
+                return self.call(getter, [instance, receiver.cls if instance is not None else receiver], {}, node)
         if isinstance(member, Builtin) and member.bind_self:
             return BoundMethod(receiver, member, owner)
         return member
@@ -583,6 +622,7 @@ class Interpreter(Statements, Expressions):
     def call_function(self, function: Function, args: list, kwargs: dict, node):
         self.budget.enter(self, node)
         scope = function.scope.child()
+        scope.qualname = function.qualname or function.name
         previous_anchor = self.anchor
         if function.source is not None and function.source.internal and not (self.source and self.source.internal):
             self.anchor = self.location(node)

@@ -138,6 +138,7 @@ class ModuleState:
 
     children: dict = field(default_factory=dict)  # name -> Instance, in registration order
     parameters: dict = field(default_factory=dict)  # name -> Parameter
+    buffers: dict = field(default_factory=dict)  # name -> tensor (register_buffer), never parameters
     kind: str | None = None  # IR kind for framework layers ("conv"); None for containers/user modules
     attrs: dict = field(default_factory=dict)  # normalised constructor arguments of a framework layer
     frozen: bool = False

@@ -346,6 +346,10 @@ def _sdpa(attrs, inputs):
     q, k, v = inputs[0], inputs[1], inputs[2]
     _expect(q[-1], k[-1], "scaled_dot_product_attention: query has {actual} features per head, key {wanted}")
     _expect(k[-2], v[-2], "scaled_dot_product_attention: key length {wanted} differs from value length {actual}")
+    if attrs.get("enable_gqa") and len(q) >= 3 and len(k) >= 3 and len(v) >= 3:
+        # enable_gqa=True: each key/value head serves a group of query heads (PyTorch repeats
+        # them along dim -3), so the product runs over the query's heads
+        k, v = (*k[:-3], q[-3], *k[-2:]), (*v[:-3], q[-3], *v[-2:])
     batch = broadcast(q[:-2], k[:-2], v[:-2])
     return [batch + (q[-2], v[-1])], {"batch_heads": numel(batch), "target_len": q[-2], "source_len": k[-2]}
 

@@ -150,9 +150,20 @@ def modules(interp, builtins: dict) -> dict:
 
     spec_class = pyclasses.make_record_class("ModuleSpec", ["name", "origin"], {}, (object_class,))
     not_found = Class("PackageNotFoundError", (builtins["ModuleNotFoundError"],), {})
+    def installed_version(interp, args, kwargs, node):
+        # A package staticflops models (torch, einops) is installed at the version it models:
+        # libraries probe it (`is_torch_greater_or_equal("2.3")`) to pick the code path that
+        # version runs.  Other packages' metadata is not read.
+        name = args[0] if args else kwargs.get("distribution_name")
+        if isinstance(name, str) and interp.framework.models_package(name):
+            modelled = interp.framework.known_module(name)
+            version = getattr(modelled, "members", {}).get("__version__")
+            if isinstance(version, str):
+                return version
+        return interp.unknown(f"the installed version of {name!r} (package metadata is not read)", node)
+
     metadata = Namespace("importlib.metadata", {
-        "version": _builtin("importlib.metadata.version", lambda i, a, k, n: i.unknown(
-            f"the installed version of {a[0]!r} (package metadata is not read)", n)),
+        "version": _builtin("importlib.metadata.version", installed_version),
         "PackageNotFoundError": not_found,
     })
     util = Namespace("importlib.util", {"find_spec": _builtin("importlib.util.find_spec", find_spec)})

@@ -19,6 +19,10 @@ from staticflops.frontend.torch.functions import DTYPES, TorchOps, build_constru
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
 
+# The PyTorch release whose semantics (and FlopCounterMode counts) the torch model follows;
+# `torch.__version__` and `importlib.metadata.version("torch")` report it to version probes.
+TORCH_VERSION = "2.13.0"
+
 _OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div", "FloorDivide": "div",
               "Modulo": "div", "Power": "pow", "Compare": "compare", "BitAnd": "compare", "BitOr": "compare",
               "BitXor": "compare"}
@@ -91,11 +95,14 @@ class TorchFramework:
             "parameter": Namespace("torch.nn.parameter", {  # nn.parameter.Parameter (torchvision maxvit)
                 "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False)}),
             "modules": Namespace("torch.nn.modules", {}), "utils": Namespace("torch.nn.utils", {}),
+            # nn.Buffer(t) marks a tensor as a buffer when assigned to a module: the tensor itself here
+            "Buffer": Builtin("nn.Buffer", lambda i, a, k, n: a[0] if a else k.get("data"), bind_self=False),
         })
         torch = Namespace("torch", {
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in self.functions.items()},
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in constructors.items() if k != "Parameter"},
             "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
+            "__version__": TORCH_VERSION,
             "no_grad": context, "inference_mode": context, "enable_grad": context, "autocast": context,
             "device": noop, "jit": Namespace("torch.jit", {"ignore": noop, "unused": noop, "export": noop, "annotate": second,
                                                            "is_scripting": Builtin("f", lambda i, a, k, n: False, bind_self=False),

@@ -371,6 +371,8 @@ def build_functions(t: TorchOps) -> dict:
         bound = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, **dict(zip(names, args)), **kwargs}
         shapes = [shape(interp, bound[k], node) for k in ("query", "key", "value")]
         attrs = {"is_causal": bound["is_causal"] is True, "has_mask": bound["attn_mask"] is not None}
+        if bound.get("enable_gqa") is True:  # grouped-query attention: key/value heads are shared
+            attrs["enable_gqa"] = True
         return t.record(interp, "scaled_dot_product_attention", "F.scaled_dot_product_attention", attrs, shapes, node)
     f["scaled_dot_product_attention"] = sdpa
 

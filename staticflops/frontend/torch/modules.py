@@ -123,11 +123,34 @@ def _named_children(interp, args, kwargs, node):
 
 
 def _parameters(interp, args, kwargs, node):
+    if not kwargs.get("recurse", args[1] if len(args) > 1 else True):  # parameters(recurse=False): its own
+        module = args[0]
+        own = layer_parameters(module) if module.module.kind is not None else {}
+        return list({**own, **module.module.parameters}.values())
     return [p for _, p in named_parameters(args[0])]
 
 
 def _named_parameters(interp, args, kwargs, node):
     return list(named_parameters(args[0]))
+
+
+def _named_buffers(interp, args, kwargs, node):
+    """``named_buffers(prefix="", recurse=True)``: the tensors ``register_buffer`` stored, under
+    their current value (a later ``self.name = tensor`` replaces it), each once."""
+    recurse = kwargs.get("recurse", args[2] if len(args) > 2 else True)
+    found, seen = [], set()
+    for prefix, sub in (named_modules(args[0]) if recurse else [("", args[0])]):
+        for name in sub.module.buffers:
+            value = sub.attrs.get(name)
+            if value is not None and id(value) not in seen:
+                seen.add(id(value))
+                found.append(((f"{prefix}.{name}" if prefix else name), value))
+    return found
+
+
+def _buffers(interp, args, kwargs, node):
+    recurse = kwargs.get("recurse", args[1] if len(args) > 1 else True)
+    return [b for _, b in _named_buffers(interp, [args[0]], {"recurse": recurse}, node)]
 
 
 def _apply(interp, args, kwargs, node):
@@ -154,6 +177,7 @@ def _register_buffer(interp, args, kwargs, node):
     value = args[2] if len(args) > 2 else kwargs.get("tensor")
     if isinstance(name, str):
         self.attrs[name] = value
+        self.module.buffers[name] = True
 
 
 def _returns_self(interp, args, kwargs, node):
@@ -198,6 +222,7 @@ MODULE_METHODS = {
     "__init__": _init, "__setattr__": _setattr, "__call__": _call, "modules": _modules,
     "named_modules": _named_modules, "children": _children, "named_children": _named_children,
     "parameters": _parameters, "named_parameters": _named_parameters, "apply": _apply,
+    "buffers": _buffers, "named_buffers": _named_buffers,
     "add_module": _add_module, "register_module": _add_module, "register_parameter": _register_parameter,
     "register_buffer": _register_buffer, "train": _train, "eval": _eval, "to": _returns_self,
     "cuda": _returns_self, "cpu": _returns_self, "float": _returns_self, "half": _returns_self,

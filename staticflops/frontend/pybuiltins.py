@@ -75,6 +75,17 @@ def build_builtins(object_class: Class) -> dict:
         return range(*args)
     b["range"] = range_
 
+    @_fn("slice", slice)
+    def slice_(interp, args, kwargs, node):
+        """``slice(start, stop, step)``, the object ``x[a:b]`` builds; bounds may be symbolic."""
+        for value in args:
+            if isinstance(value, Unknown):
+                return value
+        if not 1 <= len(args) <= 3 or kwargs:
+            raise interp.fail("slice() takes 1 to 3 positional arguments", node, python="TypeError")
+        return slice(*args)
+    b["slice"] = slice_
+
     @_fn("len")
     def len_(interp, args, kwargs, node):
         value = args[0]

@@ -108,6 +108,11 @@ class TorchFramework:
                                                            "is_scripting": Builtin("f", lambda i, a, k, n: False, bind_self=False),
                                                            "is_tracing": Builtin("f", lambda i, a, k, n: False, bind_self=False)}),
             "fx": Namespace("torch.fx", {"wrap": noop}), "_assert": noop,
+            # The model runs eagerly: not compiled, traced or exported; `@torch.compiler.disable` is a no-op
+            "compiler": Namespace("torch.compiler", {
+                **{name: Builtin(f"torch.compiler.{name}", lambda i, a, k, n: False, bind_self=False)
+                   for name in ("is_compiling", "is_dynamo_compiling", "is_exporting")},
+                "disable": Builtin("torch.compiler.disable", lambda i, a, k, n: a[0] if a else noop, bind_self=False)}),
             "utils": Namespace("torch.utils", {"checkpoint": checkpoint}),
             "_C": Namespace("torch._C", _passive()),  # _log_api_usage_once and friends
             "onnx": Namespace("torch.onnx", _passive()),  # exporter registration, never cost

@@ -43,6 +43,7 @@ _COMPARE = {
     cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
     cst.Is: operator.is_, cst.IsNot: operator.is_not,
 }
+_SET_OPERATORS = (cst.BitOr, cst.BitAnd, cst.Subtract, cst.BitXor)
 _RICH_COMPARE = {
     cst.Equal: ("__eq__", "__eq__"), cst.NotEqual: ("__ne__", "__ne__"), cst.LessThan: ("__lt__", "__gt__"),
     cst.LessThanEqual: ("__le__", "__ge__"), cst.GreaterThan: ("__gt__", "__lt__"),
@@ -184,6 +185,8 @@ class Interpreter(Statements, Expressions):
                 self.call(member.setter, [receiver, value], {}, node)
             elif isinstance(hook, Builtin):
                 hook.fn(self, [receiver, name, value], {}, node)
+            elif isinstance(hook, Function):  # a __setattr__ of the analysed code
+                self.call(self._user_hook(receiver, "__setattr__"), [name, value], {}, node)
             else:
                 receiver.attrs[name] = value
         elif isinstance(receiver, (Class, Namespace)):
@@ -248,6 +251,14 @@ class Interpreter(Statements, Expressions):
         self.budget.check_built(self, op_class.__name__, left, right, node)
         if isinstance(left, Expr) or isinstance(right, Expr):
             self.budget.check_expr(self, op_class.__name__, left, right, node)
+        if op_class in _SET_OPERATORS and isinstance(left, (list, set, frozenset)) and \
+                isinstance(right, (list, set, frozenset)) and (isinstance(left, list) or isinstance(right, list)):
+            # `d.keys() | e.values()`: dict views are lists here, and `|`/`&`/`-`/`^` on lists would be
+            # a TypeError in Python, so a list reaching them is a view: the result is a set, as a view's
+            try:
+                left, right = set(left), set(right)
+            except TypeError:
+                return self.unknown(f"`{op_class.__name__}` of dict views holding unhashable values", node)
         try:
             return _BINARY[op_class](left, right)
         except ZeroDivisionError:
@@ -386,7 +397,26 @@ class Interpreter(Statements, Expressions):
         except (TypeError, Undecidable):
             return self.unknown(f"indexing {describe(container)} with {show(key)}", node)
 
+    def _user_hook(self, instance: Instance, name: str):
+        """``__getattribute__``/``__setattr__``/``__getattr__`` written in the analysed code
+        (a ``def`` in the class or a base), bound to the instance; None for the built-in ones."""
+        if instance.module is not None:
+            return None
+        for cls in instance.cls.mro():
+            if name in cls.namespace:
+                member = cls.namespace[name]
+                return BoundMethod(instance, member, cls) if isinstance(member, Function) else None
+        return None
+
     def get_attribute(self, receiver, name: str, node):
+        if isinstance(receiver, Instance) and name != "__class__":
+            hook = self._user_hook(receiver, "__getattribute__")
+            if hook is not None:  # transformers' configs map attribute aliases this way
+                return self.call(hook, [name], {}, node)
+        return self.plain_attribute(receiver, name, node)
+
+    def plain_attribute(self, receiver, name: str, node):
+        """``object.__getattribute__``: the instance dict, then the class and its bases."""
         if isinstance(receiver, Unknown):
             return receiver
         if isinstance(receiver, Instance):
@@ -400,6 +430,9 @@ class Interpreter(Statements, Expressions):
                     return receiver.cls
                 if name == "__dict__":
                     return receiver.attrs
+                fallback = self._user_hook(receiver, "__getattr__")
+                if fallback is not None:  # called only when the normal lookup finds nothing
+                    return self.call(fallback, [name], {}, node)
                 return self.framework.instance_missing_attribute(self, receiver, name, node)
             return self._bind(receiver, member, owner, node)
         if isinstance(receiver, Record):

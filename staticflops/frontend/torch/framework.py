@@ -11,7 +11,7 @@ from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.stub_source import run_stub
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Tensor, Unknown,
+    BoundMethod, Builtin, CannotKnow, Class, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter, Tensor, Unknown,
     stable_order,
 )
 from staticflops.frontend.torch import constants, modules
@@ -50,7 +50,11 @@ class TorchFramework:
     def __init__(self):
         self.tracer = Tracer()
         self.call_cache = CallCache()
-        self.object_class = Class("object", (), {"__init__": Builtin("object.__init__", lambda i, a, k, n: None)})
+        self.object_class = Class("object", (), {
+            "__init__": Builtin("object.__init__", lambda i, a, k, n: None),
+            # reached through super().__getattribute__/__setattr__ from a class that overrides them
+            "__getattribute__": Builtin("object.__getattribute__", lambda i, a, k, n: i.plain_attribute(a[0], a[1], n)),
+            "__setattr__": Builtin("object.__setattr__", _object_setattr)})
         self.module_class = modules.make_module_class()
         self.module_class.bases = (self.object_class,)
         self.ops = TorchOps(self)
@@ -361,6 +365,21 @@ def _mark_requires_grad(result) -> None:
     elif isinstance(result, (list, tuple)):
         for item in result:
             _mark_requires_grad(item)
+
+
+def _object_setattr(interp, args, kwargs, node):
+    """``object.__setattr__(obj, name, value)``: the instance dict (a property's setter first)."""
+    receiver, name, value = args[0], args[1], args[2]
+    if not isinstance(receiver, Instance):
+        return interp.set_attribute(receiver, name, value, node)
+    member = next((c.namespace[name] for c in receiver.cls.mro() if name in c.namespace), None)
+    if isinstance(member, MethodWrapper) and member.kind == "property" and member.setter is not None:
+        interp.call(member.setter, [receiver, value], {}, node)
+    elif receiver.module is not None:
+        modules._setattr(interp, [receiver, name, value], {}, node)
+    else:
+        receiver.attrs[name] = value
+    return None
 
 
 def _passive() -> NoOpMembers:

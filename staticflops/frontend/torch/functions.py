@@ -319,6 +319,17 @@ def build_functions(t: TorchOps) -> dict:
     f["matmul"], f["mm"], f["bmm"] = matmul("matmul"), matmul("mm"), matmul("bmm")
     f["__matmul__"] = matmul("@")  # the operator: some counters patch torch.matmul but not `@`
 
+    def add_matmul(label):
+        # addmm(input, mat1, mat2) / baddbmm(input, batch1, batch2) = beta*input + alpha*(mat1 @ mat2):
+        # the product is the matmul kind (FlopCounterMode counts 2*m*n*k for both); adding `input`
+        # is the bias add the rules price like a Linear's bias (none under `standard`)
+        def fn(interp, args, kwargs, node):
+            a = args[1] if len(args) > 1 else kwargs.get("mat1", kwargs.get("batch1"))
+            b = args[2] if len(args) > 2 else kwargs.get("mat2", kwargs.get("batch2"))
+            return t.record(interp, "matmul", label, {}, [shape(interp, a, node), shape(interp, b, node)], node)
+        return fn
+    f["addmm"], f["baddbmm"] = add_matmul("addmm"), add_matmul("baddbmm")
+
     def einsum(interp, args, kwargs, node):
         equation = args[0]
         operands = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])

@@ -131,6 +131,14 @@ def build_functions(t: TorchOps) -> dict:
         return Tensor(t.moved(interp, ops.flatten, "flatten", node, x, start, end), args[0].dtype)
     f["flatten"] = flatten
 
+    def gather(interp, args, kwargs, node):
+        # gather(input, dim, index): one element of `input` per element of `index` (data movement)
+        index = args[2] if len(args) > 2 else kwargs.get("index")
+        if not isinstance(index, Tensor):
+            raise CannotKnow("gather with an index that is not a tensor")
+        return Tensor(shape(interp, index, node), args[0].dtype)
+    f["gather"] = gather
+
     def permute(interp, args, kwargs, node):
         order = _sizes(args[1:]) or list(kwargs.get("dims", ()))
         return Tensor(t.moved(interp, ops.permute, "permute", node, shape(interp, args[0], node), order), args[0].dtype)

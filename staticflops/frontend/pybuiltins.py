@@ -8,7 +8,7 @@ import math
 from staticflops.diagnostics import reason
 from staticflops.frontend import datafiles, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
-from staticflops.frontend.stdlib import containers
+from staticflops.frontend.stdlib import containers, inspect_
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
     Partial, Record, SuperProxy, Tensor, Unknown,
@@ -492,8 +492,7 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
     typing = {name: identity for name in typing_names}
     typing["TYPE_CHECKING"] = False  # the `if TYPE_CHECKING:` imports are for type checkers only
     typing["NewType"] = Builtin("NewType", lambda i, a, k, n: _identity_function(), bind_self=False)
-    typing["get_type_hints"] = Builtin("get_type_hints", lambda i, a, k, n: i.unknown(
-        "typing.get_type_hints (annotations are not evaluated)", n), bind_self=False)
+    typing["get_type_hints"] = Builtin("get_type_hints", inspect_.type_hints, bind_self=False)
 
     @_fn("reduce")
     def reduce(interp, args, kwargs, node):

@@ -209,6 +209,7 @@ class Statements:
     def _exec_AnnAssign(self, node, scope):
         if scope.is_class and isinstance(node.target, cst.Name) and "__annotations__" in scope.vars:
             scope.vars["__annotations__"][node.target.value] = node.annotation
+            scope.vars.setdefault("__annotation_scope__", scope)  # where inspect.get_annotations evaluates them
         if node.value is not None:
             self.assign(node.target, self.evaluate_node(node.value, scope), scope)
 

@@ -455,6 +455,10 @@ class Interpreter(Statements, Expressions):
                     return BoundMethod(receiver, member.function, owner)
                 if member.kind == "staticmethod":
                     return member.function
+            if isinstance(member, Instance) and member.module is None:
+                getter = self.special_method(member, "__get__")  # a descriptor read on the class
+                if getter is not None:
+                    return self.call(getter, [None, receiver], {}, node)
             return member
         if isinstance(receiver, Namespace):
             value = receiver.members[name] if name in receiver.members else MISSING

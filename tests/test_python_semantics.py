@@ -1050,3 +1050,136 @@ class Thing:
     found = run_probes(tmp_path, header, body, ["a", "b"])
     assert found["a"] == len("2.13.0") * 10 + 1  # the PyTorch release staticflops models
     assert found["b"] == 3
+
+
+# ---- modules that replace themselves (lazy imports: diffusers, transformers) ----------------
+
+LAZY_PACKAGE = '''
+import importlib
+import sys
+from types import ModuleType
+
+_import_structure = {"layers": ["WIDTH", "double"]}
+
+
+class _LazyModule(ModuleType):
+    def __init__(self, name, module_file, import_structure):
+        super().__init__(name)
+        self._class_to_module = {v: k for k, values in import_structure.items() for v in values}
+        self.__file__ = module_file
+
+    def __getattr__(self, name):
+        if name in self._class_to_module:
+            module = importlib.import_module("." + self._class_to_module[name], self.__name__)
+            value = getattr(module, name)
+            setattr(self, name, value)
+            return value
+        raise AttributeError(f"module {self.__name__} has no attribute {name}")
+
+
+sys.modules[__name__] = _LazyModule(__name__, globals()["__file__"], _import_structure)
+'''
+
+
+def test_a_package_replacing_itself_in_sys_modules_is_what_importers_get(tmp_path):
+    """CPython: `import pkg` returns sys.modules["pkg"] after pkg/__init__.py ran, so names come
+    from the _LazyModule's __getattr__, which imports `pkg.layers` by a relative name."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(LAZY_PACKAGE)
+    (tmp_path / "pkg" / "layers.py").write_text("WIDTH = 6\n\ndef double(n):\n    return 2 * n\n")
+    (tmp_path / "pkg" / "dynamic.py").write_text(
+        "def __getattr__(name):\n    if name == 'SEVEN':\n        return 7\n    raise AttributeError(name)\n")
+    widths = run_probes(tmp_path, """
+        import pkg
+        from pkg import WIDTH, double
+        from pkg import dynamic
+        """, """
+        a = WIDTH                                  # 6, through _LazyModule.__getattr__
+        b = double(5)                              # 10
+        c = 3 if hasattr(pkg, "missing") else 4    # 4: __getattr__ raised AttributeError
+        d = 8 if pkg.__file__.endswith("__init__.py") else 9  # 8: set on the replacement
+        e = dynamic.SEVEN                          # 7: the module's own __getattr__ (PEP 562)
+        """, ["a", "b", "c", "d", "e"])
+    # a = 6 (layers.WIDTH), b = 2*5, c = 4 (AttributeError -> hasattr False), d = 8, e = 7
+    assert widths == {"a": 6, "b": 10, "c": 4, "d": 8, "e": 7}
+
+
+def test_a_class_getattr_answers_missing_names_and_hasattr_honours_attribute_error(tmp_path):
+    widths = run_probes(tmp_path, """
+        class Table:
+            def __init__(self, values):
+                self._values = values
+
+            def __getattr__(self, name):
+                if name in self._values:
+                    return self._values[name]
+                raise AttributeError(name)
+
+        t = Table({"a": 3})
+        """, """
+        a = t.a                              # 3
+        b = 2 if hasattr(t, "b") else 5      # 5
+        c = 7 if hasattr(t, "a") else 1      # 7
+        d = getattr(t, "zz", 11)             # 11
+        """, ["a", "b", "c", "d"])
+    assert widths == {"a": 3, "b": 5, "c": 7, "d": 11}
+
+
+def test_import_module_resolves_a_relative_name_against_package(tmp_path):
+    """importlib.import_module("..b", "p.q") is p.b (CPython's resolution)."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "__init__.py").write_text("")
+    (tmp_path / "p" / "q.py").write_text("")
+    (tmp_path / "p" / "b.py").write_text("N = 12\n")
+    widths = run_probes(tmp_path, "import importlib\n", """
+        a = importlib.import_module("..b", "p.q").N   # 12
+        b = importlib.import_module(".b", "p").N      # 12
+        """, ["a", "b"])
+    assert widths == {"a": 12, "b": 12}
+
+
+def test_an_f_string_of_functions_prints_them_as_python_does(tmp_path):
+    """diffusers' attention_dispatch logs f"... {constraints}" (a list of functions): CPython
+    prints `[<function check at 0x...>]`, a short text, never the function's source."""
+    widths = run_probes(tmp_path, """
+        def check(x):
+            return x
+
+        message = f"Registering with constraints: {[check] * 3}"
+        """, """
+        a = 4 if message.startswith("Registering with constraints: [<function check") else 1  # 4
+        """, ["a"])
+    assert widths == {"a": 4}
+
+
+def test_rich_comparisons_operator_module_and_version_probes(tmp_path):
+    """packaging's Version compares through __lt__/__eq__; diffusers' compare_versions maps "<" to
+    operator.lt; is_torch_version reads importlib.metadata.version("torch") (2.13.0, the torch we
+    model).  Each value below is what CPython gives."""
+    widths = run_probes(tmp_path, """
+        import importlib.metadata
+        import operator
+        import torch
+
+        class V:
+            def __init__(self, key):
+                self.key = key
+
+            def __lt__(self, other):
+                if not isinstance(other, V):
+                    return NotImplemented
+                return self.key < other.key
+
+            def __eq__(self, other):
+                return isinstance(other, V) and self.key == other.key
+        """, """
+        a = 2 if V(1) < V(2) else 3                        # 2
+        b = 4 if V(2) > V(1) else 5                        # 4: reflected V(1).__lt__(V(2))
+        c = 6 if V(3) == V(3) and V(3) != V(4) and not V(3) != V(3) else 7  # 6 (!= inverts __eq__)
+        d = operator.add(2, 3) if operator.lt(V(0), V(1)) else 1   # 5
+        e = 8 if importlib.metadata.version("torch") == torch.__version__ == "2.13.0" else 9  # 8
+        f = 10 if not torch.is_grad_enabled() and torch.is_tensor(torch.zeros(1)) else 11  # 10
+        g = 12 if torch.zeros(1).device.type == "cpu" and torch.device("cuda:1").index == 1 else 13  # 12
+        h = 14 if torch.device("cpu") == torch.zeros(1).device else 15  # 14
+        """, list("abcdefgh"))
+    assert widths == {"a": 2, "b": 4, "c": 6, "d": 5, "e": 8, "f": 10, "g": 12, "h": 14}

@@ -181,6 +181,7 @@ class ProjectImports:
         scope.vars = namespace.members
         scope.vars["__name__"] = namespace.name
         scope.vars["__file__"] = str(path)  # Path(__file__).parent / "cfg.yaml": data files next to the code
+        scope.vars.setdefault("__spec__", None)  # no import machinery here; code only passes it along
         previous = interp.source
         interp.source = source
         self.depth += 1
@@ -191,6 +192,10 @@ class ProjectImports:
         finally:
             self.depth -= 1
             interp.source = previous
+        # `sys.modules[__name__] = _LazyModule(...)`: Python's import returns that entry, not the module
+        stored = interp.sys_modules.get(namespace.name)
+        if stored is not None and stored is not namespace:
+            namespace.replaced_by = stored
 
 
 class _PackageLoader:

@@ -44,12 +44,11 @@ _COMPARE = {
     cst.Is: operator.is_, cst.IsNot: operator.is_not,
 }
 _SET_OPERATORS = (cst.BitOr, cst.BitAnd, cst.Subtract, cst.BitXor)
-_RICH_COMPARE = {
-    cst.Equal: ("__eq__", "__eq__"), cst.NotEqual: ("__ne__", "__ne__"), cst.LessThan: ("__lt__", "__gt__"),
-    cst.LessThanEqual: ("__le__", "__ge__"), cst.GreaterThan: ("__gt__", "__lt__"),
-    cst.GreaterThanEqual: ("__ge__", "__le__"),
+# a < b calls a.__lt__(b), then the reflection b.__gt__(a)
+_RICH_COMPARISONS = {
+    cst.LessThan: ("__lt__", "__gt__"), cst.LessThanEqual: ("__le__", "__ge__"), cst.Equal: ("__eq__", "__eq__"),
+    cst.NotEqual: ("__ne__", "__ne__"), cst.GreaterThan: ("__gt__", "__lt__"), cst.GreaterThanEqual: ("__ge__", "__le__"),
 }
-_NOT_DEFINED = object()  # no comparison method answered: Python's default (identity for ==)
 _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, set, frozenset, range, Expr, slice)
 
 
@@ -75,6 +74,7 @@ class Interpreter(Statements, Expressions):
         self.assumptions: set = set()
         self.environment: dict = {}  # os.environ of the analysed program: empty unless --env KEY=VALUE
         self.generators: list = []  # values yielded by each running generator function, innermost last
+        self.sys_modules: dict = {}  # sys.modules as the analysed code sees it (and may replace entries of)
         # syntax node type -> its bound _eval_/_exec_ method (None: not interpreted)
         self.expression_handlers: dict = {}
         self.statement_handlers: dict = {}
@@ -287,9 +287,9 @@ class Interpreter(Statements, Expressions):
             return found if op_class is cst.In else not found
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             return self.framework.tensor_binary(self, "Compare", left, right, node)
-        if isinstance(left, Instance) or isinstance(right, Instance):
+        if op_class in _RICH_COMPARISONS and any(isinstance(v, Instance) and v.module is None for v in (left, right)):
             found = self._rich_compare(op_class, left, right, node)
-            if found is not _NOT_DEFINED:
+            if found is not MISSING:
                 return found
         try:
             return _COMPARE[op_class](left, right)
@@ -299,22 +299,23 @@ class Interpreter(Statements, Expressions):
             return self.unknown(f"comparison of {describe(left)} and {describe(right)}", node)
 
     def _rich_compare(self, op_class, left, right, node):
-        """``a < b`` on objects of the analysed code, as Python does it: ``left.__lt__(right)``,
-        then the reflected ``right.__gt__(left)`` when the first is missing or returns
-        ``NotImplemented`` (None here); ``!=`` falls back to ``not __eq__``."""
-        name, reflected = _RICH_COMPARE[op_class]
-        for obj, other, method in ((left, right, name), (right, left, reflected)):
-            bound = self.special_method(obj, method) if isinstance(obj, Instance) else None
-            if bound is not None:
-                result = self.call(bound, [other], {}, node)
-                if result is not None:
-                    return result
-        if op_class is cst.NotEqual:
-            equal = self._rich_compare(cst.Equal, left, right, node)
-            if equal is not _NOT_DEFINED:
-                truth = self.truth(equal, node)
-                return truth if isinstance(truth, Unknown) else not truth
-        return _NOT_DEFINED
+        """``a < b`` on objects of the analysed code: ``a.__lt__(b)``, else the reflected
+        ``b.__gt__(a)``, as Python does (packaging's Version).  NotImplemented is None in our
+        value model, so a method returning None passes to the next; ``==``/``!=`` end with identity."""
+        name, reflected = _RICH_COMPARISONS[op_class]
+        for receiver, other, method_name in ((left, right, name), (right, left, reflected)):
+            if isinstance(receiver, Instance) and receiver.module is None:
+                method = self.special_method(receiver, method_name)
+                if method is not None:
+                    result = self.call(method, [other], {}, node)
+                    if result is not None:
+                        return result
+        if op_class is cst.NotEqual:  # without __ne__, Python inverts __eq__
+            equal = self.truth(self._rich_compare(cst.Equal, left, right, node), node)
+            return equal if isinstance(equal, Unknown) else not equal
+        if op_class is cst.Equal:
+            return left is right
+        return MISSING
 
     def truth(self, value, node):
         if isinstance(value, Unknown):
@@ -408,14 +409,15 @@ class Interpreter(Statements, Expressions):
                 return BoundMethod(instance, member, cls) if isinstance(member, Function) else None
         return None
 
-    def get_attribute(self, receiver, name: str, node):
+    def get_attribute(self, receiver, name: str, node, strict: bool = False):
+        """``receiver.name``; with ``strict`` an AttributeError a ``__getattr__`` raises propagates."""
         if isinstance(receiver, Instance) and name != "__class__":
             hook = self._user_hook(receiver, "__getattribute__")
             if hook is not None:  # transformers' configs map attribute aliases this way
                 return self.call(hook, [name], {}, node)
-        return self.plain_attribute(receiver, name, node)
+        return self.plain_attribute(receiver, name, node, strict)
 
-    def plain_attribute(self, receiver, name: str, node):
+    def plain_attribute(self, receiver, name: str, node, strict: bool = False):
         """``object.__getattribute__``: the instance dict, then the class and its bases."""
         if isinstance(receiver, Unknown):
             return receiver
@@ -430,9 +432,14 @@ class Interpreter(Statements, Expressions):
                     return receiver.cls
                 if name == "__dict__":
                     return receiver.attrs
-                fallback = self._user_hook(receiver, "__getattr__")
-                if fallback is not None:  # called only when the normal lookup finds nothing
-                    return self.call(fallback, [name], {}, node)
+                hook = self._getattr_hook(receiver, name)
+                if hook is not None:
+                    try:
+                        return self.call(hook, [name], {}, node)
+                    except Raised as raised:
+                        # a missing attribute is an unknown, not an exception (hasattr asks the hook itself)
+                        if strict or not self.is_attribute_error(raised):
+                            raise
                 return self.framework.instance_missing_attribute(self, receiver, name, node)
             return self._bind(receiver, member, owner, node)
         if isinstance(receiver, Record):
@@ -461,11 +468,18 @@ class Interpreter(Statements, Expressions):
                     return self.call(getter, [None, receiver], {}, node)
             return member
         if isinstance(receiver, Namespace):
+            if receiver.replaced_by is not None:
+                return self._replaced_module_attribute(receiver, name, node)
             value = receiver.members[name] if name in receiver.members else MISSING
             if value is MISSING and receiver.loader is not None:
                 value = receiver.loader(name)
-                if value is MISSING:
-                    return self.unknown(f"module `{receiver.name}` has no attribute `{name}`", node)
+                if receiver.replaced_by is not None:  # its __init__.py just ran and replaced it
+                    return self._replaced_module_attribute(receiver, name, node)
+            if value is MISSING and isinstance(receiver.members.get("__getattr__"), Function):
+                # PEP 562: a module's own __getattr__ answers for the names it does not bind
+                return self.call(receiver.members["__getattr__"], [name], {}, node)
+            if value is MISSING and receiver.loader is not None:
+                return self.unknown(f"module `{receiver.name}` has no attribute `{name}`", node)
             if value is MISSING:
                 return self.framework.namespace_missing(self, receiver, name, node)
             return value.force() if isinstance(value, LazyValue) else value
@@ -490,6 +504,37 @@ class Interpreter(Statements, Expressions):
         if known is not None:
             return known
         return self.framework.python_attribute(self, receiver, name, node)
+
+    def _replaced_module_attribute(self, module: Namespace, name: str, node):
+        """``module.name`` after the module's code replaced itself in ``sys.modules``: the
+        replacement's attribute (its class's ``__getattr__`` included); if that raises
+        AttributeError, the submodule ``module.name``, as ``from package import name`` does."""
+        try:
+            return self.get_attribute(module.replaced_by, name, node, strict=True)
+        except Raised as raised:
+            if not self.is_attribute_error(raised):
+                raise
+            found, held = self.quietly(lambda: self.import_module(f"{module.name}.{name}", node))
+            if isinstance(found, Unknown):
+                raise
+            self.report_held(held)
+            return found
+
+    def is_attribute_error(self, raised: Raised) -> bool:
+        return isinstance(raised.exception, Instance) and raised.exception.cls.is_subclass_of(self.builtins["AttributeError"])
+
+    def _getattr_hook(self, instance: Instance, name: str):
+        """The bound ``__getattr__`` the analysed code defines on the instance's class, called
+        for a name found neither on the instance nor its class (as Python does), or None.  A
+        layer's submodules are found first: they are where nn.Module's own ``__getattr__``
+        would find them, the end of every override's ``super().__getattr__(name)``."""
+        if instance.module is not None and (name in instance.module.children or name == "training"):
+            return None
+        for cls in instance.cls.mro():
+            hook = cls.namespace.get("__getattr__")
+            if hook is not None:
+                return BoundMethod(instance, hook, cls) if isinstance(hook, Function) else None
+        return None
 
     def _function_attribute(self, function, name: str, node):
         if isinstance(function, Function) and name in function.attrs:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 import math
 
-from staticflops.diagnostics import reason
+from staticflops.diagnostics import AnalysisError, reason
 from staticflops.frontend import datafiles, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
 from staticflops.frontend.stdlib import containers, inspect_
@@ -244,7 +244,17 @@ def build_builtins(object_class: Class) -> dict:
                 value.cls.lookup(name)
                 return True
             except KeyError:
+                pass
+            hook = interp._getattr_hook(value, name)
+            if hook is None:
                 return False
+            try:  # the class's __getattr__ decides: AttributeError means no such attribute
+                found = interp.call(hook, [name], {}, node)
+            except AnalysisError as raised:  # statements.Raised: the analysed code's exception
+                if hasattr(raised, "exception") and interp.is_attribute_error(raised):
+                    return False
+                raise
+            return found if isinstance(found, Unknown) else True
         if isinstance(value, Class):
             try:
                 value.lookup(name)
@@ -252,6 +262,8 @@ def build_builtins(object_class: Class) -> dict:
             except KeyError:
                 return False
         if isinstance(value, Namespace):
+            if value.replaced_by is not None:  # sys.modules[__name__] = ...: the replacement answers
+                return hasattr_.fn(interp, [value.replaced_by, name], {}, node)
             return name in value.members
         if isinstance(value, Function):
             return name in value.attrs or name in ("__name__", "__qualname__", "__module__", "__doc__", "__call__")
@@ -543,7 +555,7 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         "__future__": namespace("__future__", {"annotations": None}),
         "enum": namespace("enum", pyclasses.enum_members_for(None, object_class)),
         "dataclasses": namespace("dataclasses", pyclasses.dataclasses_members(object_class)),
-        "types": namespace("types", {"FunctionType": function_type, "ModuleType": identity,
+        "types": namespace("types", {"FunctionType": function_type, "ModuleType": _module_type(object_class),
                                      "SimpleNamespace": object_class}),
         **datafiles.namespaces(),
         "itertools": namespace("itertools", {"chain": Builtin("chain", lambda i, a, k, n: [x for v in a for x in _iterable(i, v, n)], bind_self=False),
@@ -553,6 +565,16 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         from staticflops.frontend import stdlib
         modules.update(stdlib.build(interp, builtins))
     return modules
+
+
+def _module_type(object_class: Class) -> Class:
+    """``types.ModuleType``, the base of lazy-import modules (``class _LazyModule(ModuleType)``):
+    ``ModuleType(name, doc=None)`` sets ``__name__`` and ``__doc__``."""
+    def init(interp, args, kwargs, node):
+        module, name = args[0], args[1] if len(args) > 1 else kwargs.get("name")
+        module.attrs["__name__"] = name
+        module.attrs["__doc__"] = args[2] if len(args) > 2 else kwargs.get("doc")
+    return Class("ModuleType", (object_class,), {"__init__": Builtin("ModuleType.__init__", init)})
 
 
 def _identity_function() -> Builtin:

@@ -77,6 +77,10 @@ class Function:
     qualname: str = ""
     attrs: dict = field(default_factory=dict)  # function attributes: __wrapped__ (functools.wraps), registry marks
 
+    def __repr__(self) -> str:
+        # as Python prints a function (an f-string of a list of callbacks), never the syntax tree
+        return f"<function {self.qualname or self.name}>"
+
 
 def _depth_first(cls: "Class") -> tuple:
     """Bases depth-first, each once: the order when C3 finds none (Python would refuse the class)."""
@@ -203,6 +207,9 @@ class Namespace:
     # For packages of the analysed project: name -> value (or None) for a name not yet in
     # ``members`` (runs ``__init__.py`` on first need, then looks for a submodule).
     loader: Any = None
+    # What the module's code stored as ``sys.modules[__name__]`` while it ran (a lazy-import
+    # object): importers then get their names from it, as Python's import returns that entry.
+    replaced_by: Any = None
 
     def __repr__(self) -> str:
         return f"<namespace {self.name}>"

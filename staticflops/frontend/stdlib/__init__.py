@@ -1,7 +1,7 @@
 """Standard-library modules the interpreter models, one file per module family.
 
 Each module is either a set of builtins written in Python over our values (``containers``,
-``functools_``, ``inspect_``, ``regex``, ``system``) or a stand-in written as Python source in
+``functools_``, ``inspect_``, ``operator_``, ``regex``, ``system``) or a stand-in written as Python source in
 ``stubs/`` and run by our interpreter on first use (``collections.abc``'s mixin methods).
 Nothing of the analysed program is ever run by Python: the builtins only handle known data.
 """
@@ -71,7 +71,7 @@ def _is_callable(value) -> bool:
 
 def build(interp, builtins: dict) -> dict:
     """name -> Namespace for the modules below (merged into the framework's known modules)."""
-    from staticflops.frontend.stdlib import containers, functools_, inspect_, regex, system
+    from staticflops.frontend.stdlib import containers, functools_, inspect_, operator_, regex, system
 
     abc = abc_namespace(interp)
     modules = {
@@ -80,6 +80,7 @@ def build(interp, builtins: dict) -> dict:
         "functools": Namespace("functools", functools_.members(builtins)),
         "inspect": Namespace("inspect", inspect_.members(builtins)),
         "re": Namespace("re", regex.members()),
+        "operator": Namespace("operator", operator_.members()),
     }
     modules.update(system.modules(interp, builtins))
     return modules

@@ -10,7 +10,8 @@ staticflops happens to run on, so an analysis gives the same answer everywhere:
   ``platform.system()`` ``"Linux"``, ``platform.machine()`` ``"x86_64"``, ``os.name``
   ``"posix"``.
 - ``importlib.util.find_spec(name)``: a spec for a module we model or can find as source,
-  else None; ``importlib.metadata.version(name)``: an unknown (no package metadata is read).
+  else None; ``importlib.metadata.version(name)``: for torch/einops the release we model, else an
+  unknown (no package metadata is read).
 - ``logging``: the stand-in ``stubs/logging.pyi`` (loggers that accept every call, no handlers).
 """
 
@@ -89,11 +90,48 @@ def _stub_namespace(interp, name: str, stub: str) -> Namespace:
 
 
 def _module_table(interp):
-    """``sys.modules``: the modules loaded so far, by name (the analysed file is ``__analysed__``)."""
-    table = dict(interp.framework.namespaces) if hasattr(interp.framework, "namespaces") else {}
+    """``sys.modules``: the modules loaded so far, by name (the analysed file is ``__analysed__``).
+    One dict for the whole analysis, so what the analysed code stores in it stays: a package's
+    ``sys.modules[__name__] = _LazyModule(...)`` replaces the package for its importers."""
+    table = interp.sys_modules
+    loaded = dict(interp.framework.namespaces) if hasattr(interp.framework, "namespaces") else {}
     if interp.project is not None:
-        table.update({module.name: module for module in interp.project.modules.values()})
+        loaded.update({module.name: module for module in interp.project.modules.values()})
+    for name, module in loaded.items():
+        table.setdefault(name, module)
     return table
+
+
+def _metadata_version(interp, args, kwargs, node):
+    """``importlib.metadata.version(name)``: for a package we model (torch, einops) the release
+    our model follows (its ``__version__``); for any other an unknown (no metadata is read)."""
+    name = args[0] if args else kwargs.get("distribution_name")
+    modelled = interp.framework.known_module(name) if isinstance(name, str) else None
+    if isinstance(modelled, Namespace) and type(modelled.members) is dict:
+        version = modelled.members.get("__version__")
+        if isinstance(version, str):
+            return version
+    return interp.unknown(f"the installed version of {name!r} (package metadata is not read)", node)
+
+
+def _import_module(interp, args, kwargs, node):
+    """``importlib.import_module(name, package=None)``: a relative name (``".sub"``) is resolved
+    against ``package`` as Python does; then the same rules as ``import``."""
+    name = args[0] if args else kwargs.get("name")
+    package = args[1] if len(args) > 1 else kwargs.get("package")
+    if not isinstance(name, str):
+        return interp.unknown("import of a name that is not known", node)
+    level = len(name) - len(name.lstrip("."))
+    if level:
+        if not isinstance(package, str) or not package:
+            return interp.unknown(f"importlib.import_module({name!r}) needs a known `package`", node)
+        base = package.split(".")
+        if level > len(base):
+            raise interp.fail(f"attempted relative import beyond top-level package ({name!r} from {package!r})",
+                              node, "SF116", python="ImportError")
+        base = base[:len(base) - (level - 1)]
+        name = ".".join(base + ([name[level:]] if name[level:] else []))
+    return interp.import_module(name, node)
 
 
 def modules(interp, builtins: dict) -> dict:
@@ -150,26 +188,13 @@ def modules(interp, builtins: dict) -> dict:
 
     spec_class = pyclasses.make_record_class("ModuleSpec", ["name", "origin"], {}, (object_class,))
     not_found = Class("PackageNotFoundError", (builtins["ModuleNotFoundError"],), {})
-    def installed_version(interp, args, kwargs, node):
-        # A package staticflops models (torch, einops) is installed at the version it models:
-        # libraries probe it (`is_torch_greater_or_equal("2.3")`) to pick the code path that
-        # version runs.  Other packages' metadata is not read.
-        name = args[0] if args else kwargs.get("distribution_name")
-        if isinstance(name, str) and interp.framework.models_package(name):
-            modelled = interp.framework.known_module(name)
-            version = getattr(modelled, "members", {}).get("__version__")
-            if isinstance(version, str):
-                return version
-        return interp.unknown(f"the installed version of {name!r} (package metadata is not read)", node)
-
     metadata = Namespace("importlib.metadata", {
-        "version": _builtin("importlib.metadata.version", installed_version),
+        "version": _builtin("importlib.metadata.version", _metadata_version),
         "PackageNotFoundError": not_found,
     })
     util = Namespace("importlib.util", {"find_spec": _builtin("importlib.util.find_spec", find_spec)})
     importlib = Namespace("importlib", {
-        "import_module": _builtin("importlib.import_module", lambda i, a, k, n: i.import_module(a[0], n)
-                                  if isinstance(a[0], str) else i.unknown("import of a name that is not known", n)),
+        "import_module": _builtin("importlib.import_module", _import_module),
         "metadata": metadata, "util": util,
     })
     warn = _builtin("warnings.warn", lambda i, a, k, n: None)

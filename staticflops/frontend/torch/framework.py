@@ -6,22 +6,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, reason
-from staticflops.frontend import pybuiltins
+from staticflops.frontend import pybuiltins, pyclasses
 from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.stub_source import run_stub
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, CannotKnow, Class, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter, Tensor, Unknown,
+    BoundMethod, Builtin, CannotKnow, Class, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter, Record, Tensor,
+    Unknown,
     stable_order,
 )
 from staticflops.frontend.torch import constants, modules
 from staticflops.frontend.torch.functions import DTYPES, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
-
-# The PyTorch release whose semantics (and FlopCounterMode counts) the torch model follows;
-# `torch.__version__` and `importlib.metadata.version("torch")` report it to version probes.
-TORCH_VERSION = "2.13.0"
 
 _OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div", "FloorDivide": "div",
               "Modulo": "div", "Power": "pow", "Compare": "compare", "BitAnd": "compare", "BitOr": "compare",
@@ -32,7 +29,11 @@ _PYTHON_METHODS = {
     dict: {"get", "items", "keys", "values", "pop", "setdefault", "update", "copy"},
     str: {"format", "join", "split", "lower", "upper", "startswith", "endswith", "replace", "strip",
           "rstrip", "lstrip", "isdigit", "rsplit", "partition", "title"},
-    set: {"add", "update", "union", "intersection", "difference", "copy"},
+    set: {"add", "update", "union", "intersection", "difference", "copy", "issubset", "issuperset", "isdisjoint",
+          "discard", "symmetric_difference"},
+    # packaging.version: `_SIMPLE_VERSION_INDICATORS.issuperset(version)`
+    frozenset: {"union", "intersection", "difference", "copy", "issubset", "issuperset", "isdisjoint",
+                "symmetric_difference"},
 }
 
 
@@ -42,6 +43,11 @@ class CallCache:
 
     calls: dict = field(default_factory=dict)
     structures: dict = field(default_factory=dict)
+
+
+# The PyTorch release whose behaviour (shapes, FlopCounterMode counts) the model follows: what
+# `torch.__version__` and `importlib.metadata.version("torch")` give the analysed code.
+TORCH_VERSION = "2.13.0"
 
 
 class TorchFramework:
@@ -78,6 +84,9 @@ class TorchFramework:
     def install(self, interp) -> None:
         """Create the namespaces; needs the interpreter to evaluate layer signatures."""
         interp.builtins = pybuiltins.build_builtins(self.object_class)
+        # torch.device: (type, index), equal when both are; every tensor of the analysis is on the CPU
+        self.device_class = pyclasses.make_record_class("device", ["type", "index"], {}, (self.object_class,))
+        self.cpu = Record.make(self.device_class, ("type", "index"), ("cpu", None))
         stdlib = pybuiltins.build_stdlib(interp.builtins, interp)
         layers = modules.LayerFactory(interp, self.module_class).classes
         containers = modules.make_container_classes(self.module_class)
@@ -106,9 +115,14 @@ class TorchFramework:
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in self.functions.items()},
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in constructors.items() if k != "Parameter"},
             "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
-            "__version__": TORCH_VERSION,
             "no_grad": context, "inference_mode": context, "enable_grad": context, "autocast": context,
-            "device": noop, "jit": Namespace("torch.jit", {"ignore": noop, "unused": noop, "export": noop, "annotate": second,
+            # the forward is analysed as run for inference, under no_grad (FlopCounterMode's ground truth)
+            "is_grad_enabled": Builtin("torch.is_grad_enabled", lambda i, a, k, n: False, bind_self=False),
+            "__version__": TORCH_VERSION,
+            "device": Builtin("torch.device", self._device, bind_self=False),
+            "is_tensor": Builtin("torch.is_tensor", lambda i, a, k, n: isinstance(a[0], Tensor) if a else False,
+                                 bind_self=False),
+            "jit": Namespace("torch.jit", {"ignore": noop, "unused": noop, "export": noop, "annotate": second,
                                                            "is_scripting": Builtin("f", lambda i, a, k, n: False, bind_self=False),
                                                            "is_tracing": Builtin("f", lambda i, a, k, n: False, bind_self=False)}),
             "fx": Namespace("torch.fx", {"wrap": noop}), "_assert": noop,
@@ -135,6 +149,17 @@ class TorchFramework:
                           "zeros": torch.members["zeros"]}
         self.namespaces.update(einops_namespaces(self, interp, layer_bindings, "torch_layers.pyi",
                                                  ("einops.layers.torch",)))
+
+    def _device(self, interp, args, kwargs, node):
+        """``torch.device("cuda:0")``, ``torch.device("cuda", 1)``, ``torch.device(other_device)``."""
+        spec = args[0] if args else kwargs.get("type")
+        if isinstance(spec, Record) and spec.cls is self.device_class:
+            return spec
+        if not isinstance(spec, str):
+            return spec  # unknown stays unknown
+        kind, _, index = spec.partition(":")
+        index = int(index) if index.isdigit() else args[1] if len(args) > 1 else kwargs.get("index")
+        return Record.make(self.device_class, ("type", "index"), (kind, index))
 
     # ---- imports ------------------------------------------------------------------------
     def known_module(self, dotted: str):
@@ -265,8 +290,10 @@ class TorchFramework:
             return tensor.dtype
         if name in ("is_xpu", "is_mps"):  # like is_cuda: the analysis models a CPU tensor
             return False
-        if name in ("device", "is_cuda", "grad", "data"):
-            return tensor if name == "data" else None if name == "grad" else False if name == "is_cuda" else "cpu"
+        if name == "device":
+            return self.cpu
+        if name in ("is_cuda", "grad", "data"):
+            return tensor if name == "data" else None if name == "grad" else False
         if name == "requires_grad":
             return getattr(tensor, "trainable", False)
         return interp.unknown(f"tensor attribute `{name}` is not modelled", node)

@@ -573,8 +573,14 @@ def build_constructors(t: TorchOps) -> dict:
 
     def arange(interp, args, kwargs, node):
         bounds = [a for a in args if not isinstance(a, str)]
-        start, end, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds[:2], bounds[2] if len(bounds) > 2 else 1)
-        start, end = kwargs.get("start", start), kwargs.get("end", end)
+        # arange(end), arange(start, end[, step]), or keywords (diffusers: arange(start=0, end=n))
+        start, end, step = kwargs.get("start", 0), kwargs.get("end"), kwargs.get("step", 1)
+        if len(bounds) == 1:
+            end = bounds[0]
+        elif bounds:
+            start, end, step = bounds[0], bounds[1], bounds[2] if len(bounds) > 2 else step
+        if end is None:
+            raise AnalysisError("torch.arange() needs an `end`", interp.location(node), "SF301")
         for v in (start, end, step):
             if isinstance(v, Unknown):
                 return v

@@ -251,7 +251,17 @@ def _extra_repr(interp, args, kwargs, node):
     return ""
 
 
+def _getattr(interp, args, kwargs, node):
+    """nn.Module.__getattr__: a subclass's override ends in ``super().__getattr__(name)``; a
+    name that is no submodule raises AttributeError there, as in PyTorch (``hasattr`` is False)."""
+    module, name = args[0], args[1]
+    if module.module is not None and (name in module.module.children or name == "training"):
+        return interp.framework.instance_missing_attribute(interp, module, name, node)
+    raise interp.fail(f"'{module.cls.name}' object has no attribute '{name}'", node, "SF115", python="AttributeError")
+
+
 MODULE_METHODS = {
+    "__getattr__": _getattr,
     "__init__": _init, "__setattr__": _setattr, "__call__": _call, "modules": _modules,
     "named_modules": _named_modules, "children": _children, "named_children": _named_children,
     "parameters": _parameters, "named_parameters": _named_parameters, "apply": _apply,

@@ -60,9 +60,10 @@ def _shape(spec) -> str:
     return "x".join(str(d) for d in spec["shape"]) + (":int64" if spec["dtype"] == "int64" else "")
 
 
-# ---- small configs, batch 1 x seq 32: params, FLOPs and output shapes exact -------------------
+# ---- small configs, batch 1 x seq 32 (ViT: one 224x224 image; T5: input_ids, attention_mask,
+# decoder_input_ids): params, FLOPs and output shapes exact
 
-@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral"])
+@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral", "vit", "t5"])
 def test_small_config_is_exact(tmp_path, source_path, name):
     entry = TRUTH["small"][name]
     inputs = [_shape(spec) for spec in entry["inputs"] if spec["shape"] is not None]

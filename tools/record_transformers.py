@@ -50,7 +50,7 @@ SMALL = {
     "t5": ({"model_type": "t5", "architectures": ["T5ForConditionalGeneration"], "vocab_size": 1000,
             "d_model": 64, "d_kv": 16, "d_ff": 128, "num_layers": 2, "num_decoder_layers": 2, "num_heads": 4,
             "decoder_start_token_id": 0},
-           [("input_ids", [1, 32], "int64"), ("attention_mask", None, None),
+           [("input_ids", [1, 32], "int64"), ("attention_mask", [1, 32], "int64"),
             ("decoder_input_ids", [1, 32], "int64")]),
     "whisper": ({"model_type": "whisper", "architectures": ["WhisperForConditionalGeneration"], "vocab_size": 1000,
                  "num_mel_bins": 80, "d_model": 64, "encoder_layers": 2, "decoder_layers": 2,
@@ -111,7 +111,9 @@ def make_input(shape, dtype, vocab):
 
 def measure(model, inputs, vocab):
     torch.manual_seed(0)
-    args = [None if shape is None else make_input(shape, dtype, vocab) for _, shape, dtype in inputs]
+    # an attention mask keeps every token (ones); other int64 inputs are token ids
+    args = [None if shape is None else torch.ones(shape, dtype=torch.int64) if name == "attention_mask"
+            else make_input(shape, dtype, vocab) for name, shape, dtype in inputs]
     with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False):
         counter = FlopCounterMode(display=False)
         with counter:

@@ -828,6 +828,230 @@ class Frozen:
     assert run_probes(tmp_path, header, body, ["a"])["a"] == 100 + 0 + 1 + 5
 
 
+# ---- what transformers' shared code relies on (issue 19) ------------------------------------
+
+def test_rich_comparisons_follow_python(tmp_path):
+    header = """
+class V:
+    def __init__(self, n):
+        self.n = n
+
+    def __lt__(self, other):
+        return self.n < other.n
+
+    def __eq__(self, other):
+        return self.n == other.n
+
+
+class P:
+    pass
+"""
+    body = """
+    p = P()
+    a = 1 + (V(1) < V(2)) * 10 + (V(3) == V(3)) * 100 + (V(3) != V(4)) * 1000 + (V(5) > V(2)) * 10000
+    b = 1 + (p == p) + (P() == P()) * 10
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    # CPython: __lt__ True; __eq__ True; != inverts __eq__ (no __ne__): True; V has no __gt__,
+    # so V(5) > V(2) is the reflected V(2).__lt__(V(5)): True
+    assert found["a"] == 11111
+    # no __eq__: identity
+    assert found["b"] == 2
+
+
+def test_qualname_vars_class_dict_and_bases(tmp_path):
+    header = """
+class Outer:
+    def method(self):
+        pass
+
+    class Inner:
+        def deep(self):
+            pass
+
+
+def f():
+    def g():
+        pass
+    return g
+
+
+class K:
+    x = 1
+    y = 2
+
+
+class L(K):
+    pass
+"""
+    body = """
+    a = len(Outer.method.__qualname__)
+    b = len(Outer.Inner.deep.__qualname__)
+    c = len(f().__qualname__)
+    d = len([k for k in vars(K) if not k.startswith("__")]) * 10 + ("x" in K.__dict__) + (L.__bases__[0] is K) * 100
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c", "d"])
+    assert found["a"] == len("Outer.method")
+    assert found["b"] == len("Outer.Inner.deep")
+    assert found["c"] == len("f.<locals>.g")
+    assert found["d"] == 2 * 10 + 1 + 100  # x and y; "x" in K.__dict__; L's base is K
+
+
+def test_method_resolution_order_is_c3(tmp_path):
+    header = """
+class A:
+    def who(self):
+        return 1
+
+
+class B(A):
+    def who(self):
+        return 10 + super().who()
+
+
+class C(A):
+    def who(self):
+        return 100 + super().who()
+
+
+class D(B, C):
+    def who(self):
+        return 1000 + super().who()
+"""
+    body = """
+    a = D().who()
+    b = len(D.__mro__)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    # CPython: D, B, C, A, object: every class once, A after both B and C
+    assert found["a"] == 1111
+    assert found["b"] == 5
+
+
+def test_attribute_hooks_of_the_analysed_code(tmp_path):
+    header = """
+class Aliased:
+    attribute_map = {"width": "n_embd"}
+
+    def __init__(self):
+        self.n_embd = 7
+
+    def __setattr__(self, key, value):
+        if key in super().__getattribute__("attribute_map"):
+            key = super().__getattribute__("attribute_map")[key]
+        super().__setattr__(key, value)
+
+    def __getattribute__(self, key):
+        if key != "attribute_map" and key in super().__getattribute__("attribute_map"):
+            key = super().__getattribute__("attribute_map")[key]
+        return super().__getattribute__(key)
+
+
+class Fallback:
+    present = 2
+
+    def __getattr__(self, name):
+        return len(name)
+"""
+    body = """
+    o = Aliased()
+    a = o.width
+    o.width = 9
+    b = o.n_embd
+    c = Fallback().abcd * 10 + Fallback().present
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c"])
+    assert found["a"] == 7  # width is read as n_embd
+    assert found["b"] == 9  # and written to it
+    assert found["c"] == 4 * 10 + 2  # __getattr__ only for a name the normal lookup misses
+
+
+def test_classvar_is_not_a_dataclass_field_and_descriptors_bind(tmp_path):
+    header = """
+from dataclasses import dataclass, fields
+from typing import ClassVar
+
+
+@dataclass
+class Cfg:
+    table: ClassVar[dict] = {}
+    width: int = 3
+
+
+class classproperty(property):
+    def __get__(self, owner_self, owner_cls):
+        return self.fget(owner_cls)
+
+
+class M:
+    size = 4
+
+    @classproperty
+    def doubled(cls):
+        return cls.size * 2
+"""
+    body = """
+    a = len(fields(Cfg)) * 10 + Cfg(6).width
+    b = M.doubled * 10 + M().doubled
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    assert found["a"] == 1 * 10 + 6  # only `width`: Cfg(6) sets it positionally
+    assert found["b"] == 8 * 10 + 8  # __get__ runs on the class and on an instance
+
+
+def test_dict_view_set_operators_slice_and_annotations(tmp_path):
+    header = """
+import inspect
+import typing
+
+
+class Base:
+    config: int
+
+
+class Child(Base):
+    other: str
+"""
+    body = """
+    d = {"a": 1, "b": 2}
+    e = {"b": 3, "c": 4}
+    a = len(d.keys() | e.keys()) * 100 + len(d.keys() & e.keys()) * 10 + len(d.keys() - e.keys())
+    b = len([1, 2, 3, 4][slice(1, None)]) * 10 + len(list(range(10))[slice(-2, None)])
+    c = len(inspect.get_annotations(Child)) * 100 + len(typing.get_type_hints(Child)) * 10 + \\
+        (inspect.get_annotations(Base)["config"] is int)
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c"])
+    assert found["a"] == 3 * 100 + 1 * 10 + 1  # {a,b,c}, {b}, {a}
+    assert found["b"] == 3 * 10 + 2
+    assert found["c"] == 1 * 100 + 2 * 10 + 1  # own annotations only; with the base's; evaluated
+
+
+def test_torch_version_and_a_decorator_that_raises(tmp_path):
+    # Deliberately not CPython: a decorator that raises (here always) would stop the import;
+    # the library imported where it ran, so a raise means the analysis followed something it
+    # does not model, and the class stays as written (as for a decorator it cannot resolve).
+    header = """
+import importlib.metadata
+import torch
+
+
+def strict(cls):
+    raise ValueError("needs a dataclass")
+
+
+@strict
+class Thing:
+    width = 3
+"""
+    body = """
+    a = len(importlib.metadata.version("torch")) * 10 + (torch.__version__ == "2.13.0")
+    b = Thing.width
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    assert found["a"] == len("2.13.0") * 10 + 1  # the PyTorch release staticflops models
+    assert found["b"] == 3
+
+
 # ---- modules that replace themselves (lazy imports: diffusers, transformers) ----------------
 
 LAZY_PACKAGE = '''

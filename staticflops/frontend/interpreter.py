@@ -45,6 +45,7 @@ _COMPARE = {
     cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
     cst.Is: operator.is_, cst.IsNot: operator.is_not,
 }
+_SET_OPERATORS = (cst.BitOr, cst.BitAnd, cst.Subtract, cst.BitXor)
 # a < b calls a.__lt__(b), then the reflection b.__gt__(a)
 _RICH_COMPARISONS = {
     cst.LessThan: ("__lt__", "__gt__"), cst.LessThanEqual: ("__le__", "__ge__"), cst.Equal: ("__eq__", "__eq__"),
@@ -194,6 +195,8 @@ class Interpreter(Statements, Expressions):
                 self.call(member.setter, [receiver, value], {}, node)
             elif isinstance(hook, Builtin):
                 hook.fn(self, [receiver, name, value], {}, node)
+            elif isinstance(hook, Function):  # a __setattr__ of the analysed code
+                self.call(self._user_hook(receiver, "__setattr__"), [name, value], {}, node)
             else:
                 receiver.attrs[name] = value
         elif isinstance(receiver, (Class, Namespace)):
@@ -258,6 +261,14 @@ class Interpreter(Statements, Expressions):
         self.budget.check_built(self, op_class.__name__, left, right, node)
         if isinstance(left, Expr) or isinstance(right, Expr):
             self.budget.check_expr(self, op_class.__name__, left, right, node)
+        if op_class in _SET_OPERATORS and isinstance(left, (list, set, frozenset)) and \
+                isinstance(right, (list, set, frozenset)) and (isinstance(left, list) or isinstance(right, list)):
+            # `d.keys() | e.values()`: dict views are lists here, and `|`/`&`/`-`/`^` on lists would be
+            # a TypeError in Python, so a list reaching them is a view: the result is a set, as a view's
+            try:
+                left, right = set(left), set(right)
+            except TypeError:
+                return self.unknown(f"`{op_class.__name__}` of dict views holding unhashable values", node)
         try:
             return _BINARY[op_class](left, right)
         except ZeroDivisionError:
@@ -402,8 +413,27 @@ class Interpreter(Statements, Expressions):
         except (TypeError, Undecidable):
             return self.unknown(f"indexing {describe(container)} with {show(key)}", node)
 
+    def _user_hook(self, instance: Instance, name: str):
+        """``__getattribute__``/``__setattr__``/``__getattr__`` written in the analysed code
+        (a ``def`` in the class or a base), bound to the instance; None for the built-in ones."""
+        if instance.module is not None:
+            return None
+        for cls in instance.cls.mro():
+            if name in cls.namespace:
+                member = cls.namespace[name]
+                return BoundMethod(instance, member, cls) if isinstance(member, Function) else None
+        return None
+
     def get_attribute(self, receiver, name: str, node, strict: bool = False):
         """``receiver.name``; with ``strict`` an AttributeError a ``__getattr__`` raises propagates."""
+        if isinstance(receiver, Instance) and name != "__class__":
+            hook = self._user_hook(receiver, "__getattribute__")
+            if hook is not None:  # transformers' configs map attribute aliases this way
+                return self.call(hook, [name], {}, node)
+        return self.plain_attribute(receiver, name, node, strict)
+
+    def plain_attribute(self, receiver, name: str, node, strict: bool = False):
+        """``object.__getattribute__``: the instance dict, then the class and its bases."""
         if isinstance(receiver, PartialDict) and name == "get":
             return Builtin("dict.get", lambda interp, args, kwargs, node: partial_dict.lookup(receiver, *args[:1]),
                            bind_self=False)
@@ -440,12 +470,20 @@ class Interpreter(Statements, Expressions):
                     return receiver.name
                 if name == "__mro__":
                     return tuple(receiver.mro())
+                if name == "__dict__":  # the class body's own names (a read-only view in CPython)
+                    return receiver.namespace
+                if name == "__bases__":
+                    return tuple(receiver.bases)
                 return self.unknown(f"class {receiver.name} has no attribute `{name}`", node)
             if isinstance(member, MethodWrapper):
                 if member.kind == "classmethod":
                     return BoundMethod(receiver, member.function, owner)
                 if member.kind == "staticmethod":
                     return member.function
+            if isinstance(member, Instance) and member.module is None:
+                getter = self.special_method(member, "__get__")  # a descriptor read on the class
+                if getter is not None:
+                    return self.call(getter, [None, receiver], {}, node)
             return member
         if isinstance(receiver, Namespace):
             if receiver.replaced_by is not None:
@@ -523,6 +561,8 @@ class Interpreter(Statements, Expressions):
             return function.attrs
         if isinstance(function, Partial) and name in ("func", "args", "keywords"):
             return {"func": function.function, "args": function.args, "keywords": function.kwargs}[name]
+        if name == "__qualname__" and isinstance(function, Function) and function.qualname:
+            return function.qualname
         if name in ("__name__", "__qualname__") and not isinstance(function, Partial):
             return function.name
         if name == "__module__" and isinstance(function, Function):
@@ -571,6 +611,11 @@ class Interpreter(Statements, Expressions):
             return value
         if isinstance(member, Function):
             return BoundMethod(receiver, member, owner)
+        if isinstance(member, Instance) and member.module is None:
+            getter = self.special_method(member, "__get__")  # a descriptor object of the analysed code
+            if getter is not None:
+                instance = receiver if isinstance(receiver, Instance) else None
+                return self.call(getter, [instance, receiver.cls if instance is not None else receiver], {}, node)
         if isinstance(member, Builtin) and member.bind_self:
             return BoundMethod(receiver, member, owner)
         return member
@@ -677,6 +722,7 @@ class Interpreter(Statements, Expressions):
     def call_function(self, function: Function, args: list, kwargs: dict, node):
         self.budget.enter(self, node)
         scope = function.scope.child()
+        scope.qualname = function.qualname or function.name
         previous_anchor = self.anchor
         if function.source is not None and function.source.internal and not (self.source and self.source.internal):
             self.anchor = self.location(node)

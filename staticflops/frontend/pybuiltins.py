@@ -8,7 +8,7 @@ import math
 from staticflops.diagnostics import AnalysisError, reason
 from staticflops.frontend import datafiles, pathqueries, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
-from staticflops.frontend.stdlib import containers, literals
+from staticflops.frontend.stdlib import containers, inspect_, literals
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
     Partial, Record, SuperProxy, Tensor, Unknown,
@@ -74,6 +74,17 @@ def build_builtins(object_class: Class) -> dict:
                 return interp.unknown(f"range() over a symbolic or non-integer bound {value}", node)
         return range(*args)
     b["range"] = range_
+
+    @_fn("slice", slice)
+    def slice_(interp, args, kwargs, node):
+        """``slice(start, stop, step)``, the object ``x[a:b]`` builds; bounds may be symbolic."""
+        for value in args:
+            if isinstance(value, Unknown):
+                return value
+        if not 1 <= len(args) <= 3 or kwargs:
+            raise interp.fail("slice() takes 1 to 3 positional arguments", node, python="TypeError")
+        return slice(*args)
+    b["slice"] = slice_
 
     @_fn("len")
     def len_(interp, args, kwargs, node):
@@ -281,6 +292,24 @@ def build_builtins(object_class: Class) -> dict:
         return interp.unknown("dir() of this value", node)
     b["dir"] = dir_
 
+    @_fn("vars")
+    def vars_(interp, args, kwargs, node):
+        """``vars(obj)``: the object's own namespace (a class's body, an instance's attributes,
+        a module's names), the dict itself as in CPython; without an argument, an unknown."""
+        if not args:
+            return interp.unknown("vars() without an argument", node)
+        value = args[0]
+        if isinstance(value, Class):
+            return value.namespace
+        if isinstance(value, Instance):
+            return value.attrs
+        if isinstance(value, Namespace) and not isinstance(value.members, NoOpMembers):
+            return value.members
+        if isinstance(value, Function):
+            return value.attrs
+        return interp.unknown("vars() of this value", node)
+    b["vars"] = vars_
+
     @_fn("getattr")
     def getattr_(interp, args, kwargs, node):
         value, name = args[0], args[1]
@@ -338,6 +367,24 @@ def build_builtins(object_class: Class) -> dict:
         return Builtin(kind, wrap, bind_self=False)
     for name in ("staticmethod", "classmethod", "property"):
         b[name] = method_wrapper(name)
+
+    # class classproperty(property): def __get__(self, obj, owner): return self.fget(owner)
+    # An instance of a property subclass holds fget/fset; reading it from a class or an
+    # instance goes through its `__get__` (the descriptor protocol, in Interpreter._bind).
+    def property_init(interp, args, kwargs, node):
+        this, rest = args[0], list(args[1:])
+        for position, name in enumerate(("fget", "fset", "fdel", "doc")):
+            this.attrs[name] = rest[position] if position < len(rest) else kwargs.get(name)
+        return None
+
+    def property_get(interp, args, kwargs, node):
+        this, obj = args[0], args[1] if len(args) > 1 else None
+        if obj is None:
+            return this
+        return interp.call(this.attrs.get("fget"), [obj], {}, node)
+    b["property"].base_class = Class("property", (object_class,), {
+        "__init__": Builtin("property.__init__", property_init),
+        "__get__": Builtin("property.__get__", property_get)})
 
     @_fn("globals")
     def globals_(interp, args, kwargs, node):
@@ -472,8 +519,7 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
     typing = {name: identity for name in typing_names}
     typing["TYPE_CHECKING"] = False  # the `if TYPE_CHECKING:` imports are for type checkers only
     typing["NewType"] = Builtin("NewType", lambda i, a, k, n: _identity_function(), bind_self=False)
-    typing["get_type_hints"] = Builtin("get_type_hints", lambda i, a, k, n: i.unknown(
-        "typing.get_type_hints (annotations are not evaluated)", n), bind_self=False)
+    typing["get_type_hints"] = Builtin("get_type_hints", inspect_.type_hints, bind_self=False)
 
     @_fn("reduce")
     def reduce(interp, args, kwargs, node):

@@ -32,9 +32,21 @@ def dataclass_fields(cls: Class) -> list:
     for klass in reversed(cls.mro()):
         if "__dataclass_fields__" not in klass.namespace:
             continue
-        for name in klass.namespace.get("__annotations__", {}):
+        for name, annotation in klass.namespace.get("__annotations__", {}).items():
+            if _is_class_var(annotation):  # `x: ClassVar[...] = v` is a class attribute, not a field
+                continue
             fields[name] = klass.namespace.get(name, MISSING) if klass is cls or name not in fields else fields[name]
     return list(fields.items())
+
+
+def _is_class_var(annotation) -> bool:
+    """``ClassVar`` / ``ClassVar[...]`` / ``typing.ClassVar[...]`` written as the annotation."""
+    node = getattr(annotation, "annotation", annotation)  # a cst.Annotation holds the expression
+    if isinstance(node, cst.Subscript):
+        node = node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "ClassVar"
+    return isinstance(node, cst.Name) and node.value == "ClassVar"
 
 
 def make_dataclass(interp, cls: Class, node) -> Class:

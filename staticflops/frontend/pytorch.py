@@ -39,7 +39,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         root, name, anchor, stopped = error.building, model or error.building.cls.name, None, error
     if stopped is None and not is_module(root):
         where = interp.location(anchor) if anchor is not None else None
-        raise AnalysisError(f"`{name}` did not produce an nn.Module ({describe(root)})", where, "SF101")
+        raise AnalysisError(f"`{name}` did not produce an nn.Module ({_why(root)})", where, "SF101")
     if not inputs:
         raise AnalysisError(f"no --input given: pass one shape per argument of {name}.forward, e.g. --input 1x3x224x224",
                             code="SF102")
@@ -64,6 +64,15 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         "unknowns": list(interp.unknowns), "diagnostics": list(interp.diagnostics), "stopped": stopped_diagnostic(stopped),
         "ignores": interp.ignores,
     }, _GIVEN_IR)
+
+
+def _why(value) -> str:
+    """What the model expression gave; for an unknown, its first cause (``path:line:col: reason``),
+    the place a user has to look at (a library's module-level probe, a call we do not model)."""
+    if isinstance(value, Unknown):
+        where = f"{value.location}: " if value.location is not None else ""
+        return f"an unknown value: {where}{value.reason}"
+    return describe(value)
 
 
 _GIVEN_IR = frozenset({"name", "framework", "file", "root", "ops", "inputs", "outputs", "unknowns", "diagnostics", "stopped",

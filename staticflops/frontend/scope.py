@@ -6,7 +6,8 @@ _MISSING = object()
 
 
 class Scope:
-    __slots__ = ("vars", "parent", "module", "is_class", "globals_declared", "nonlocals_declared", "class_name")
+    __slots__ = ("vars", "parent", "module", "is_class", "globals_declared", "nonlocals_declared", "class_name",
+                 "qualname")
 
     def __init__(self, parent: "Scope | None" = None, module: "Scope | None" = None, is_class: bool = False):
         self.vars: dict = {}
@@ -16,6 +17,7 @@ class Scope:
         self.globals_declared: set = set()
         self.nonlocals_declared: set = set()
         self.class_name: str | None = None  # a class body's class, for private-name mangling
+        self.qualname: str | None = None  # the class's or function's __qualname__ (None: the module)
 
     def lookup(self, name: str, builtins: dict):
         if name in self.vars:
@@ -55,6 +57,14 @@ class Scope:
                 return f"_{stripped}{name}" if stripped else name
             scope = scope.parent
         return name
+
+    def qualified(self, name: str) -> str:
+        """``__qualname__`` of ``name`` defined in this scope, as CPython builds it: ``Cls.method``
+        in a class body, ``outer.<locals>.inner`` in a function; libraries tell methods from
+        top-level functions by the dot (transformers' ``auto_docstring``)."""
+        if self.qualname is None:
+            return name
+        return f"{self.qualname}.{name}" if self.is_class else f"{self.qualname}.<locals>.{name}"
 
     def child(self, is_class: bool = False) -> "Scope":
         return Scope(self, self.module, is_class)

@@ -274,6 +274,7 @@ class Statements:
     def _exec_AnnAssign(self, node, scope):
         if scope.is_class and isinstance(node.target, cst.Name) and "__annotations__" in scope.vars:
             scope.vars["__annotations__"][node.target.value] = node.annotation
+            scope.vars.setdefault("__annotation_scope__", scope)  # where inspect.get_annotations evaluates them
         if node.value is not None:
             self.assign(node.target, self.evaluate_node(node.value, scope), scope)
 
@@ -445,7 +446,7 @@ class Statements:
 
     def _exec_FunctionDef(self, node, scope):
         function = Function(name=node.name.value, node=node, scope=scope, source=self.source,
-                            defaults=self._defaults(node.params, scope))
+                            defaults=self._defaults(node.params, scope), qualname=scope.qualified(node.name.value))
         scope.assign(scope.mangle(node.name.value), self.decorate(function, node.decorators, scope))
 
     def decorate(self, value, decorators, scope):
@@ -455,12 +456,25 @@ class Statements:
         decorators — and its reports are dropped: it would otherwise warn on every
         ``@torch.jit.script`` or third-party decorator the model never depends on."""
         for decorator in reversed(decorators):
-            decorated, held = self.quietly(
-                lambda decorator=decorator: self.call(self.evaluate_node(decorator.decorator, scope), [value], {}, decorator))
+            decorated, held = self.quietly(lambda decorator=decorator: self._apply_decorator(decorator, value, scope))
             if not isinstance(decorated, Unknown):
                 self.report_held(held)
                 value = decorated
         return value
+
+    def _apply_decorator(self, decorator, value, scope):
+        """One decorator's result; one that stops on something we do not follow (it iterates an
+        unknown, or raises where Python did not: the module imported, so the decorator returned)
+        is an unknown, so the object stays as written — library decorators that only write
+        documentation (transformers' ``auto_docstring``) or validate their input fall here."""
+        try:
+            return self.call(self.evaluate_node(decorator.decorator, scope), [value], {}, decorator)
+        except BudgetExceeded:
+            raise
+        except AnalysisError as error:
+            if error.code in _NEVER_SKIPPED:
+                raise
+            return Unknown(error.message, error.location)
 
     def _defaults(self, params: cst.Parameters, scope: Scope) -> dict:
         defaults = {}
@@ -486,10 +500,11 @@ class Statements:
                 held.append((self.location(arg), f"base class of {node.name.value} is unknown ({base.reason})"))
         body_scope = scope.child(is_class=True)
         body_scope.class_name = node.name.value
+        body_scope.qualname = scope.qualified(node.name.value)
         # every class derives from object (its __init__, and __init_subclass__ ending super() chains)
         cls = Class(node.name.value, tuple(bases) or (self.framework.object_class,), body_scope.vars, self.location(node))
         self.budget.check_class(self, cls, node)
-        body_scope.vars.update({"__qualname__": node.name.value, "__module__": scope.module.vars.get("__name__"),
+        body_scope.vars.update({"__qualname__": body_scope.qualname, "__module__": scope.module.vars.get("__name__"),
                                 "__annotations__": {}})
         if held:
             body_scope.vars["__held_reports__"] = held

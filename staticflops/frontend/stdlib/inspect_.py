@@ -18,6 +18,31 @@ _KINDS = {"POSITIONAL_ONLY": POSITIONAL_ONLY, "POSITIONAL_OR_KEYWORD": POSITIONA
           "VAR_POSITIONAL": VAR_POSITIONAL, "KEYWORD_ONLY": KEYWORD_ONLY, "VAR_KEYWORD": VAR_KEYWORD}
 
 
+def class_annotations(interp, cls: Class) -> dict:
+    """A class body's own annotations, evaluated where they were written (``name: Type``); one
+    we cannot evaluate is an unknown, reported only if used."""
+    written = cls.namespace.get("__annotations__", {})
+    scope = cls.namespace.get("__annotation_scope__")
+    if scope is None:
+        return {}
+    found = {}
+    for name, annotation in written.items():
+        node = getattr(annotation, "annotation", annotation)
+        found[name], _held = interp.quietly(lambda node=node: interp.evaluate_node(node, scope))
+    return found
+
+
+def type_hints(interp, args, kwargs, node):
+    """``typing.get_type_hints(cls)``: the annotations of the class and its bases, the nearest winning."""
+    target = args[0] if args else kwargs.get("obj")
+    if not isinstance(target, Class):
+        return interp.unknown("typing.get_type_hints of a value that is not a class of the analysed code", node)
+    hints = {}
+    for cls in reversed(target.mro()):
+        hints.update(class_annotations(interp, cls))
+    return hints
+
+
 def _classes(object_class: Class):
     empty = Class("_empty", (object_class,), {})  # inspect.Parameter.empty is inspect._empty, a class
     parameter = pyclasses.make_record_class("Parameter", ["name", "kind", "default", "annotation"],
@@ -82,11 +107,18 @@ def members(builtins: dict) -> dict:
             return interp.unknown("inspect.signature of a value that is not a function of the analysed code", node)
         return Record.make(signature_class, ("parameters", "return_annotation"), [found, empty])
 
+    def get_annotations(interp, args, kwargs, node):
+        target = args[0] if args else kwargs.get("obj")
+        if not isinstance(target, Class):
+            return interp.unknown("inspect.get_annotations of a value that is not a class of the analysed code", node)
+        return class_annotations(interp, target)
+
     def predicate(name, test):
         return Builtin(f"inspect.{name}", lambda i, a, k, n: test(a[0]), bind_self=False)
 
     return {
         "signature": Builtin("inspect.signature", signature, bind_self=False),
+        "get_annotations": Builtin("inspect.get_annotations", get_annotations, bind_self=False),
         "Parameter": parameter_class, "Signature": signature_class, "_empty": empty,
         "isclass": predicate("isclass", lambda v: isinstance(v, Class)),
         "isfunction": predicate("isfunction", lambda v: isinstance(v, Function)),

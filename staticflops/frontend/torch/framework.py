@@ -11,7 +11,7 @@ from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.stub_source import run_stub
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, CannotKnow, Class, Instance, ModuleState, Namespace, NoOpMembers, Parameter, Record, Tensor,
+    BoundMethod, Builtin, CannotKnow, Class, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter, Record, Tensor,
     Unknown,
     stable_order,
 )
@@ -70,7 +70,11 @@ class TorchFramework:
     def __init__(self):
         self.tracer = Tracer()
         self.call_cache = CallCache()
-        self.object_class = Class("object", (), {"__init__": Builtin("object.__init__", lambda i, a, k, n: None)})
+        self.object_class = Class("object", (), {
+            "__init__": Builtin("object.__init__", lambda i, a, k, n: None),
+            # reached through super().__getattribute__/__setattr__ from a class that overrides them
+            "__getattribute__": Builtin("object.__getattribute__", lambda i, a, k, n: i.plain_attribute(a[0], a[1], n)),
+            "__setattr__": Builtin("object.__setattr__", _object_setattr)})
         self.module_class = modules.make_module_class()
         self.module_class.bases = (self.object_class,)
         self.ops = TorchOps(self)
@@ -118,6 +122,8 @@ class TorchFramework:
             "parameter": Namespace("torch.nn.parameter", {  # nn.parameter.Parameter (torchvision maxvit)
                 "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False)}),
             "modules": Namespace("torch.nn.modules", {}), "utils": Namespace("torch.nn.utils", {}),
+            # nn.Buffer(t) marks a tensor as a buffer when assigned to a module: the tensor itself here
+            "Buffer": Builtin("nn.Buffer", lambda i, a, k, n: a[0] if a else k.get("data"), bind_self=False),
         })
         torch = Namespace("torch", {
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in self.functions.items()},
@@ -134,6 +140,11 @@ class TorchFramework:
                                                            "is_scripting": Builtin("f", lambda i, a, k, n: False, bind_self=False),
                                                            "is_tracing": Builtin("f", lambda i, a, k, n: False, bind_self=False)}),
             "fx": Namespace("torch.fx", {"wrap": noop}), "_assert": noop,
+            # The model runs eagerly: not compiled, traced or exported; `@torch.compiler.disable` is a no-op
+            "compiler": Namespace("torch.compiler", {
+                **{name: Builtin(f"torch.compiler.{name}", lambda i, a, k, n: False, bind_self=False)
+                   for name in ("is_compiling", "is_dynamo_compiling", "is_exporting")},
+                "disable": Builtin("torch.compiler.disable", lambda i, a, k, n: a[0] if a else noop, bind_self=False)}),
             "utils": Namespace("torch.utils", {"checkpoint": checkpoint}),
             "_C": Namespace("torch._C", _passive()),  # _log_api_usage_once and friends
             "onnx": Namespace("torch.onnx", _passive()),  # exporter registration, never cost
@@ -407,6 +418,21 @@ def _mark_requires_grad(result) -> None:
     elif isinstance(result, (list, tuple)):
         for item in result:
             _mark_requires_grad(item)
+
+
+def _object_setattr(interp, args, kwargs, node):
+    """``object.__setattr__(obj, name, value)``: the instance dict (a property's setter first)."""
+    receiver, name, value = args[0], args[1], args[2]
+    if not isinstance(receiver, Instance):
+        return interp.set_attribute(receiver, name, value, node)
+    member = next((c.namespace[name] for c in receiver.cls.mro() if name in c.namespace), None)
+    if isinstance(member, MethodWrapper) and member.kind == "property" and member.setter is not None:
+        interp.call(member.setter, [receiver, value], {}, node)
+    elif receiver.module is not None:
+        modules._setattr(interp, [receiver, name, value], {}, node)
+    else:
+        receiver.attrs[name] = value
+    return None
 
 
 def _passive() -> NoOpMembers:

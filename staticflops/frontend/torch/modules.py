@@ -123,11 +123,67 @@ def _named_children(interp, args, kwargs, node):
 
 
 def _parameters(interp, args, kwargs, node):
+    if not kwargs.get("recurse", args[1] if len(args) > 1 else True):  # parameters(recurse=False): its own
+        module = args[0]
+        own = layer_parameters(module) if module.module.kind is not None else {}
+        return list({**own, **module.module.parameters}.values())
     return [p for _, p in named_parameters(args[0])]
 
 
 def _named_parameters(interp, args, kwargs, node):
     return list(named_parameters(args[0]))
+
+
+def _named_buffers(interp, args, kwargs, node):
+    """``named_buffers(prefix="", recurse=True)``: the tensors ``register_buffer`` stored, under
+    their current value (a later ``self.name = tensor`` replaces it), each once."""
+    recurse = kwargs.get("recurse", args[2] if len(args) > 2 else True)
+    found, seen = [], set()
+    for prefix, sub in (named_modules(args[0]) if recurse else [("", args[0])]):
+        for name in sub.module.buffers:
+            value = sub.attrs.get(name)
+            if value is not None and id(value) not in seen:
+                seen.add(id(value))
+                found.append(((f"{prefix}.{name}" if prefix else name), value))
+    return found
+
+
+def _buffers(interp, args, kwargs, node):
+    recurse = kwargs.get("recurse", args[1] if len(args) > 1 else True)
+    return [b for _, b in _named_buffers(interp, [args[0]], {"recurse": recurse}, node)]
+
+
+def _get_submodule(interp, args, kwargs, node):
+    """``get_submodule("a.b.0")``: the module at that dotted path (``""`` is the module itself)."""
+    module, target = args[0], args[1] if len(args) > 1 else kwargs.get("target")
+    if not isinstance(target, str):
+        return interp.unknown("get_submodule() of a path that is not a known string", node)
+    for part in target.split(".") if target else []:
+        child = module.module.children.get(part) if isinstance(module, Instance) and module.module else None
+        if child is None:
+            raise interp.fail(f"{module.cls.name} has no attribute `{part}`", node, python="AttributeError")
+        module = child
+    return module
+
+
+def _get_tensor(kind):
+    """``get_parameter``/``get_buffer("a.b.weight")``: the tensor at that dotted path, or an
+    AttributeError as PyTorch raises when it is not one of that kind."""
+    def fn(interp, args, kwargs, node):
+        target = args[1] if len(args) > 1 else kwargs.get("target")
+        if not isinstance(target, str):
+            return interp.unknown(f"get_{kind}() of a path that is not a known string", node)
+        path, _, name = target.rpartition(".")
+        owner = _get_submodule(interp, [args[0], path], {}, node)
+        if kind == "parameter":
+            own = layer_parameters(owner) if owner.module.kind is not None else {}
+            found = {**own, **owner.module.parameters}.get(name)
+        else:
+            found = owner.attrs.get(name) if name in owner.module.buffers else None
+        if found is None:
+            raise interp.fail(f"`{name}` is not a {kind}", node, python="AttributeError")
+        return found
+    return fn
 
 
 def _apply(interp, args, kwargs, node):
@@ -154,6 +210,7 @@ def _register_buffer(interp, args, kwargs, node):
     value = args[2] if len(args) > 2 else kwargs.get("tensor")
     if isinstance(name, str):
         self.attrs[name] = value
+        self.module.buffers[name] = True
 
 
 def _running_stats(layer: Instance, bound: dict, unknown: list) -> None:
@@ -219,6 +276,8 @@ MODULE_METHODS = {
     "__init__": _init, "__setattr__": _setattr, "__call__": _call, "modules": _modules,
     "named_modules": _named_modules, "children": _children, "named_children": _named_children,
     "parameters": _parameters, "named_parameters": _named_parameters, "apply": _apply,
+    "buffers": _buffers, "named_buffers": _named_buffers, "get_submodule": _get_submodule,
+    "get_parameter": _get_tensor("parameter"), "get_buffer": _get_tensor("buffer"),
     "add_module": _add_module, "register_module": _add_module, "register_parameter": _register_parameter,
     "register_buffer": _register_buffer, "train": _train, "eval": _eval, "to": _returns_self,
     "cuda": _returns_self, "cpu": _returns_self, "float": _returns_self, "half": _returns_self,

@@ -1,0 +1,99 @@
+"""A Hugging Face model config (``config.json``) as the model to analyse.
+
+``staticflops analyze config.json --input 1x32:int64`` builds what ``from_config`` builds:
+the class named by ``architectures[0]`` (or ``--model``) from the installed transformers'
+modeling file of ``model_type``, given ``Arch.config_class(**config)``.  The config is data:
+it is parsed with ``json`` and written back as Python literals into a two-line stand-in
+module that our interpreter runs (never Python); transformers itself is read as source from
+the environment or ``--source-path`` like any third-party package.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from staticflops.diagnostics import AnalysisError, Location
+from staticflops.files import RefusedRead, project_root, read_file, read_limit
+
+_MODEL_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
+_CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
+
+
+def is_model_config(path) -> bool:
+    return str(path).endswith(".json")
+
+
+def config_model(path, reader, max_bytes: int, model: str | None) -> tuple[str, str]:
+    """(Python source of the stand-in module, the ``--model`` expression to build) for the
+    config at ``path``.  ``use_cache`` is False: the forward is costed without a key/value cache,
+    as one pass over the given tokens."""
+    name = str(path)
+    where = Location(name, 1, 1)
+    config = _read_json(path, reader, max_bytes, name)
+    if not isinstance(config, dict):
+        raise AnalysisError("a model config is a JSON object", where, "SF101")
+    model_type = config.get("model_type")
+    if not isinstance(model_type, str) or not _MODEL_TYPE.fullmatch(model_type):
+        raise AnalysisError("the config has no `model_type` naming a transformers model (e.g. \"llama\")",
+                            where, "SF101")
+    architectures = config.get("architectures")
+    arch = model or (architectures[0] if isinstance(architectures, list) and architectures else None)
+    if not isinstance(arch, str) or not _CLASS_NAME.fullmatch(arch):
+        raise AnalysisError("the config names no architecture: pass --model with a class of "
+                            f"transformers.models.{_module(model_type)} (e.g. --model LlamaForCausalLM)",
+                            where, "SF101")
+    fields = dict(config, use_cache=False)
+    module = _module(model_type)
+    source = (f"from transformers.models.{module}.modeling_{module} import {arch}\n"
+              f"CONFIG = {_literal(fields)}\n")
+    return source, f"{arch}({arch}.config_class(**CONFIG))"
+
+
+def _module(model_type: str) -> str:
+    # transformers' folder for a model type: "gpt-neox" lives in models/gpt_neox
+    return model_type.replace("-", "_")
+
+
+def _literal(value) -> str:
+    """JSON data as a Python literal (``repr`` of str/int/float/bool/None, lists and dicts)."""
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        return f"float({str(value)!r})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    return repr(value)
+
+
+def _read_json(path, reader, max_bytes: int, name: str):
+    try:
+        with read_limit(max_bytes):
+            raw = read_file(path, (project_root(path),)) if reader is None else reader(name)
+    except RefusedRead as refused:
+        raise AnalysisError(f"{name} {refused.reason}", Location(name, 1, 1), code="SF001") from None
+    except OSError as error:
+        raise AnalysisError(f"cannot read {name}: {error.strerror or error}", code="SF001") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise AnalysisError(f"not UTF-8 text: {error.reason}", Location(name, 1, 1), code="SF003") from None
+    except json.JSONDecodeError as error:
+        raise AnalysisError(f"not valid JSON: {error.msg}", Location(name, error.lineno, error.colno),
+                            code="SF004") from None
+    except RecursionError:
+        raise AnalysisError("the JSON nests too deeply", Location(name, 1, 1), code="SF004") from None
+
+
+def stand_in_reader(path, source: str, reader):
+    """A reader that gives the stand-in module for ``path`` and defers every other file."""
+    wanted = str(path)
+
+    def read(name: str) -> bytes:
+        if name == wanted:
+            return source.encode("utf-8")
+        if reader is not None:
+            return reader(name)
+        return read_file(Path(name), (project_root(wanted),))
+    return read

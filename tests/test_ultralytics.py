@@ -82,8 +82,10 @@ def test_yolov8n_left_unknown_only_environment_probes(analysed):
     # layer of the model depends on any of it.
     report = analysed("yolov8n")
     places = {u.location.split(":")[0].split("/ultralytics/")[-1] for u in report.unknown}
+    # (utils/tal.py: `if TORCH_1_11`, the torch version probe: parse_version's nested-repeat
+    # regex is refused by the backtracking guard of our `re`, so the version stays unknown)
     assert places <= {"utils/__init__.py", "utils/git.py", "utils/checks.py", "utils/torch_utils.py",
-                      "nn/modules/head.py"}, places
+                      "nn/modules/head.py", "utils/tal.py"}, places
     assert not [u for u in report.unknown if "argument" in u.what], report.unknown
 
 

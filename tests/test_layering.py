@@ -13,14 +13,15 @@ ALLOWED = {
     "codes": set(),  # the catalogue of codes: data only; the stages use the codes as literals
     "limits": {"diagnostics"},  # the budgets' names and defaults, shared by the interpreter, config and flags
     "files": {"limits"},  # reading a file of the project safely (confined, regular, bounded): every stage's reads
+    "cachefolder": set(),  # the caches' signed, confined entries (results and parsed modules)
     "shapes": {"diagnostics"},
     "ir": {"diagnostics", "shapes"},
-    "frontend": {"diagnostics", "limits", "files", "shapes", "ir"},
-    "rulesets": {"diagnostics", "files", "shapes"},
+    "frontend": {"diagnostics", "limits", "files", "cachefolder", "shapes", "ir"},
+    "rulesets": {"diagnostics", "files", "cachefolder", "shapes"},
     "cost": {"diagnostics", "shapes", "ir", "rulesets"},
     "report": {"diagnostics", "shapes", "ir", "rulesets", "cost"},
     "api": {"diagnostics", "shapes", "ir", "frontend", "rulesets", "cost", "report"},
-    "project": {"diagnostics", "limits", "files", "rulesets", "report", "api"},
+    "project": {"diagnostics", "limits", "files", "cachefolder", "rulesets", "report", "api"},
     "cli": {"diagnostics", "limits", "api", "report", "project"},
     "__init__": {"diagnostics", "api", "report"},
     "__main__": {"cli"},

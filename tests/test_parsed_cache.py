@@ -14,6 +14,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from staticflops import cachefolder
+
 import staticflops
 from staticflops.frontend import parsed_cache, syntax
 from staticflops.frontend.budget import make_budget
@@ -168,14 +170,14 @@ def test_a_tree_is_reused_only_under_the_limits_it_was_checked_with(tmp_path):
 
 def test_no_secret_no_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("STATICFLOPS_CACHE_DIR", "")
-    parsed_cache._secret.cache_clear()
+    cachefolder.user_secret.cache_clear()
     try:
         path = _project(tmp_path, "lenet5.py")
         staticflops.analyze(path, inputs=["1x1x28x28"])
         assert _entries(path) == []
     finally:
         monkeypatch.undo()
-        parsed_cache._secret.cache_clear()
+        cachefolder.user_secret.cache_clear()
 
 
 def test_internal_and_user_text_do_not_share_entries():

@@ -24,25 +24,19 @@ the same rules as the results cache (``project/cache.py``):
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
-import os
-import re
-import secrets
-import stat
 import sys
 from functools import lru_cache
 from pathlib import Path
 
+from staticflops.cachefolder import (
+    SUPPORTED, LinkInTheWay, open_folder, read_entry, sign, signed_payload, user_secret, write_entry,
+)
 from staticflops.frontend.syntax import CSTNode, node_class
 
 FORMAT = 1
 FOLDER = (".staticflops_cache", "parsed")
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
-_DIGEST = re.compile(rb"[0-9a-f]{64}")
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-SUPPORTED = bool(_NOFOLLOW and _DIRECTORY) and os.open in os.supports_dir_fd
 # The modules whose code decides the lowered tree: a change to any of them is a new key.
 _SHAPING_MODULES = ("source.py", "lowering.py", "parsed_cache.py", "syntax.py", "positions.py", "identifiers.py",
                     "parse_guard.py")
@@ -57,7 +51,7 @@ _project_root: Path | None = None
 
 def use_project(root: Path | None) -> None:
     global _project_root
-    _project_root = root if SUPPORTED and root is not None and _secret() is not None else None
+    _project_root = root if SUPPORTED and root is not None and user_secret() is not None else None
 
 
 def entry_key(text: str, internal: bool, parse_limits: tuple) -> str:
@@ -71,11 +65,8 @@ def load(key: str):
     """(module, positions) of a valid entry, or None."""
     if _project_root is None:
         return None
-    raw = _read(_project_root, f"{key}.json")
-    if raw is None:
-        return None
-    signature, _, payload = raw.partition(b"\n")
-    if not _DIGEST.fullmatch(signature) or not hmac.compare_digest(signature, _sign(key, payload)):
+    payload = signed_payload(_DOMAIN, key, _read(_project_root, f"{key}.json"))
+    if payload is None:
         return None
     try:
         return decode(json.loads(payload))
@@ -91,7 +82,9 @@ def store(key: str, module, positions: dict) -> None:
     except (ValueError, TypeError, RecursionError):
         return
     if len(payload) <= MAX_ENTRY_BYTES:
-        _write(_project_root, f"{key}.json", _sign(key, payload) + b"\n" + payload)
+        folder = _open_folder(_project_root, create=True)
+        if folder is not None:
+            write_entry(folder, f"{key}.json", sign(_DOMAIN, key, payload) + b"\n" + payload, "parsed-module cache")
 
 
 # --- the plain-data form: a node is [class index, line, column, field values...] (line 0: no
@@ -154,36 +147,7 @@ def decode(data: dict):
 
 # --- the folder and the signature (the results cache's rules, see the module docstring)
 
-def _sign(key: str, payload: bytes) -> bytes:
-    return hmac.new(_secret(), b"parsed\n" + key.encode() + b"\n" + payload, hashlib.sha256).hexdigest().encode()
-
-
-@lru_cache(maxsize=1)
-def _secret() -> bytes | None:
-    """The results cache's per-user secret (``project/cache.py`` makes it the same way; the
-    frontend cannot import that stage): 64 hex characters, made once, never in the project."""
-    chosen = os.environ.get("STATICFLOPS_CACHE_DIR")
-    if chosen is not None:
-        folder = Path(chosen) if chosen else None
-    else:
-        folder = Path(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")) / "staticflops"
-    if folder is None or not folder.is_absolute():  # relative: it could be a folder of the checkout
-        return None
-    path = folder / "results-key"
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        try:
-            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(handle, "w") as file:
-                file.write(secrets.token_hex(32))
-        with open(os.open(path, os.O_RDONLY | _NOFOLLOW), "rb") as file:
-            text = file.read(65)
-    except OSError:
-        return None
-    return text if _DIGEST.fullmatch(text) else None
+_DOMAIN = b"parsed\n"  # an entry of the results cache never passes for a tree, nor the reverse
 
 
 @lru_cache(maxsize=1)
@@ -203,64 +167,11 @@ def _build() -> str:
 
 def _open_folder(root: Path, create: bool) -> int | None:
     try:
-        folder = os.open(root, os.O_RDONLY | _DIRECTORY)
-    except OSError:
+        return open_folder(root, FOLDER, create)
+    except LinkInTheWay:  # a symbolic link or a file on the way: no cache
         return None
-    for part in FOLDER:
-        try:
-            if create:
-                try:
-                    os.mkdir(part, 0o777, dir_fd=folder)
-                except FileExistsError:
-                    pass
-            inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=folder)
-        except OSError:  # missing, a symbolic link or a file in the way: no cache
-            os.close(folder)
-            return None
-        os.close(folder)
-        folder = inner
-    return folder
 
 
 def _read(root: Path, name: str) -> bytes | None:
     folder = _open_folder(root, create=False)
-    if folder is None:
-        return None
-    try:  # non-blocking: a FIFO planted under the entry's name must not hang the run
-        handle = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=folder)
-    except OSError:
-        return None
-    finally:
-        os.close(folder)
-    with os.fdopen(handle, "rb") as file:
-        status = os.fstat(file.fileno())
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_ENTRY_BYTES:
-            return None
-        return file.read(MAX_ENTRY_BYTES + 1)
-
-
-def _write(root: Path, name: str, data: bytes) -> None:
-    folder = _open_folder(root, create=True)
-    if folder is None:
-        return
-    try:
-        _create(folder, ".gitignore", b"# created by staticflops: parsed-module cache, safe to delete\n*\n")
-        temporary = f"{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-        _create(folder, temporary, data)
-        try:  # atomic: parallel runs never see half a file; a symlink in the way is replaced, not followed
-            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
-        except OSError:
-            os.unlink(temporary, dir_fd=folder)
-    except OSError:
-        pass  # a read-only checkout still works, only slower
-    finally:
-        os.close(folder)
-
-
-def _create(folder: int, name: str, data: bytes) -> None:
-    try:
-        handle = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=folder)
-    except FileExistsError:
-        return
-    with os.fdopen(handle, "wb") as file:
-        file.write(data)
+    return None if folder is None else read_entry(folder, name, MAX_ENTRY_BYTES)

@@ -27,29 +27,23 @@ is trusted by where it is:
 
 from __future__ import annotations
 
-import errno
 import hashlib
-import hmac
 import json
 import os
 import re
-import secrets
-import stat
 import sys
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
+from staticflops.cachefolder import (
+    DIGEST as _DIGEST, SUPPORTED, LinkInTheWay, open_folder, read_entry, sign, signed_payload, user_secret, write_entry,
+)
 from staticflops.files import read_file
 from staticflops.project.sources import content_hash
 from staticflops.rulesets.loader import MAX_RULE_FILE_BYTES
 
 ENTRIES_PER_KEY = 4  # e.g. the working tree and a few base revisions of the same model
 MAX_CACHE_FILE_BYTES = 64 * 1024 * 1024  # reports of a few thousand layers are ~1 MB each
-_DIGEST = re.compile(r"[0-9a-f]{64}")
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-# Opening relative to a folder's descriptor is what makes "no component is a symlink" hold.
-SUPPORTED = bool(_NOFOLLOW and _DIRECTORY) and os.open in os.supports_dir_fd
 
 
 def cache_folder_problem(relative: str) -> str | None:
@@ -72,7 +66,7 @@ class ResultCache:
         """The cache folder ``root/relative``; ``root`` None: caching off."""
         self.root = root
         self.parts = [p for p in PurePosixPath(relative.replace("\\", "/")).parts if p != "."]
-        if root is not None and (not SUPPORTED or cache_folder_problem(relative) or _secret() is None):
+        if root is not None and (not SUPPORTED or cache_folder_problem(relative) or user_secret() is None):
             self.root = None
 
     @property
@@ -102,28 +96,15 @@ class ResultCache:
         entries = [entry] + [e for e in self._entries(key, analysed) if (e["sources"], e["disk"]) != (sources, disk_files)]
         payload = json.dumps(entries[:ENTRIES_PER_KEY]).encode()
         folder = self._open_folder(create=True)
-        if folder is None:
-            return
-        try:
-            _create_file(folder, ".gitignore", b"# created by staticflops: results cache, safe to delete\n*\n")
-            temporary = f"{key}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-            _create_file(folder, temporary, _sign(key, payload) + b"\n" + payload)
-            try:  # atomic: parallel runs never see half a file; a symlink in the way is replaced, not followed
-                os.replace(temporary, f"{key}.json", src_dir_fd=folder, dst_dir_fd=folder)
-            except OSError:
-                os.unlink(temporary, dir_fd=folder)
-        except OSError:
-            pass  # a read-only checkout still works, only slower
-        finally:
-            os.close(folder)
+        if folder is not None:
+            write_entry(folder, f"{key}.json", _sign(key, payload) + b"\n" + payload, "results cache")
 
     def _entries(self, key: str, analysed: str) -> list:
         """The well-formed entries of a correctly signed file for ``key``."""
-        data = self._read(f"{key}.json")
-        if data is None:
-            return []
-        signature, _, payload = data.partition(b"\n")
-        if not hmac.compare_digest(signature, _sign(key, payload)):
+        folder = self._open_folder(create=False)
+        payload = signed_payload(b"", key, None if folder is None else read_entry(folder, f"{key}.json",
+                                                                                  MAX_CACHE_FILE_BYTES))
+        if payload is None:
             return []
         try:
             entries = json.loads(payload)
@@ -131,47 +112,16 @@ class ResultCache:
             return []
         return [e for e in entries if _well_formed(e, analysed)] if isinstance(entries, list) else []
 
-    def _read(self, name: str) -> bytes | None:
-        folder = self._open_folder(create=False)
-        if folder is None:
-            return None
-        try:  # non-blocking: a FIFO planted under the entry's name must not hang the run
-            handle = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=folder)
-        except OSError:
-            return None
-        finally:
-            os.close(folder)
-        with os.fdopen(handle, "rb") as file:
-            status = os.fstat(file.fileno())
-            if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_CACHE_FILE_BYTES:
-                return None
-            return file.read(MAX_CACHE_FILE_BYTES + 1)
-
     def _open_folder(self, create: bool) -> int | None:
-        """A descriptor of the cache folder, reached from the root one component at a time
-        without following a symbolic link; None when it is missing, a link or unusable."""
+        """The cache folder's descriptor (cachefolder.open_folder); a link on the way turns
+        the cache off with a warning."""
         if self.root is None:
             return None
         try:
-            folder = os.open(self.root, os.O_RDONLY | _DIRECTORY)
-        except OSError:
+            return open_folder(self.root, tuple(self.parts), create)
+        except LinkInTheWay as link:
+            self._refuse(link.path)
             return None
-        for index, part in enumerate(self.parts):
-            try:
-                if create:
-                    try:
-                        os.mkdir(part, 0o777, dir_fd=folder)
-                    except FileExistsError:
-                        pass
-                inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=folder)
-            except OSError as error:
-                os.close(folder)
-                if error.errno in (errno.ELOOP, errno.ENOTDIR):  # a symlink, or a file, in the way
-                    self._refuse(self.root.joinpath(*self.parts[:index + 1]))
-                return None
-            os.close(folder)
-            folder = inner
-        return folder
 
     def _refuse(self, path: Path) -> None:
         _warn_once(f"staticflops: warning: {path} is a symbolic link or not a folder: the results cache is off "
@@ -212,48 +162,8 @@ def _well_formed(entry, analysed: str) -> bool:
     return isinstance(sources.get(analysed), str)
 
 
-def _create_file(folder: int, name: str, data: bytes) -> None:
-    """Write a new file ``name``; an existing one (a link, even a dangling one) is left alone."""
-    try:
-        handle = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=folder)
-    except FileExistsError:
-        return
-    with os.fdopen(handle, "wb") as file:
-        file.write(data)
-
-
 def _sign(key: str, payload: bytes) -> bytes:
-    secret = _secret()
-    if secret is None:
-        return b""
-    return hmac.new(secret, key.encode() + b"\n" + payload, hashlib.sha256).hexdigest().encode()
-
-
-@lru_cache(maxsize=1)
-def _secret() -> bytes | None:
-    """This user's signing secret (32 random bytes, hex), made once: None when the user cache
-    folder cannot hold it (caching is then off)."""
-    from staticflops.rulesets.stored import cache_dir
-
-    folder = cache_dir()
-    if folder is None or not folder.is_absolute():  # relative: it could be a folder of the checkout
-        return None
-    path = folder / "results-key"
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        try:
-            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(handle, "w") as file:
-                file.write(secrets.token_hex(32))
-        with open(os.open(path, os.O_RDONLY | _NOFOLLOW), "rb") as file:
-            text = file.read(65)
-    except OSError:
-        return None
-    # a concurrent first run may still be writing it: no cache this once rather than a wrong key
-    return text if _DIGEST.fullmatch(text.decode("ascii", "replace")) else None
+    return sign(b"", key, payload)
 
 
 _WARNED: set = set()

@@ -18,6 +18,7 @@ import json
 import os
 from pathlib import Path
 
+from staticflops.cachefolder import user_cache_dir
 from staticflops.diagnostics import Location
 from staticflops.files import read_file
 from staticflops.rulesets.formula import Formula
@@ -27,11 +28,7 @@ _FORMULAS = ("macs", "flops", "params", "input_grad", "weight_grad", "state_grad
 
 
 def cache_dir() -> Path | None:
-    chosen = os.environ.get("STATICFLOPS_CACHE_DIR")
-    if chosen is not None:
-        return Path(chosen) if chosen else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "staticflops"
+    return user_cache_dir()
 
 
 def read(path: Path):

@@ -136,3 +136,34 @@ def test_imported_project_files_are_never_executed(tmp_path):
     assert report.totals.params == 42
     after = sorted(p.name for p in tmp_path.rglob("*") if ".staticflops_cache" not in p.parts)  # our parsed trees
     assert after == before, "an imported file ran"
+
+
+def test_eval_literal_eval_and_exec_of_hostile_text_run_nothing(tmp_path):
+    """The analysed program's eval() is parsed and modelled, never given to Python's eval; a
+    string that would run code if evaluated only ever becomes an unknown."""
+    marker = str(tmp_path / "marker")
+    texts = [f"__import__('os').system('touch {marker}.a')",
+             f"open({marker + '.b'!r}, 'w').write('ran')",
+             f"(lambda: open({marker + '.c'!r}, 'w'))()",
+             f"[open({marker + '.d'!r}, 'w')][0]"]
+    lines = "\n".join(f"        eval({t!r})\n        ast.literal_eval({t!r}) if False else None" for t in texts)
+    model = tmp_path / "evals.py"
+    model.write_text(f'''import ast
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+{lines}
+        exec({texts[1]!r})
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+''')
+    report = staticflops.analyze(model, inputs=["2x8"])
+    # Linear(8, 4) on 2x8: 2*4*8 = 64 MACs = 128 FLOPs, 8*4 + 4 = 36 params
+    assert (report.totals.forward_flops, report.totals.params) == (128, 36)
+    assert [p for p in tmp_path.iterdir() if p.name != ".staticflops_cache"] == [model], "analysed text ran"
+    assert report.unknown, "each eval() of such text is an unknown, not a value"

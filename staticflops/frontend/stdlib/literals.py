@@ -10,7 +10,8 @@ the analysed program, a syntax error ``SyntaxError``, as CPython does; ``context
 or ``except`` of the analysed code may catch them.  Strings over MAX_LITERAL_CHARS are an
 unknown (a pull request controls the text).
 
-``eval(text)`` is modelled only for a name, a dotted name, or a call of one with literal
+``eval(text)`` of the analysed program is never handed to Python's ``eval``: the text is only
+*parsed* (``ast.parse``) and modelled for a name, a dotted name, or a call of one with literal
 arguments (``"nn.SiLU()"``, ``"torch.nn.LeakyReLU(0.1)"``, ``"Conv"``): the name is looked up
 in the calling module's globals, then the builtins, and the call is made by our interpreter.
 Any other text — operators, subscripts, lambdas, a name that is only a local — is a located
@@ -73,7 +74,7 @@ def _dotted(node) -> list[str] | None:
     return [node.id, *reversed(names)] if isinstance(node, ast.Name) else None
 
 
-def _eval(interp, args, kwargs, node):
+def _modelled_eval(interp, args, kwargs, node):
     text = args[0] if args else kwargs.get("source")
     if isinstance(text, Unknown):
         return text
@@ -115,4 +116,4 @@ def namespaces() -> dict:
 
 
 def builtins() -> dict:
-    return {"eval": Builtin("eval", _eval, bind_self=False)}
+    return {"eval": Builtin("eval", _modelled_eval, bind_self=False)}

@@ -96,7 +96,7 @@ def last_commit_of_line(root: Path, file: Path, line: int) -> str | None:
     ``.gitattributes`` pick for the working-tree file."""
     try:
         repository = repository_of(root, "blame")
-        current = Path(file).read_bytes().splitlines()[line - 1].rstrip(b"\r")
+        current = read_file(file, (root,)).splitlines()[line - 1].rstrip(b"\r")  # confined, regular, bounded
     except (UsageError, OSError, IndexError):
         return None
     path = repository.relative(file)

@@ -586,3 +586,19 @@ def test_str_format_cannot_walk_the_analysers_objects_to_the_environment(tmp_pat
     # Linear(4, 4): 4*4 weights + 4 biases = 20 params, 1x4 @ 4x4 = 16 MACs = 32 FLOPs
     assert (report["totals"]["params"], report["totals"]["forward_flops"]) == (20, 32)
     assert [u["location"].rsplit(":", 2)[-2:] for u in report["unknown"]] == [["9", "16"]]
+
+
+def test_the_cache_warning_escapes_a_hostile_cache_dir(tmp_path):
+    # cache_dir comes from the config a pull request controls; the warning that a linked
+    # cache folder is not used quotes it on stderr (a CI log): ESC must not reach it raw
+    (tmp_path / "m.py").write_text("from torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+                                   "        super().__init__()\n        self.fc = nn.Linear(2, 2)\n\n"
+                                   "    def forward(self, x):\n        return self.fc(x)\n")
+    (tmp_path / "staticflops.yaml").write_text('cache_dir: "c\\e[31mX"\nmodels:\n  - name: m\n    path: m.py\n'
+                                               '    inputs: 1x2\n    budget: {params: 100}\n')
+    (tmp_path / "c\x1b[31mX").symlink_to(tmp_path.parent)
+    env = {**os.environ, "STATICFLOPS_CACHE_DIR": str(tmp_path.parent / "user-cache")}
+    result = run("check", cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr  # Linear(2, 2): 6 params, within 100
+    assert "c\\x1b[31mX is a symbolic link" in result.stderr
+    assert "\x1b" not in result.stdout + result.stderr

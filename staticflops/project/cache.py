@@ -39,6 +39,7 @@ from staticflops.cachefolder import (
     DIGEST as _DIGEST, SUPPORTED, LinkInTheWay, open_folder, read_entry, sign, signed_payload, user_secret, write_entry,
 )
 from staticflops.files import read_file
+from staticflops.report.escape import visible
 from staticflops.project.sources import content_hash
 from staticflops.rulesets.loader import MAX_RULE_FILE_BYTES
 
@@ -124,7 +125,7 @@ class ResultCache:
             return None
 
     def _refuse(self, path: Path) -> None:
-        _warn_once(f"staticflops: warning: {path} is a symbolic link or not a folder: the results cache is off "
+        _warn_once(f"staticflops: warning: {visible(path)} is a symbolic link or not a folder: the results cache is off "
                    "(a cache folder is never followed out of the project)")
         self.root = None
 

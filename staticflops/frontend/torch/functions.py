@@ -816,11 +816,6 @@ def build_functions(t: TorchOps) -> dict:
         return t.record(interp, "rms_norm", "F.rms_norm", attrs, [shape(interp, bound["input"], node)], node)
     f["rms_norm"] = rms_norm
 
-    def pixel_unshuffle(interp, args, kwargs, node):
-        attrs = {"downscale_factor": args[1] if len(args) > 1 else kwargs["downscale_factor"]}
-        return t.record(interp, "pixel_unshuffle", "F.pixel_unshuffle", attrs, [shape(interp, args[0], node)], node)
-    f["pixel_unshuffle"] = pixel_unshuffle
-
     def glu(interp, args, kwargs, node):
         attrs = {"dim": _dim_arg(args, kwargs, 1, -1)}
         return t.record(interp, "glu", "F.glu", attrs, [shape(interp, args[0], node)], node)
@@ -861,10 +856,14 @@ def build_functions(t: TorchOps) -> dict:
         return t.record(interp, "embedding", "F.embedding", attrs, [ids], node)
     f["embedding"] = embedding
 
-    def pixel_shuffle(interp, args, kwargs, node):
-        attrs = {"upscale_factor": args[1] if len(args) > 1 else kwargs["upscale_factor"]}
-        return t.record(interp, "pixel_shuffle", "F.pixel_shuffle", attrs, [shape(interp, args[0], node)], node)
-    f["pixel_shuffle"] = pixel_shuffle
+    def pixel_shuffling(kind, factor):
+        """F.pixel_shuffle / F.pixel_unshuffle(x, factor): the kind's shape function moves the data."""
+        def fn(interp, args, kwargs, node):
+            attrs = {factor: args[1] if len(args) > 1 else kwargs[factor]}
+            return t.record(interp, kind, f"F.{kind}", attrs, [shape(interp, args[0], node)], node)
+        return fn
+    f["pixel_shuffle"] = pixel_shuffling("pixel_shuffle", "upscale_factor")
+    f["pixel_unshuffle"] = pixel_shuffling("pixel_unshuffle", "downscale_factor")
 
     def where(interp, args, kwargs, node):
         shapes = [shape(interp, v, node) for v in args[:3]]

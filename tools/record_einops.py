@@ -28,8 +28,7 @@ import zipfile
 warnings.filterwarnings("ignore", category=UserWarning)  # oneDNN TF32 notices; no effect on counts
 
 import torch  # noqa: E402
-from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+from flop_measure import measure  # noqa: E402  (tools/flop_measure.py: the shared convention)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(REPO, "tests", "fixtures", "einops_ground_truth.json")
@@ -60,24 +59,6 @@ def vit_source(folder):
     with zipfile.ZipFile(os.path.join(folder, wheel)) as archive:
         archive.extract("vit_pytorch/vit.py", folder)
     return os.path.join(folder, "vit_pytorch", "vit.py")
-
-
-def measure(model, shape):
-    torch.manual_seed(0)
-    model.eval()
-    x = torch.randn(*shape)
-    with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False):
-        counter = FlopCounterMode(display=False)
-        with counter:
-            out = model(x)
-    return {
-        "inputs": [{"shape": list(shape), "dtype": "float32"}],
-        "output_shapes": [list(out.shape)],
-        "forward_flops": counter.get_total_flops(),
-        "flops_by_op": {str(k): v for k, v in sorted(counter.get_flop_counts()["Global"].items(), key=str)},
-        "params": sum(p.numel() for p in model.parameters()),
-        "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
-    }
 
 
 def main():

@@ -75,8 +75,7 @@ install_fake_torchvision(_FAKE)
 import importlib.util  # noqa: E402
 
 import torch  # noqa: E402
-from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+from flop_measure import measure  # noqa: E402  (tools/flop_measure.py: the shared convention)
 
 import timm  # noqa: E402
 
@@ -91,24 +90,6 @@ BUILDERS = {
     "efficientnet_b0": "timm/models/efficientnet.py",
 }
 USER_FILE = ("tests/fixtures/timm_cases/convnext_head.py", "Model")
-
-
-def measure(model, shape):
-    torch.manual_seed(0)
-    model.eval()
-    x = torch.randn(*shape)
-    with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False):
-        counter = FlopCounterMode(display=False)
-        with counter:
-            out = model(x)
-    return {
-        "inputs": [{"shape": list(shape), "dtype": "float32"}],
-        "output_shapes": [list(out.shape)],
-        "forward_flops": counter.get_total_flops(),
-        "flops_by_op": {str(k): v for k, v in sorted(counter.get_flop_counts()["Global"].items(), key=str)},
-        "params": sum(p.numel() for p in model.parameters()),
-        "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
-    }
 
 
 def main():

@@ -1,0 +1,26 @@
+"""What the recording scripts in tools/ measure for one model and one float input: executed with
+torch (eval mode, no_grad, SDPA MATH backend, oneDNN off — the conventions of
+../shared/research/ground-truth-notes.md) under FlopCounterMode.  Imported by the scripts
+beside it (run as `python tools/record_X.py`); tests never import torch."""
+
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.utils.flop_counter import FlopCounterMode
+
+
+def measure(model, shape):
+    torch.manual_seed(0)
+    model.eval()
+    x = torch.randn(*shape)
+    with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False):
+        counter = FlopCounterMode(display=False)
+        with counter:
+            out = model(x)
+    return {
+        "inputs": [{"shape": list(shape), "dtype": "float32"}],
+        "output_shapes": [list(out.shape)],
+        "forward_flops": counter.get_total_flops(),
+        "flops_by_op": {str(k): v for k, v in sorted(counter.get_flop_counts()["Global"].items(), key=str)},
+        "params": sum(p.numel() for p in model.parameters()),
+        "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
+    }

@@ -29,6 +29,23 @@ class Format(str, Enum):
     markdown = "markdown"
 
 
+class ReportFormat(str, Enum):
+    """``analyze`` of one file: also a self-contained page and a spreadsheet."""
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
+    csv = "csv"
+
+
+class CheckFormat(str, Enum):
+    """``check``: also GitHub Actions annotations."""
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    github = "github"
+
+
 Debug = Annotated[bool, typer.Option("--debug", help="On an internal error, show the traceback.")]
 # Options `check` and `diff` share.
 ConfigFile = Annotated[Optional[str], typer.Option("--config", "-c", help="pyproject.toml or staticflops.yaml (default: the nearest one at or above the working directory).")]
@@ -107,7 +124,8 @@ def analyze(
     kwargs: Annotated[Optional[str], typer.Option("--kwargs", help="Constructor arguments as a JSON object.")] = None,
     inputs: Annotated[Optional[list[str]], typer.Option("--input", "-i", help="Shape of one forward argument: 1x3x224x224, B,3,224,224, Bx1024:int64. Repeat per argument.")] = None,
     rules: Annotated[str, typer.Option("--rules", "-r", help="Rule set name or path to a YAML rule file.")] = "standard",
-    output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
+    output_format: Annotated[ReportFormat, typer.Option("--format", "-f", help="table, json, markdown, html (one self-contained page with charts) or csv (one row per layer); html and csv for one file.")] = ReportFormat.table,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file instead of the standard output.", metavar="FILE")] = None,
     depth: Annotated[Optional[int], typer.Option("--depth", help="Show layers down to this depth only (table/markdown).")] = None,
     training: Annotated[bool, typer.Option("--training", help="Add backward FLOPs (input and weight gradients) and training FLOPs per step.")] = False,
     freeze: Annotated[Optional[list[str]], typer.Option("--freeze", help="Module-path glob whose weights are frozen (no weight gradients); repeatable. Implies --training.")] = None,
@@ -149,7 +167,10 @@ def analyze(
             options["source_path"] = list(source_path)
         if env:
             options["env"] = list(env)
-        _analyze_folder(paths, options, output_format, jobs, not no_cache, strict)
+        if output_format in (ReportFormat.html, ReportFormat.csv) or output is not None:
+            _error_line(f"staticflops: error: --format {output_format.value} and --output are for one file, not a folder")
+            raise typer.Exit(2)
+        _analyze_folder(paths, options, Format(output_format.value), jobs, not no_cache, strict)
         return
     path = paths[0]
     from staticflops.api import analyze as run
@@ -158,15 +179,28 @@ def analyze(
                                   training=training, freeze=freeze or (), steps=steps, hardware=hardware,
                                   precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits,
                                   python=python, source_path=source_path or (), env=env), debug, path)
-    def show() -> None:
-        if output_format is Format.json:
-            sys.stdout.write(report.to_json() + "\n")
-        elif output_format is Format.markdown:
+    def write(out) -> None:
+        if output_format is ReportFormat.json:
+            out.write(report.to_json() + "\n")
+        elif output_format is ReportFormat.markdown:
             from staticflops.report.markdown import render_markdown
-            sys.stdout.write(render_markdown(report, depth))
+            out.write(render_markdown(report, depth))
+        elif output_format is ReportFormat.html:
+            from staticflops.report.html_page import render_html
+            out.write(render_html(report, depth))
+        elif output_format is ReportFormat.csv:
+            from staticflops.report.csv_rows import render_csv
+            out.write(render_csv(report))
         else:
             from staticflops.report.text import render_table
-            render_table(report, _console(), depth, exact, by_type_)
+            render_table(report, _console(out), depth, exact, by_type_)
+
+    def show() -> None:
+        if output is None:
+            write(sys.stdout)
+            return
+        with open(output, "w", encoding="utf-8", newline="") as out:  # newline="": CSV's CRLF as written
+            write(out)
 
     _rendered(show, debug, path)
     if report.partial:  # the figures are printed, marked PARTIAL; the run still failed
@@ -221,7 +255,7 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
 def check(
     paths: Annotated[Optional[list[str]], typer.Argument(help="Check only the models that read these files (what pre-commit passes; after `--`, an argument that looks like an option is a file name too). Default: every configured model.")] = None,
     config: ConfigFile = None,
-    output_format: Annotated[Format, typer.Option("--format", "-f", help="table, json or markdown.")] = Format.table,
+    output_format: Annotated[CheckFormat, typer.Option("--format", "-f", help="table, json, markdown or github (GitHub Actions annotations at path:line).")] = CheckFormat.table,
     exact: Exact = False,
     no_cache: NoCache = False,
     jobs: Jobs = None,
@@ -237,7 +271,11 @@ def check(
     if not result.models:
         typer.echo("staticflops check: no configured model reads the given files")
         return
-    _emit(result, output_format, render_check, render_check_markdown, exact)
+    if output_format is CheckFormat.github:
+        from staticflops.report.github import render_check_annotations
+        _rendered(lambda: sys.stdout.write(render_check_annotations(result)))
+    else:
+        _emit(result, Format(output_format.value), render_check, render_check_markdown, exact)
     if not result.passed:
         raise typer.Exit(1)
 
@@ -391,7 +429,7 @@ def _emit(result, output_format: Format, render_table, render_markdown, exact: b
     _rendered(show)
 
 
-def _console():
+def _console(stream=None):
     """No highlighting (a 200,000-character rule description took 256 s of regular
     expressions) and no emoji codes: text from the analysed project is shown as written."""
     from rich.console import Console
@@ -399,7 +437,7 @@ def _console():
 
     from staticflops.report.lines import TrimmedLines
 
-    out = TrimmedLines(sys.stdout)
+    out = TrimmedLines(stream or sys.stdout)
     console = Console(file=out, highlight=False, emoji=False)  # rich takes the width from COLUMNS, else the terminal
     if console.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
         return console

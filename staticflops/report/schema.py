@@ -134,6 +134,16 @@ class Report(_Contract):
         """The JSON contract: training-only fields are absent (not null) without --training."""
         return contract_json(contract_dict(plain_dump(self)))
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows a report as the HTML report's content, without the page around it."""
+        from staticflops.report.html_page import render_html
+        return render_html(self, page=False)
+
+    def _repr_markdown_(self) -> str:
+        """Where only Markdown is shown: the pull-request comment's Markdown."""
+        from staticflops.report.markdown import render_markdown
+        return render_markdown(self)
+
 
 def plain_dump(value):
     """``model_dump(mode="json")`` for the report's models, which have no aliases, custom

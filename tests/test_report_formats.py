@@ -73,7 +73,7 @@ def parsed(page: str) -> Tags:
 OUR_TAGS = {"html", "head", "meta", "title", "body", "div", "style", "h1", "h2", "p", "span", "b", "br", "code", "ul",
             "li", "svg", "g", "rect", "text", "table", "thead", "tbody", "tr", "th", "td"}
 OUR_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "style", "class", "id", "xmlns", "width", "height",
-                  "viewbox", "role", "x", "y", "fill", "stroke", "stroke-width", "text-anchor"}
+                  "viewbox", "role", "x", "y", "fill", "stroke", "stroke-width", "text-anchor", "title"}
 
 
 def test_html_report_shows_hostile_names_as_text_and_injects_nothing(tmp_path):
@@ -223,3 +223,21 @@ def test_report_renders_itself_in_jupyter(tmp_path):
     markdown = report._repr_markdown_()
     assert markdown == render_markdown(report)
     assert markdown.startswith("**`MLP`** (`") and "**≥ 1.79 KFLOPs** forward — incomplete, 1 unresolved" in markdown
+
+
+def test_html_has_the_training_and_memory_figures(tmp_path):
+    """review_helpers' MLP on 2x8 with --training --dtype bfloat16.  Forward: body.0 =
+    Linear(8, 16): 2*2*8*16 = 512 FLOPs, body.2 = Linear(16, 4): 2*2*16*4 = 256; 768 in all.
+    Backward: weight gradients 512 + 256 = 768; input gradients only for body.2 (body.0's input
+    is the model's input): 256; so 1,024 = 1.02 K, and 768 + 1,024 = 1,792 = 1.79 K per step.
+    Memory at 2 bytes: params 212*2 = 424 B; activations (2*16 + 2*16 + 2*4)*2 = 144 B."""
+    model = tmp_path / "mlp.py"
+    model.write_text(MLP)
+    result = run("analyze", model, "-i", "2x8", "--training", "--dtype", "bfloat16", "--format", "html")
+    assert result.returncode == 0, result.stderr
+    tags = parsed(result.stdout)
+    text = "".join(tags.text)
+    assert ("Training per step: 1.79 KFLOPs = forward 768 FLOPs + backward 1.02 KFLOPs (input gradients 256 FLOPs, "
+            "weight gradients 768 FLOPs)") in text
+    assert "Memory (bfloat16): params 424 B, activations 144 B (every op output)" in text
+    assert "Bwd FLOPs" in text and "Total forward: 768 FLOPs (384 MACs)" in text

@@ -17,7 +17,7 @@ from staticflops.report.units import completeness, human, notes, partial_banner,
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 STYLE = """
-.sf{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328;max-width:1000px}
+.sf{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328;max-width:1200px}
 .sf h1{font-size:22px;margin:0 0 4px}.sf h2{font-size:17px;margin:22px 0 6px}
 .sf .sub,.sf .note{color:#59636e}.sf .totals{font-size:16px;font-weight:600}
 .sf .incomplete{color:#b35900}.sf .partial{color:#c62828;font-weight:600}
@@ -25,8 +25,9 @@ STYLE = """
 .sf svg.chart text{fill:#1f2328}
 .sf table{border-collapse:collapse;font-size:12.5px}
 .sf th,.sf td{padding:2px 8px;border-bottom:1px solid #d8dee4;text-align:left;vertical-align:top}
+.sf th{white-space:nowrap}.sf td code{white-space:nowrap}.sf .scroll{overflow-x:auto}
 .sf td.n{text-align:right;white-space:nowrap}.sf tr.op td{color:#59636e}
-.sf code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all}
+.sf code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}
 """
 
 
@@ -126,27 +127,42 @@ def _sections(report: Report, depth: int | None) -> list[str]:
 
 
 def _training_details(report: Report) -> list[str]:
+    """What the text output says under the training line, in its words (``text._print_training``)."""
     training = report.training
     lines = []
-    if training.backward_forward_ratio is not None:
-        lines.append(f"backward / forward = {training.backward_forward_ratio:.2f}")
+    if training.backward_forward_ratio:
+        lines.append(f"backward/forward = {training.backward_forward_ratio:.3f}")
     if training.frozen:
-        lines.append("frozen: " + ", ".join(f"<code>{_t(p)}</code>" for p in training.frozen))
+        lines.append("Frozen: " + ", ".join(f"<code>{_t(p)}</code>" for p in training.frozen))
+    if training.flops_per_token_vs_6n is not None:
+        lines.append(f"Per token ({_count(training.tokens_per_step)} tokens/step): {training.flops_per_token_vs_6n:.3f} x "
+                     "the 6·N approximation (N = non-embedding parameters)")
     budget = training.budget
     if budget is not None:
-        lines.append(f"{budget.steps:,} steps: {_count(budget.total_flops, 'FLOPs')}"
-                     + (f" ≈ {_t(budget.gpu_hours)} GPU-hours on {_t(budget.hardware)} ({_t(budget.precision)}, "
-                        f"MFU {budget.mfu})" if budget.gpu_hours is not None else "")
-                     + f" <span class=\"note\">({_message(budget.formula)})</span>")
+        line = f"Run: {budget.steps:,} steps = {_count(budget.total_flops, 'FLOPs')}"
+        if budget.gpu_hours is not None:
+            hours = budget.gpu_hours
+            hours = (f"{hours:,.1f}" if hours >= 10 else f"{hours:.3g}") if isinstance(hours, float) else hours
+            peak = (f" peak {budget.peak_flops_per_second / 1e12:,.1f} TFLOP/s"
+                    if budget.peak_flops_per_second is not None else "")
+            line += (f" = {_t(hours)} GPU-hours on {_t(budget.hardware)} ({_t(budget.precision)}{peak}, "
+                     f"MFU {budget.mfu})")
+        lines.append(f'{line} <span class="note">({_message(budget.formula)})</span>')
     lines += [_message(note) for note in training.notes]
     return ["<ul>" + "".join(f"<li>{line}</li>" for line in lines) + "</ul>"] if lines else []
+
+
+def _where(location: str, main_file: str) -> str:
+    """The line alone in the analysed file, ``file:line`` elsewhere (the tooltip has it all)."""
+    path, line, _col = location.rsplit(":", 2) if location.count(":") >= 2 else (location, "", "")
+    return line if path == main_file else f"{path.rsplit('/', 1)[-1]}:{line}".rstrip(":")
 
 
 def _layer_table(report: Report, depth: int | None, training: bool) -> list[str]:
     totals = report.totals
     head = ["Layer", "Type", "Output", "FLOPs", "MACs"] + (["Bwd FLOPs"] if training else []) + ["Params", "%FLOPs",
-                                                                                               "Where"]
-    rows = ["<h2>Layers</h2>", '<table id="layers"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
+                                                                                               "Line"]
+    rows = ["<h2>Layers</h2>", '<div class="scroll"><table id="layers"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
             + "</tr></thead><tbody>"]
     for row in report.layers:
         if depth is not None and row.depth > depth:
@@ -158,7 +174,7 @@ def _layer_table(report: Report, depth: int | None, training: bool) -> list[str]
         cells += [f'<td class="n">{_count(row.backward_flops)}</td>'] if training else []
         cells += [f'<td class="n">{_count(row.params) if row.params else ""}</td>',
                   f'<td class="n">{share(row.forward_flops, totals.forward_flops)}</td>',
-                  f"<td><code>{_t(row.location)}</code></td>"]
+                  f'<td title="{_t(row.location)}"><code>{_t(_where(row.location, report.file))}</code></td>']
         rows.append(f'<tr{" class=op" if row.kind == "op" else ""}>' + "".join(cells) + "</tr>")
-    rows.append("</tbody></table>")
+    rows.append("</tbody></table></div>")
     return rows

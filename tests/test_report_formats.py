@@ -241,3 +241,21 @@ def test_html_has_the_training_and_memory_figures(tmp_path):
             "weight gradients 768 FLOPs)") in text
     assert "Memory (bfloat16): params 424 B, activations 144 B (every op output)" in text
     assert "Bwd FLOPs" in text and "Total forward: 768 FLOPs (384 MACs)" in text
+
+
+def test_html_of_modules_nested_thousands_deep_renders_a_bounded_chart():
+    """A chain of 3,000 nested modules (a model can build one recursively): no recursion
+    error, and the icicle stops at MAX_ROWS levels.  Each level 10 FLOPs of its own child."""
+    from staticflops.report.html_charts import MAX_ROWS, ROW
+    from staticflops.report.html_page import render_html
+    from staticflops.report.schema import Layer, Report, Totals
+
+    layers = [Layer(name=".".join(["m"] * depth), type="Nest", kind="module", depth=depth, location=f"x.py:{depth}:1",
+                    output_shape=[1], forward_flops=10, macs=5, params=0) for depth in range(1, 3_001)]
+    report = Report(file="x.py", model="Deep", framework="pytorch", rules="standard", inputs=["1"], outputs=[[1]],
+                    totals=Totals(forward_flops=10, macs=5, params=0, trainable_params=0, convention="c", complete=True),
+                    layers=layers)
+    page = render_html(report)
+    chart = page[page.index('id="flops-chart"'):page.index("</svg>", page.index('id="flops-chart"'))]
+    assert f'height="{MAX_ROWS * ROW}"' in chart and chart.count("<rect") == MAX_ROWS
+    assert page.count("<tr") == 1 + 3_000  # the table still lists every layer

@@ -25,6 +25,7 @@ WIDTH = 960  # px of a chart; the page lets it shrink (viewBox)
 ROW = 26  # px of one level of the icicle
 SMALLEST = 0.5  # px: a box narrower than this (and its children) is not drawn
 MAX_BOXES = 3_000  # a 1,000-layer model stays a page a browser opens at once
+MAX_ROWS = 24  # levels of the icicle drawn (a hostile model may nest modules thousands deep)
 MAX_BARS = 15
 LABEL_WIDTH = 200  # px left of the bars for the type's name
 CHAR = 6.8  # px of one character at the chart's font size, to cut labels to their box
@@ -50,23 +51,23 @@ class Node:
     type: str
     count: object  # the report's value: int, formula or "unknown"
     children: list = field(default_factory=list)
-
-    def extent(self) -> float:
-        """At least the sum of its children: a formula's leading terms may undercount them."""
-        return max(size(self.count), sum(child.extent() for child in self.children))
+    extent: float = 0.0  # at least the sum of its children's: a formula's leading terms may undercount them
 
 
 def layer_tree(report, metric: str) -> Node:
     """The model as the root, each layer under the nearest row above it with a smaller
     depth (the rows are in pre-order, like the table)."""
     root = Node(report.model, "model", getattr(report.totals, metric))
-    stack = [(0, root)]
+    stack, order = [(0, root)], [root]
     for layer in report.layers:
         while stack[-1][0] >= layer.depth:
             stack.pop()
         node = Node(layer.name, layer.type, getattr(layer, metric))
         stack[-1][1].children.append(node)
         stack.append((layer.depth, node))
+        order.append(node)
+    for node in reversed(order):  # children before parents, without recursion
+        node.extent = max(size(node.count), sum(child.extent for child in node.children))
     return root
 
 
@@ -86,13 +87,13 @@ def _label(text: str, width: float) -> str:
 def icicle(report, metric: str, element_id: str, unit: str = "") -> str:
     """The layer tree as nested rows, one row per depth, each box as wide as its share."""
     root = layer_tree(report, metric)
-    total = root.extent()
+    total = root.extent
     boxes: list[str] = []
     depth_used = 0
 
     def place(node: Node, x: float, width: float, depth: int) -> None:
         nonlocal depth_used
-        if width < SMALLEST or len(boxes) >= MAX_BOXES:
+        if width < SMALLEST or len(boxes) >= MAX_BOXES or depth >= MAX_ROWS:
             return
         depth_used = max(depth_used, depth)
         shown = node.count if is_symbolic(node.count) or node.count == "unknown" else human(node.count, unit)
@@ -102,10 +103,10 @@ def icicle(report, metric: str, element_id: str, unit: str = "") -> str:
         boxes.append(f'<g><title>{tooltip}</title><rect x="{x:.2f}" y="{depth * ROW}" width="{width:.2f}" '
                      f'height="{ROW - 2}" fill="{fill}" stroke="#fff" stroke-width="0.5"/>'
                      + (f'<text x="{x + 3:.2f}" y="{depth * ROW + 16}">{label}</text>' if label else "") + "</g>")
-        extent = node.extent()
+        extent = node.extent
         offset = x
         for child in node.children:
-            share = width * child.extent() / extent if extent else 0.0
+            share = width * child.extent / extent if extent else 0.0
             place(child, offset, share, depth + 1)
             offset += share
 

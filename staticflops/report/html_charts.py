@@ -140,7 +140,8 @@ def type_bars(report, element_id: str) -> str:
     for index, (value, name, shown) in enumerate(rows):
         y, width = index * ROW, max(span * value / largest, 1.0)
         bars.append(f'<g><title>{html_text(f"{name}: {shown}", 1_000)}</title>'
-                    f'<text x="{LABEL_WIDTH - 6}" y="{y + 16}" text-anchor="end">{html_text(_label(name, LABEL_WIDTH))}</text>'
+                    f'<text x="{LABEL_WIDTH - 6}" y="{y + 16}" text-anchor="end">'
+                    f'{html_text(_label(name, LABEL_WIDTH))}</text>'
                     f'<rect x="{LABEL_WIDTH}" y="{y}" width="{width:.2f}" height="{ROW - 4}" fill="{colour(name)}"/>'
                     f'<text x="{LABEL_WIDTH + width + 4:.2f}" y="{y + 16}">{html_text(_label(shown, 116))}</text></g>')
     height = len(rows) * ROW

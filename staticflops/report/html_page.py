@@ -96,7 +96,8 @@ def _sections(report: Report, depth: int | None) -> list[str]:
                      f"{_count(totals.weight_grad_flops, 'FLOPs')})</p>")
         parts += _training_details(report)
     parts.append(f"<p>Memory ({_t(totals.dtype)}): params {_count(totals.param_bytes, 'B')}, activations "
-                 f"{_count(totals.activation_bytes, 'B')} (every op output), read {_count(totals.mem_read_bytes, 'B')}, "
+                 f"{_count(totals.activation_bytes, 'B')} (every op output), "
+                 f"read {_count(totals.mem_read_bytes, 'B')}, "
                  f"write {_count(totals.mem_write_bytes, 'B')} ({_t(report.rules)} convention)"
                  + (f", saved for backward {_count(totals.saved_activation_bytes, 'B')}" if training else "") + "</p>")
     outputs = ", ".join(_t(_shape(s)) for s in report.outputs) or ("?" if report.partial else "")
@@ -135,7 +136,8 @@ def _training_details(report: Report) -> list[str]:
     if training.frozen:
         lines.append("Frozen: " + ", ".join(f"<code>{_t(p)}</code>" for p in training.frozen))
     if training.flops_per_token_vs_6n is not None:
-        lines.append(f"Per token ({_count(training.tokens_per_step)} tokens/step): {training.flops_per_token_vs_6n:.3f} x "
+        lines.append(f"Per token ({_count(training.tokens_per_step)} tokens/step): "
+                     f"{training.flops_per_token_vs_6n:.3f} x "
                      "the 6·N approximation (N = non-embedding parameters)")
     budget = training.budget
     if budget is not None:
@@ -160,10 +162,10 @@ def _where(location: str, main_file: str) -> str:
 
 def _layer_table(report: Report, depth: int | None, training: bool) -> list[str]:
     totals = report.totals
-    head = ["Layer", "Type", "Output", "FLOPs", "MACs"] + (["Bwd FLOPs"] if training else []) + ["Params", "%FLOPs",
-                                                                                               "Line"]
-    rows = ["<h2>Layers</h2>", '<div class="scroll"><table id="layers"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
-            + "</tr></thead><tbody>"]
+    head = ["Layer", "Type", "Output", "FLOPs", "MACs"] + (["Bwd FLOPs"] if training else [])
+    head += ["Params", "%FLOPs", "Line"]
+    rows = ["<h2>Layers</h2>", '<div class="scroll"><table id="layers"><thead><tr>'
+            + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"]
     for row in report.layers:
         if depth is not None and row.depth > depth:
             continue

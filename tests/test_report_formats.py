@@ -259,3 +259,23 @@ def test_html_of_modules_nested_thousands_deep_renders_a_bounded_chart():
     chart = page[page.index('id="flops-chart"'):page.index("</svg>", page.index('id="flops-chart"'))]
     assert f'height="{MAX_ROWS * ROW}"' in chart and chart.count("<rect") == MAX_ROWS
     assert page.count("<tr") == 1 + 3_000  # the table still lists every layer
+
+
+@pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0, reason="needs git")
+def test_check_github_points_at_the_layer_that_grew(tmp_path):
+    """review_helpers: the committed MLP (768 FLOPs, 212 params) under budgets 1K and 300,
+    then WIDER inserts Linear(16, 16) at line 11, column 13: 2*16*16*2 = +1,024 FLOPs
+    (1,792 > 1,000) and 16*16 + 16 = +272 params (484 > 300)."""
+    from review_helpers import WIDER, make_repo
+
+    make_repo(tmp_path, flops="1K", params="300")
+    (tmp_path / "models" / "mlp.py").write_text(WIDER)
+    result = run("check", "--format", "github", "--no-cache", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [
+        "::error file=models/mlp.py,title=staticflops budget::mlp: forward_flops is over budget: 1,792 > 1,000 (+792)",
+        "::error file=models/mlp.py,title=staticflops budget::mlp: params is over budget: 484 > 300 (+184)"]
+    base = git(tmp_path, "rev-parse", "HEAD")[:12]  # the commit that wrote the budget line
+    assert lines[2] == (f"::warning file=models/mlp.py,line=11,col=13,title=staticflops grew::mlp: body.2 (Linear) "
+                        f"+1.02 KFLOPs since {base} (new)")

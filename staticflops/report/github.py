@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from staticflops.report.escape import MAX_MESSAGE, visible
 from staticflops.report.review import CheckResult
+from staticflops.report.review_text import amount, change
 
 _DATA = {"%": "%25", "\r": "%0D", "\n": "%0A"}
 _PROPERTY = {**_DATA, ":": "%3A", ",": "%2C"}
@@ -41,8 +42,9 @@ def located(location: str | None) -> dict:
 
 def render_check_annotations(result: CheckResult, exact: bool = False) -> str:
     """An error per problem of a model that fails (on its file), per unresolved call (at its
-    line; a warning when the model sets ``allow_unknown``), a warning per budget not checked;
-    then the verdict as a plain line."""
+    line; a warning when the model sets ``allow_unknown``), a warning per budget not checked
+    and per layer that grew most since the budget's baseline (at its line); then the verdict
+    as a plain line."""
     lines = []
     for model in result.models:
         for budget in model.budgets:
@@ -52,6 +54,11 @@ def render_check_annotations(result: CheckResult, exact: bool = False) -> str:
         if model.status != "pass":
             for problem in model.problems:
                 lines.append(command("error", f"{model.name}: {problem}", file=model.file, title="staticflops budget"))
+        for layer in model.grew:  # where an overrun comes from, at the layer's line
+            was = "new" if layer.before is None else f"was {amount(layer.before, layer.metric, exact)}"
+            lines.append(command("warning", f"{model.name}: {layer.name} ({layer.type}) "
+                                 f"{change(layer.delta, layer.after, layer.metric, exact)} since {model.baseline} ({was})",
+                                 title="staticflops grew", **located(layer.location)))
         for unknown in model.unknown:
             kind = "warning" if model.allow_unknown else "error"
             lines.append(command(kind, f"{model.name}: not resolved: {unknown.what} [{unknown.code}]",

@@ -159,7 +159,15 @@ def test_csv_keeps_formulas_as_text_and_adds_backward_with_training(tmp_path):
 def test_html_and_csv_are_refused_for_a_folder(tmp_path):
     (tmp_path / "mlp.py").write_text(MLP)
     result = run("analyze", tmp_path, "-i", "2x8", "--format", "csv")
-    assert result.returncode == 2 and "for one file, not a folder" in result.stderr
+    assert result.returncode == 2 and "--format csv is for one file, not a folder" in result.stderr
+
+
+def test_output_never_overwrites_the_model_file(tmp_path):
+    model = tmp_path / "mlp.py"
+    model.write_text(MLP)
+    result = run("analyze", model, "-i", "2x8", "--format", "html", "-o", model)
+    assert result.returncode == 2 and "is the model file itself" in result.stderr
+    assert model.read_text() == MLP
 
 
 def github_repo(root):

@@ -126,7 +126,7 @@ def analyze(
     rules: Annotated[str, typer.Option("--rules", "-r", help="Rule set name or path to a YAML rule file.")] = "standard",
     output_format: Annotated[ReportFormat, typer.Option("--format", "-f", help="table, json, markdown, html (one self-contained page with charts) or csv (one row per layer); html and csv for one file.")] = ReportFormat.table,
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file instead of the standard output.", metavar="FILE")] = None,
-    depth: Annotated[Optional[int], typer.Option("--depth", help="Show layers down to this depth only (table/markdown).")] = None,
+    depth: Annotated[Optional[int], typer.Option("--depth", help="Show layers down to this depth only (table/markdown/html).")] = None,
     training: Annotated[bool, typer.Option("--training", help="Add backward FLOPs (input and weight gradients) and training FLOPs per step.")] = False,
     freeze: Annotated[Optional[list[str]], typer.Option("--freeze", help="Module-path glob whose weights are frozen (no weight gradients); repeatable. Implies --training.")] = None,
     steps: Annotated[Optional[int], typer.Option("--steps", min=1, help="Training steps: total training FLOPs = per step x steps. Implies --training.")] = None,
@@ -168,11 +168,15 @@ def analyze(
         if env:
             options["env"] = list(env)
         if output_format in (ReportFormat.html, ReportFormat.csv) or output is not None:
-            _error_line(f"staticflops: error: --format {output_format.value} and --output are for one file, not a folder")
+            option = "--output" if output is not None else f"--format {output_format.value}"
+            _error_line(f"staticflops: error: {option} is for one file, not a folder")
             raise typer.Exit(2)
         _analyze_folder(paths, options, Format(output_format.value), jobs, not no_cache, strict)
         return
     path = paths[0]
+    if output is not None and Path(output).resolve() == Path(path).resolve():
+        _error_line(f"staticflops: error: --output {output} is the model file itself")
+        raise typer.Exit(2)
     from staticflops.api import analyze as run
 
     report = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules,
@@ -273,7 +277,7 @@ def check(
         return
     if output_format is CheckFormat.github:
         from staticflops.report.github import render_check_annotations
-        _rendered(lambda: sys.stdout.write(render_check_annotations(result)))
+        _rendered(lambda: sys.stdout.write(render_check_annotations(result, exact)))
     else:
         _emit(result, Format(output_format.value), render_check, render_check_markdown, exact)
     if not result.passed:

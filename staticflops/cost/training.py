@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from staticflops.cost.evaluate import CostResult
 from staticflops.ir import ModelIR
-from staticflops.shapes import Expr, numel
+from staticflops.shapes import Expr, format_dim, numel
 
 
 @dataclass
@@ -85,6 +85,9 @@ def run_budget(training_flops, steps: int, peak: float | None, mfu: float | None
               "formula": "total FLOPs = training FLOPs per step x steps"}
     if peak is not None and mfu is not None:
         budget["formula"] = "GPU-hours = training FLOPs per step x steps / (peak FLOP/s x MFU) / 3600"
-        seconds = total / (peak * mfu)
-        budget["gpu_hours"] = seconds / 3600 if not isinstance(seconds, Expr) else seconds / 3600
+        per_hour = peak * mfu * 3600
+        # A symbolic count stays a formula: dividing the polynomial by a float would need float
+        # coefficients, which Expr (exact rationals) does not hold, so the division is written out.
+        budget["gpu_hours"] = (f"({format_dim(total)}) / {per_hour:.6g}" if isinstance(total, Expr)
+                               else total / per_hour)
     return budget

@@ -19,7 +19,7 @@ import typer
 # (~0.1 s, a third of `staticflops --help`); only our report tables need rich.
 _PLAIN = None
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=_PLAIN,
+app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=_PLAIN,
                   help="FLOPs, MACs, parameters and shapes of a model, read from its source without running it.")
 
 

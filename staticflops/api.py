@@ -240,7 +240,7 @@ def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu, peak_tf
             hardware=device.name if device else None,
             precision=number_format(precision, "--precision").short if device else None,
             peak_flops_per_second=peak, mfu=mfu,
-            gpu_hours=(float(hours) if not hasattr(hours, "terms") else str(hours)) if hours is not None else None)
+            gpu_hours=(hours if isinstance(hours, str) else float(hours)) if hours is not None else None)
     return summary
 
 

@@ -102,3 +102,27 @@ def test_peak_tflops_on_the_command_line():
 def test_peak_tflops_usage_errors(options, message):
     with pytest.raises(UsageError, match=message):
         staticflops.analyze(LENET, inputs=["1x1x28x28"], **options)
+
+
+LINEAR = """
+import torch.nn as nn
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+
+def test_gpu_hours_of_a_symbolic_batch_are_a_formula():
+    from staticflops.api import analyze_text
+
+    # was an internal error (Expr / float).  Linear(16, 4) on Bx16: forward 2*16*4 = 128*B FLOPs,
+    # weight gradient another 128*B, no input gradient: 256*B per step; 1000 steps = 256000*B;
+    # / (1e12 FLOP/s x 0.5) / 3600 s = 1.4222e-10*B hours
+    budget = analyze_text(LINEAR, "lin.py", inputs=["Bx16"], steps=1000, peak_tflops=1, mfu=0.5).training.budget
+    assert budget.total_flops == "256000*B"
+    assert budget.gpu_hours == "1.422e-10*B"

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from staticflops.cost.evaluate import CostResult
 from staticflops.ir import ModelIR
-from staticflops.shapes import Expr, numel
+from staticflops.shapes import Expr, format_dim, numel
 
 
 @dataclass
@@ -85,6 +85,16 @@ def run_budget(training_flops, steps: int, peak: float | None, mfu: float | None
               "formula": "total FLOPs = training FLOPs per step x steps"}
     if peak is not None and mfu is not None:
         budget["formula"] = "GPU-hours = training FLOPs per step x steps / (peak FLOP/s x MFU) / 3600"
-        seconds = total / (peak * mfu)
-        budget["gpu_hours"] = seconds / 3600 if not isinstance(seconds, Expr) else seconds / 3600
+        budget["gpu_hours"] = (total / (peak * mfu) / 3600 if not isinstance(total, Expr)
+                               else _scaled_formula(total, 1 / (peak * mfu * 3600)))
     return budget
+
+
+def _scaled_formula(total: Expr, factor: float) -> str:
+    """GPU-hours of a symbolic FLOP count, ``4.71e-11*B``: a float per term (an exact fraction
+    of a float peak would print as ``5614889/1979680000000000*B``)."""
+    degree = lambda monomial: sum(power for _, power in monomial)  # noqa: E731
+    terms = sorted(total.terms.items(), key=lambda item: (-degree(item[0]), format_dim(Expr({item[0]: 1}))))
+    parts = [f"{float(coefficient) * factor:.4g}" + (f"*{format_dim(Expr({monomial: 1}))}" if monomial else "")
+             for monomial, coefficient in terms]
+    return " + ".join(parts).replace("+ -", "- ")

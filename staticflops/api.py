@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import json
+import math
 import sys
 import threading
 from pathlib import Path
@@ -20,11 +21,11 @@ from staticflops.frontend.hf_config import config_model, is_model_config, stand_
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import FileReader, load_source
 from staticflops.ir.sizes import check_sizes
-from staticflops.cost.memory import dtype_bytes
 from staticflops.report import Report, build_report
 from staticflops.report.build import count
 from staticflops.rulesets import builtin_names, load_ruleset
 from staticflops.shapes import InputSpec, parse_input_spec
+from staticflops.shapes.precision import precision as number_format
 
 if TYPE_CHECKING:  # comparison, training and hardware modules load only when asked for (start-up time)
     from staticflops.report.compare import Comparison
@@ -99,6 +100,7 @@ def analyze(
     source_path: Iterable[str | Path] = (),
     environment_inside: str | Path | None = None,
     env: dict | Iterable[str] | None = None,
+    peak_tflops: float | None = None,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -106,7 +108,10 @@ def analyze(
     or ``"Bx1024:int64"``.  ``kwargs``: constructor arguments (a dict or a JSON object).
     ``training``: add backward FLOPs (input- and weight-gradient) and training FLOPs per step;
     ``freeze``: module-path globs whose weights get no gradient; ``steps``, ``hardware``,
-    ``precision``, ``mfu``: turn training FLOPs into a run total and GPU-hours.
+    ``precision``, ``mfu``: turn training FLOPs into a run total and GPU-hours;
+    ``peak_tflops``: the device's peak in TFLOP/s instead of ``hardware`` (for one not in
+    ``rules/hardware.yaml``).  ``precision`` and ``dtype`` take the same names (bf16,
+    bfloat16, fp16, half...: ``staticflops.shapes.precision``).
     ``reader``: reads the analysed files' bytes by path (default: the filesystem), e.g. from
     a git revision; every location still names ``path`` as given.
     ``batch``: Keras models only: the size of a batch dimension the source leaves open
@@ -133,12 +138,19 @@ def analyze(
     """
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
     freeze = tuple(freeze)
-    training = training or bool(freeze) or steps is not None or hardware is not None
-    if hardware is not None and mfu is None:
-        raise UsageError("--hardware needs --mfu: the fraction of peak throughput you expect (e.g. 0.4)")
+    training = training or bool(freeze) or steps is not None or hardware is not None or peak_tflops is not None
+    if hardware is not None and peak_tflops is not None:
+        raise UsageError("--hardware and --peak-tflops both give the peak throughput: use one")
+    for flag, given in (("--hardware", hardware), ("--peak-tflops", peak_tflops)):
+        if given is not None and mfu is None:
+            raise UsageError(f"{flag} needs --mfu: the fraction of peak throughput you expect (e.g. 0.4)")
+    if peak_tflops is not None and (isinstance(peak_tflops, bool) or not isinstance(peak_tflops, (int, float))
+                                    or not 0 < peak_tflops < math.inf):
+        raise UsageError(f"--peak-tflops must be a positive number of TFLOP/s, got {peak_tflops!r}")
     if mfu is not None and not 0 < mfu <= 1:
         raise UsageError(f"--mfu must be in (0, 1], got {mfu}")
-    dtype_bytes(dtype)  # a usage error before any work
+    dtype = number_format(dtype, "--dtype").dtype  # bf16 -> bfloat16; a usage error before any work
+    number_format(precision, "--precision")
     budget = make_budget(limits)
     libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path],
                                            environment_inside and str(environment_inside)), budget.max_file_bytes)
@@ -157,7 +169,7 @@ def analyze(
                                                           env=environment))
     check_sizes(ir)
     cost = price(ir, ruleset, training=training)
-    summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) if training else None
+    summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu, peak_tflops) if training else None
     return build_report(ir, cost, ruleset, summary, dtype=dtype)
 
 
@@ -208,7 +220,7 @@ def parse_env(env) -> dict:
     return dict(items)
 
 
-def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) -> Training:
+def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu, peak_tflops=None) -> Training:
     from staticflops.cost.training import run_budget, training_facts
     from staticflops.report.schema import Training, TrainingBudget
     from staticflops.rulesets.hardware import load_device
@@ -217,13 +229,16 @@ def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu) -> Trai
     summary = Training(backward_forward_ratio=facts.ratio, notes=facts.notes, frozen=list(freeze),
                        tokens_per_step=count(facts.tokens) if facts.tokens is not None else None,
                        flops_per_token_vs_6n=facts.versus_6n)
-    if steps is not None or hardware is not None:
+    if steps is not None or hardware is not None or peak_tflops is not None:
         device, peak = load_device(hardware, precision) if hardware else (None, None)
+        if peak_tflops is not None:  # the user's own device: no name, no precision to look up
+            peak = float(peak_tflops) * 1e12
         budget = run_budget(cost.flops + cost.backward, steps or 1, peak, mfu)
         hours = budget.get("gpu_hours")
         summary.budget = TrainingBudget(
             steps=budget["steps"], total_flops=count(budget["total_flops"]), formula=budget["formula"],
-            hardware=device.name if device else None, precision=precision if device else None,
+            hardware=device.name if device else None,
+            precision=number_format(precision, "--precision").short if device else None,
             peak_flops_per_second=peak, mfu=mfu,
             gpu_hours=(hours if isinstance(hours, str) else float(hours)) if hours is not None else None)
     return summary

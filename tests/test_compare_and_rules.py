@@ -11,7 +11,7 @@ from staticflops.api import compare, describe_rules, load_rules
 from staticflops.diagnostics import AnalysisError
 
 CUSTOM = "tests/fixtures/custom_rules/"
-BUILTIN = ["standard", "full", "torch", "torch-cpu", "fvcore", "thop", "ptflops", "torchinfo", "torchstat"]
+BUILTIN = ["standard", "full", "torch", "torch-cpu", "fvcore", "thop", "ptflops", "torchinfo", "torchstat", "calflops"]
 
 
 def run(*args):

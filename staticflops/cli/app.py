@@ -19,7 +19,7 @@ import typer
 # (~0.1 s, a third of `staticflops --help`); only our report tables need rich.
 _PLAIN = None
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=_PLAIN,
+app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=_PLAIN,
                   help="FLOPs, MACs, parameters and shapes of a model, read from its source without running it.")
 
 
@@ -131,10 +131,11 @@ def analyze(
     freeze: Annotated[Optional[list[str]], typer.Option("--freeze", help="Module-path glob whose weights are frozen (no weight gradients); repeatable. Implies --training.")] = None,
     steps: Annotated[Optional[int], typer.Option("--steps", min=1, help="Training steps: total training FLOPs = per step x steps. Implies --training.")] = None,
     hardware: Annotated[Optional[str], typer.Option("--hardware", help="Device from rules/hardware.yaml (h100, h200, a100, l4, cpu) for GPU-hours. Implies --training.")] = None,
-    precision: Annotated[str, typer.Option("--precision", help="Precision whose peak throughput --hardware uses: fp32, tf32, bf16, fp16, fp8.")] = "bf16",
-    mfu: Annotated[Optional[float], typer.Option("--mfu", help="Model FLOPs utilisation, the fraction of peak reached (e.g. 0.4); needed with --hardware.")] = None,
+    precision: Annotated[str, typer.Option("--precision", help="Precision whose peak throughput --hardware uses: fp64, fp32, tf32, bf16, fp16, fp8 (or float32, bfloat16, half...: the names --dtype takes).")] = "bf16",
+    mfu: Annotated[Optional[float], typer.Option("--mfu", help="Model FLOPs utilisation, the fraction of peak reached (e.g. 0.4); needed with --hardware or --peak-tflops.")] = None,
+    peak_tflops: Annotated[Optional[float], typer.Option("--peak-tflops", help="Peak throughput in TFLOP/s of a device not in rules/hardware.yaml, instead of --hardware (with --mfu) for GPU-hours. Implies --training.")] = None,
     batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
-    dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, int8.")] = "float32",
+    dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, float64, float8, int8 (or fp32, bf16, half...: the names --precision takes).")] = "float32",
     exact: Annotated[bool, typer.Option("--exact", help="Table: whole numbers with separators (12,614,656) instead of 12.61 M.")] = False,
     by_type_: Annotated[bool, typer.Option("--by-type", help="Table: one row per layer or op type (summed), instead of one per layer.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
@@ -152,9 +153,11 @@ def analyze(
 
     if len(paths) > 1 or Path(paths[0]).is_dir():
         options = {"model": model, "inputs": inputs or [], "kwargs": kwargs, "rules": rules}
-        if training or freeze or steps is not None or hardware is not None:
+        if training or freeze or steps is not None or hardware is not None or peak_tflops is not None:
             options.update(training=True, freeze=freeze or [], steps=steps, hardware=hardware, precision=precision,
                            mfu=mfu)
+            if peak_tflops is not None:
+                options["peak_tflops"] = peak_tflops
         if batch is not None:
             options["batch"] = batch
         if dtype != "float32":
@@ -182,7 +185,8 @@ def analyze(
     report = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules,
                                   training=training, freeze=freeze or (), steps=steps, hardware=hardware,
                                   precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits,
-                                  python=python, source_path=source_path or (), env=env), debug, path)
+                                  python=python, source_path=source_path or (), env=env,
+                                  peak_tflops=peak_tflops), debug, path)
     def write(out) -> None:
         if output_format is ReportFormat.json:
             out.write(report.to_json() + "\n")

@@ -9,18 +9,15 @@ the activation elements kept for its backward, by the rule's ``saved`` formula o
 
 from __future__ import annotations
 
-from staticflops.diagnostics import Unresolved, UsageError
+from staticflops.diagnostics import Unresolved
 from staticflops.rulesets import FormulaError
 from staticflops.shapes import numel
-
-DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "int8": 1}
+from staticflops.shapes.precision import precision
 
 
 def dtype_bytes(dtype: str) -> int:
-    try:
-        return DTYPE_BYTES[dtype]
-    except KeyError:
-        raise UsageError(f"--dtype must be one of {', '.join(DTYPE_BYTES)}, got {dtype!r}") from None
+    """Bytes per element of ``--dtype`` (any name of ``shapes/precision.py``: bf16, bfloat16...)."""
+    return precision(dtype, "--dtype").bytes
 
 
 def elements(shapes) -> object:

@@ -85,9 +85,16 @@ def run_budget(training_flops, steps: int, peak: float | None, mfu: float | None
               "formula": "total FLOPs = training FLOPs per step x steps"}
     if peak is not None and mfu is not None:
         budget["formula"] = "GPU-hours = training FLOPs per step x steps / (peak FLOP/s x MFU) / 3600"
-        per_hour = peak * mfu * 3600
-        # A symbolic count stays a formula: dividing the polynomial by a float would need float
-        # coefficients, which Expr (exact rationals) does not hold, so the division is written out.
-        budget["gpu_hours"] = (f"({format_dim(total)}) / {per_hour:.6g}" if isinstance(total, Expr)
-                               else total / per_hour)
+        budget["gpu_hours"] = (total / (peak * mfu) / 3600 if not isinstance(total, Expr)
+                               else _scaled_formula(total, 1 / (peak * mfu * 3600)))
     return budget
+
+
+def _scaled_formula(total: Expr, factor: float) -> str:
+    """GPU-hours of a symbolic FLOP count, ``4.71e-11*B``: a float per term (an exact fraction
+    of a float peak would print as ``5614889/1979680000000000*B``)."""
+    degree = lambda monomial: sum(power for _, power in monomial)  # noqa: E731
+    terms = sorted(total.terms.items(), key=lambda item: (-degree(item[0]), format_dim(Expr({item[0]: 1}))))
+    parts = [f"{float(coefficient) * factor:.4g}" + (f"*{format_dim(Expr({monomial: 1}))}" if monomial else "")
+             for monomial, coefficient in terms]
+    return " + ".join(parts).replace("+ -", "- ")

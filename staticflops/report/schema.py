@@ -43,6 +43,31 @@ class Totals(_Contract):
     training_flops: Optional[Count] = None  # forward + backward, per step
     saved_activation_bytes: Optional[Count] = None  # activations kept for backward (rules' `saved`)
 
+    def at(self, **sizes: int) -> "Totals":
+        """These totals with a number for each symbolic input dimension:
+        ``report.totals.at(B=8, T=2048).forward_flops`` is an int.  Every count (FLOPs, MACs,
+        params, bytes, backward/training when present) is evaluated exactly; a symbol left
+        without a value raises ``ValueError`` naming it."""
+        from staticflops.report.symbolic import count_at
+
+        for name, value in sizes.items():
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name}={value!r}: a size is a whole number")
+        counts = {name: value for name, value in self.__dict__.items()
+                  if name not in _NOT_COUNTS and value is not None}
+        needed = sorted({symbol for value in counts.values() for symbol in _symbols_of(value)})
+        missing = [symbol for symbol in needed if symbol not in sizes]
+        if missing:
+            raise ValueError(f"no value for {', '.join(missing)}: call .at({', '.join(f'{s}=...' for s in needed)})")
+        return self.model_copy(update={name: count_at(value, sizes) for name, value in counts.items()})
+
+
+_NOT_COUNTS = ("convention", "complete", "dtype")
+
+
+def _symbols_of(count) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*", count)) if isinstance(count, str) else set()
+
 
 class Layer(_Contract):
     name: str  # dotted module path; functional ops: "<module>.<op>" (with "#n" when repeated)

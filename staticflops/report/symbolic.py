@@ -125,3 +125,59 @@ def written_terms(poly: Poly | None, scaled) -> str | None:
         coefficient_text = scaled(number) if isinstance(number, int) else f"{number:.2g}"
         terms.append("·".join([coefficient_text, *_symbols(monomial)]) if monomial else coefficient_text)
     return f"{APPROXIMATE} " + " + ".join(terms)
+
+
+_MAX_POWER = 64  # formulas print `T**2`, `B**3`: a larger exponent is not one of ours
+
+
+def count_at(count, sizes: dict[str, int]):
+    """A count of the report (an int, or a formula string such as ``8178368512*B``) with
+    ``sizes`` substituted: an exact int.  The formula is parsed with ``ast.parse`` and walked
+    with exact integer/rational arithmetic, never given to Python's ``eval``; ``//`` floors as
+    ``shapes/expr.py`` does.  Raises ``ValueError`` naming the symbols without a value, or for
+    a string that is not such a formula."""
+    if count is None or (isinstance(count, int) and not isinstance(count, bool)):
+        return count
+    if not isinstance(count, str):
+        raise ValueError(f"not a count: {count!r}")
+    try:
+        tree = ast.parse(count, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise ValueError(f"not a formula: {count!r}") from None
+    missing = sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} - set(sizes))
+    if missing:
+        raise ValueError(f"{count!r} needs a value for {', '.join(missing)}")
+    try:
+        value = _exact(tree.body, sizes)
+    except RecursionError:
+        raise ValueError(f"not a formula: {count!r}") from None
+    if value.denominator != 1:
+        raise ValueError(f"{count!r} is not a whole number at {sizes}")
+    return int(value)
+
+
+def _exact(node, sizes: dict[str, int]) -> Fraction:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return Fraction(node.value)
+    if isinstance(node, ast.Name):
+        return Fraction(sizes[node.id])
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _exact(node.operand, sizes)
+        return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp):
+        left, right = _exact(node.left, sizes), _exact(node.right, sizes)
+        if isinstance(node.op, ast.Add):
+            return left + right
+        if isinstance(node.op, ast.Sub):
+            return left - right
+        if isinstance(node.op, ast.Mult):
+            return left * right
+        if isinstance(node.op, (ast.Div, ast.FloorDiv)) and right == 0:
+            raise ValueError("division by zero in a formula")
+        if isinstance(node.op, ast.Div):  # a rational coefficient, printed `1/2*B`
+            return left / right
+        if isinstance(node.op, ast.FloorDiv):
+            return Fraction(left // right)
+        if isinstance(node.op, ast.Pow) and right.denominator == 1 and 0 <= right <= _MAX_POWER:
+            return left ** int(right)
+    raise ValueError(f"not a formula: unexpected {ast.dump(node)[:60]}")

@@ -152,7 +152,9 @@ def _print_training(report: Report, console: Console) -> None:
         if budget.gpu_hours is not None:
             hours = budget.gpu_hours
             hours = (f"{hours:,.1f}" if hours >= 10 else f"{hours:.3g}") if isinstance(hours, float) else hours
-            line += (f" = {hours} GPU-hours on {budget.hardware} ({budget.precision} peak "
-                     f"{budget.peak_flops_per_second / 1e12:,.1f} TFLOP/s, MFU {budget.mfu})")
+            peak = f"{budget.peak_flops_per_second / 1e12:,.1f} TFLOP/s"
+            line += (f" = {hours} GPU-hours on {budget.hardware} ({budget.precision} peak {peak}, MFU {budget.mfu})"
+                     if budget.hardware is not None else  # --peak-tflops: the user's device
+                     f" = {hours} GPU-hours at a peak of {peak} (--peak-tflops), MFU {budget.mfu}")
         console.print(line)
         console.print(Text(f"  {_message(budget.formula)}"))

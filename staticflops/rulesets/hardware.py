@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.rulesets.loader import _read_yaml, builtin_rules_dir
+from staticflops.shapes.precision import precision as number_format
 
 
 class Device(BaseModel):
@@ -21,6 +22,9 @@ class HardwareFile(BaseModel):
 
 
 def load_device(key: str, precision: str) -> tuple[Device, float]:
+    """The device ``key`` and its peak FLOP/s at ``precision`` (any name of
+    ``shapes/precision.py``: bf16, bfloat16...)."""
+    precision = number_format(precision, "--precision").short
     path = builtin_rules_dir() / "hardware.yaml"
     _node, data = _read_yaml(path)
     try:

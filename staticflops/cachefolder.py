@@ -154,3 +154,27 @@ def create_new(folder: int, name: str, data: bytes) -> None:
         return
     with os.fdopen(handle, "wb") as file:
         file.write(data)
+
+
+def folder_listing(path) -> str | None:
+    """SHA-256 of a folder's sorted entry names (None: not a readable folder): a package
+    installed into, or removed from, a folder that imports search changes it."""
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return None
+    return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def engine_fingerprint() -> str:
+    """Our version plus the content of every module and rule file of the package: an upgrade
+    or an edited checkout invalidates every entry (hashing ~1 MB costs ~2 ms)."""
+    import staticflops
+
+    package = Path(staticflops.__file__).resolve().parent
+    digest = hashlib.sha256(staticflops.__version__.encode())
+    for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".pyi", ".yaml")):
+        digest.update(b"\0" + path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

@@ -12,7 +12,8 @@ from pathlib import Path
 from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.files import read_file
 from staticflops.project.budget import TRAINING_METRICS
-from staticflops.project.cache import ResultCache
+from staticflops.cachefolder import folder_listing
+from staticflops.project.cache import LISTINGS, ResultCache
 from staticflops.project.config import ModelConfig, ProjectConfig
 from staticflops.project.sources import RecordingReader, content_hash
 from staticflops.report import Report
@@ -104,7 +105,8 @@ def _analyse_one(request: dict, reader) -> tuple:
     if options.get("training") and not supports_training():
         del options["training"]
     try:
-        report = api.analyze(request["path"], reader=recording, **options)
+        with api.recording_reads() as library:
+            report = api.analyze(request["path"], reader=recording, **options)
     except AnalysisError as error:
         where = f"{error.location}: " if error.location else f"{request['path']}: "
         return None, f"{where}error: {error.message}", recording.hashes, {}, error.code
@@ -114,7 +116,12 @@ def _analyse_one(request: dict, reader) -> tuple:
     if report.partial:
         stop = report.stopped
         error = f"{stop.location or request['path']}: error: {stop.message} (partial result: a lower bound)"
-    return report.model_dump(mode="json"), error, recording.hashes, _rule_files(request["rules"]), None
+    # Outside the project: rule files and third-party modules by content; the folders imports
+    # searched by their listing (under the reserved key LISTINGS: ResultCache.store files them apart).
+    disk = {**library.files, **_rule_files(request["rules"])}
+    listings = {folder: folder_listing(folder) for folder in sorted(library.folders)}
+    disk[LISTINGS] = {folder: digest for folder, digest in listings.items() if digest is not None}
+    return report.model_dump(mode="json"), error, recording.hashes, disk, None
 
 
 def _rule_files(rules: str) -> dict:

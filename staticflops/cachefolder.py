@@ -17,7 +17,6 @@ import hashlib
 import hmac
 import os
 import re
-import secrets
 import stat
 from functools import lru_cache
 from pathlib import Path
@@ -61,6 +60,8 @@ def user_secret() -> bytes | None:
         except FileExistsError:
             pass
         else:
+            import secrets  # not at the top: check's fast path (verdicts.py) only reads
+
             with os.fdopen(handle, "w") as file:
                 file.write(secrets.token_hex(32))
         with open(os.open(path, os.O_RDONLY | NOFOLLOW), "rb") as file:
@@ -132,6 +133,8 @@ def read_entry(folder: int, name: str, max_bytes: int) -> bytes | None:
 def write_entry(folder: int, name: str, data: bytes, what: str) -> None:
     """Write ``name`` in ``folder`` (closed here) atomically, and a ``*`` .gitignore beside it;
     a read-only checkout still works, only slower."""
+    import secrets
+
     try:
         create_new(folder, ".gitignore", f"# created by staticflops: {what}, safe to delete\n*\n".encode())
         temporary = f"{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"

@@ -28,6 +28,9 @@ class Outcome:
     error: str | None = None  # `path:line:col: error: message` when the model could not be analysed
     files: list = field(default_factory=list)  # what the analysis read or probed (paths as configured)
     cached: bool = False
+    # what the report depends on, as its results-cache entry records it ("sources", "disk",
+    # "listings"); None when it is not in the cache (an error, the cache off)
+    depends: dict | None = None
 
 
 def supports_training() -> bool:
@@ -66,7 +69,8 @@ def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use
         entry = cache.lookup(key, reader, model.path)
         report = _cached_report(entry)
         if report is not None:
-            outcomes[model.name] = Outcome(model.name, report, files=list(entry["sources"]), cached=True)
+            outcomes[model.name] = Outcome(model.name, report, files=list(entry["sources"]), cached=True,
+                                           depends=_depends(entry["sources"], entry["disk"], entry.get("listings", {})))
         else:
             missing.append((model.name, key, request))
     workers = min(jobs or config.jobs or os.cpu_count() or 1, len(missing))
@@ -76,12 +80,45 @@ def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use
     else:
         results = [_analyse_one(request, reader) for _, _, request in missing]
     for (name, key, request), (report, error, sources, disk, _code) in zip(missing, results):
+        depends = None
         if report is not None and error is None:
             cache.store(key, request["path"], sources, disk, report)
+            if cache.root is not None:
+                files = {path: digest for path, digest in disk.items() if path != LISTINGS}
+                depends = _depends(sources, files, disk.get(LISTINGS, {}))
         # A partial report (a budget stopped the analysis) never passes: it counts as an error.
         usable = report is not None and error is None
-        outcomes[name] = Outcome(name, Report.model_validate(report) if usable else None, error, list(sources))
+        outcomes[name] = Outcome(name, Report.model_validate(report) if usable else None, error, list(sources),
+                                 depends=depends)
     return {model.name: outcomes[model.name] for model in models}
+
+
+def _depends(sources: dict, disk: dict, listings: dict) -> dict:
+    return {"sources": dict(sources), "disk": dict(disk), "listings": dict(listings)}
+
+
+def verdict_dependencies(config: ProjectConfig, outcomes: dict) -> dict:
+    """What a check's printed verdict depends on, for the fast path's record (verdicts.py):
+    each model's files as ``select_models`` sees them and, for each model analysed or found
+    in the cache, what its report depends on; the stamp of each model's results-cache entry
+    file.  Empty when the results cache is off."""
+    from staticflops.verdicts import entry_stamp
+
+    cache = ResultCache(config.root, config.cache_dir)
+    if cache.root is None:
+        return {}
+    models, entries = {}, {}
+    for model in config.models:
+        key = cache.key(request_for(config, model))
+        entries[f"{key}.json"] = entry_stamp(config.root, tuple(cache.parts), f"{key}.json")
+        known = sorted(cache.recorded_sources(key, model.path))
+        item = {"files": [str(config.model_file(model))] + [str(config.root / path) for path in known]}
+        outcome = outcomes.get(model.name)
+        if outcome is not None and outcome.depends is not None and entries[f"{key}.json"] is not None:
+            item.update(outcome.depends)
+        models[model.name] = item
+    return {"root": str(config.root), "cache_parts": list(cache.parts), "cache_dir": config.cache_dir,
+            "entries": entries, "models": models}
 
 
 def _cached_report(entry: dict | None) -> Report | None:

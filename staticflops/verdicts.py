@@ -190,13 +190,13 @@ def _verdict(output_format: str, exact: bool, config_arg: str | None, paths: lis
         roots = (config_file.parent,)
     text = read_file(config_file, roots, MAX_CONFIG_BYTES)
     resolved = config_file.resolve()
-    root = resolved.parent
-    cache_dir = _cache_dir(resolved, text)
-    if cache_dir is None:
-        return None
-    parts = tuple(p for p in PurePosixPath(cache_dir).parts if p != ".")
-    record = _read_record(root, parts, record_name(resolved))
-    if record is None or record["config"] != [str(resolved), content_hash(text)] or record["cache_dir"] != cache_dir:
+    root, name, digest = resolved.parent, record_name(resolved), content_hash(text)
+    for cache_dir in _cache_dirs(text):
+        parts = tuple(p for p in PurePosixPath(cache_dir.replace("\\", "/")).parts if p != ".")
+        record = _read_record(root, parts, name)
+        if record is not None and record["config"] == [str(resolved), digest] and record["cache_dir"] == cache_dir:
+            break
+    else:
         return None
     if not _entries_unchanged(root, parts, record["entries"]):
         return None
@@ -221,28 +221,27 @@ def _find_config(start: Path) -> Path | None:
     return None
 
 
-_YAML_CACHE_DIR = re.compile(r"^cache_dir[ \t]*:[ \t]*(['\"]?)([^'\"#\r\n]*?)\1[ \t]*(?:#.*)?$", re.MULTILINE)
+# ``cache_dir = "x"`` (TOML) or ``cache_dir: x`` (YAML) on a line of its own.
+_CACHE_DIR_LINE = re.compile(r"^[ \t]*cache_dir[ \t]*[:=][ \t]*(['\"]?)([^'\"#\r\n]*?)\1[ \t]*(?:#.*)?$", re.MULTILINE)
+MAX_GUESSES = 4
 
 
-def _cache_dir(config_file: Path, text: bytes) -> str | None:
-    """The config's ``cache_dir``, read without the config loader (TOML: the standard
-    library's parser; YAML: its top-level line, without importing PyYAML).  A wrong guess only
-    looks in the wrong folder: the record found must name this config's hash and folder."""
-    decoded = text.decode("utf-8")
-    if config_file.suffix == ".toml":
-        if sys.version_info < (3, 11):
-            return None
-        import tomllib
+def _cache_dirs(text: bytes) -> list:
+    """Where the config's ``cache_dir`` may be, guessed from its lines without a TOML or YAML
+    parser (importing one would cost more than the whole fast path): each ``cache_dir`` line's
+    value, then the default.  A wrong guess only looks in a wrong folder of the project: the
+    record found there must name this config's hash and that very folder, which only a full
+    check of this config (so with its real cache folder) writes."""
+    guesses = [match.group(2) for match in _CACHE_DIR_LINE.finditer(text.decode("utf-8"))][:MAX_GUESSES]
+    guesses.append(DEFAULT_CACHE_DIR)
+    return [value for value in dict.fromkeys(guesses) if _inside_root(value)]
 
-        table = tomllib.loads(decoded).get("tool", {}).get("staticflops", {})
-        value = table.get("cache_dir", DEFAULT_CACHE_DIR) if isinstance(table, dict) else None
-    else:
-        found = _YAML_CACHE_DIR.findall(decoded)
-        value = found[-1][1] if found else DEFAULT_CACHE_DIR
-    if not isinstance(value, str) or not value or "\0" in value or value.startswith(("/", "\\")) \
-            or ".." in PurePosixPath(value.replace("\\", "/")).parts:
-        return None
-    return value
+
+def _inside_root(value: str) -> bool:
+    """As project.cache.cache_folder_problem: a folder strictly inside the root."""
+    path = PurePosixPath(value.replace("\\", "/"))
+    return bool(value) and "\0" not in value and not path.is_absolute() and not re.match(r"^[A-Za-z]:", value) \
+        and ".." not in path.parts and any(part != "." for part in path.parts)
 
 
 def _entries_unchanged(root: Path, parts: tuple, entries: dict) -> bool:

@@ -245,3 +245,28 @@ def test_second_cli_analysis_of_unchanged_sources_does_not_import_libcst(tmp_pat
     second, imported_second = fast("analyze", str(model), "--input", "1x3x112x112", "--format", "json", cwd=tmp_path)
     assert first.returncode == 0 and second.returncode == 0, second.stderr
     assert "libcst" in imported_first and "libcst" not in imported_second
+
+
+@pytest.mark.parametrize("kind", ["toml", "yaml"])
+def test_a_configured_cache_folder_is_found(tmp_path, kind):
+    make_repo(tmp_path)
+    if kind == "toml":
+        config = tmp_path / "pyproject.toml"
+        config.write_text(config.read_text().replace("[[tool.staticflops.models]]",
+                                                     "[tool.staticflops]\ncache_dir = 'build/sf'  # ours\n\n"
+                                                     "[[tool.staticflops.models]]", 1))
+    else:
+        (tmp_path / "pyproject.toml").unlink()
+        (tmp_path / "staticflops.yaml").write_text(textwrap.dedent("""\
+            cache_dir: "build/sf"
+            models:
+              - name: mlp
+                path: models/mlp.py
+                inputs: ["2x8"]
+                budget: {forward_flops: 1K, params: 300}
+        """))
+    warm(tmp_path)
+    assert list((tmp_path / "build" / "sf").glob("check-*.json")) and not (tmp_path / ".staticflops_cache").exists()
+    result, imported = fast("check", cwd=tmp_path)
+    assert "pydantic" not in imported
+    assert same(result, full("check", cwd=tmp_path)) and result.returncode == 0

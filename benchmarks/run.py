@@ -209,15 +209,17 @@ def check_figure(args) -> None:
         shutil.rmtree(folder, ignore_errors=True)
     print("\n6. pre-commit with nothing changed: `staticflops check` on a project with the ResNet-50 sample "
           "(target: <= 0.1 s)")
-    print(f"{'case':64} {'median s':>9} {'best s':>7} {'peak MiB':>9}")
+    print(f"{'case':64} {'median s':>9} {'best s':>7} {'peak MiB':>9} {'cpu s':>7}")
     for (name, _), timing in zip(cases, timings):
-        print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.peak:9.1f}")
+        print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.peak:9.1f} {timing.cpu:7.3f}")
+    print("cpu s: the child's own CPU time (user + system), median: what other jobs on the machine do not inflate")
 
 
 class Timing(NamedTuple):
     median: float  # seconds
     best: float  # the fastest run: noise only ever adds time (timeit's convention)
     peak: float  # MiB
+    cpu: float = 0.0  # median CPU seconds (user + system) of the child: what load on the machine cannot add to
 
 
 def measure(python: str, code: str, repeat: int, cwd: Path = ROOT) -> Timing:
@@ -232,6 +234,7 @@ def measure_side_by_side(cases: list[tuple], repeat: int, cwd: Path = ROOT) -> l
     to ``wait4``."""
     times: list[list[float]] = [[] for _ in cases]
     peaks: list[list[float]] = [[] for _ in cases]
+    cpus: list[list[float]] = [[] for _ in cases]
     for attempt in range(repeat + 1):
         for index, (python, code, *extra) in enumerate(cases):
             start = time.perf_counter()
@@ -248,7 +251,8 @@ def measure_side_by_side(cases: list[tuple], repeat: int, cwd: Path = ROOT) -> l
                 continue
             times[index].append(elapsed)
             peaks[index].append(usage.ru_maxrss / 1024)  # KiB on Linux
-    return [Timing(statistics.median(t), min(t), max(p)) for t, p in zip(times, peaks)]
+            cpus[index].append(usage.ru_utime + usage.ru_stime)
+    return [Timing(statistics.median(t), min(t), max(p), statistics.median(c)) for t, p, c in zip(times, peaks, cpus)]
 
 
 def has_torch(python: str) -> bool:

@@ -31,7 +31,7 @@ def _cap_memory():
 
 
 def run(cwd: Path, *args: str, capped: bool = False, user_cache: str = "") -> subprocess.CompletedProcess:
-    # no stored rule sets from other tests; without a user cache folder there is no signing
+    # without a user cache folder there is no signing
     # secret, so no results cache either (project/cache.py)
     env = {**os.environ, "STATICFLOPS_CACHE_DIR": user_cache}
     return subprocess.run([sys.executable, "-m", "staticflops", *args], cwd=cwd, capture_output=True, text=True,

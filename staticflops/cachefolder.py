@@ -159,6 +159,29 @@ def create_new(folder: int, name: str, data: bytes) -> None:
         file.write(data)
 
 
+# A stamp older than this (ctime before the moment it was taken) cannot be matched by a later
+# write: file timestamps tick coarsely (a jiffy), so a younger one could repeat after a rewrite.
+SETTLED_NS = 2_000_000_000
+
+
+def file_stamp(path) -> list | None:
+    """[inode, size, mtime_ns, ctime_ns] of a file (symlinks followed), None when absent.  The
+    kernel sets ctime to the current time on every write, and no program can set it back, so an
+    equal stamp means the bytes were not rewritten since, for a stamp taken SETTLED_NS after
+    the file's last change (see ``settled``)."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
+
+
+def settled(stamp: list | None) -> bool:
+    import time
+
+    return stamp is not None and time.time_ns() - stamp[3] > SETTLED_NS
+
+
 def folder_listing(path) -> str | None:
     """SHA-256 of a folder's sorted entry names (None: not a readable folder): a package
     installed into, or removed from, a folder that imports search changes it."""

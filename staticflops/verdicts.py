@@ -42,8 +42,8 @@ import sys
 from pathlib import Path, PurePosixPath
 
 from staticflops.cachefolder import (
-    SUPPORTED, LinkInTheWay, engine_fingerprint, folder_listing, open_folder, read_entry, sign, signed_payload,
-    user_secret, write_entry,
+    SUPPORTED, LinkInTheWay, engine_fingerprint, file_stamp, folder_listing, open_folder, read_entry, sign,
+    signed_payload, user_secret, write_entry,
 )
 from staticflops.files import MAX_CONFIG_BYTES, config_in, read_file
 
@@ -298,7 +298,10 @@ def _unchanged(root: Path, model: dict) -> bool:
             found = None
         if found != digest:
             return False
+    stamps = model.get("stamps", {})
     for path, digest in model["disk"].items():
+        if path in stamps and file_stamp(path) == stamps[path]:
+            continue  # a library file not written since its bytes were hashed (cachefolder.file_stamp)
         try:
             if content_hash(read_file(path, max_bytes=MAX_DEPENDENCY_BYTES)) != digest:
                 return False

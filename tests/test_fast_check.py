@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -193,12 +194,17 @@ USES_VENDORED = textwrap.dedent("""\
 """)
 
 
-def test_a_third_party_module_is_part_of_the_verdict(tmp_path):
+@pytest.mark.parametrize("settled", [False, True], ids=["just written", "settled"])
+def test_a_third_party_module_is_part_of_the_verdict(tmp_path, settled):
     # a library read through source_path (not the project's own files): its bytes are recorded
-    # too, so the results cache and the fast path notice an upgrade
+    # too, so the results cache and the fast path notice an upgrade.  Settled (last changed over
+    # cachefolder.SETTLED_NS before it was read): its stamp is recorded and trusted while equal,
+    # and the same-size edit below still changes the stamp (ctime).
     make_repo(tmp_path, model=USES_VENDORED)
     (tmp_path / "vendor" / "vendlib").mkdir(parents=True)
     (tmp_path / "vendor" / "vendlib" / "__init__.py").write_text(VENDORED)
+    if settled:
+        time.sleep(2.2)
     config = tmp_path / "pyproject.toml"
     config.write_text(config.read_text().replace("[[tool.staticflops.models]]",
                                                  '[tool.staticflops]\nsource_path = ["vendor"]\n\n[[tool.staticflops.models]]', 1)
@@ -208,6 +214,9 @@ def test_a_third_party_module_is_part_of_the_verdict(tmp_path):
     assert json.loads(first.stdout)["models"][0]["budgets"][0]["measured"] == 128, first.stdout
     assert fast("check", "--format", "json", cwd=tmp_path)[0].stdout == first.stdout
     lib = tmp_path / "vendor" / "vendlib" / "__init__.py"
+    (record,) = (tmp_path / ".staticflops_cache").glob("check-*.json")
+    stamps = json.loads(record.read_bytes().partition(b"\n")[2])["models"]["mlp"]["stamps"]
+    assert (str(lib.resolve()) in stamps) == settled
     lib.write_text(lib.read_text().replace("nn.Linear(8, 4)", "nn.Linear(8, 8)"))
     result, imported = fast("check", "--format", "json", cwd=tmp_path)
     assert "pydantic" in imported

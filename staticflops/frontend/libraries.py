@@ -29,6 +29,7 @@ import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from staticflops.cachefolder import file_stamp, settled
 from staticflops.diagnostics import UsageError
 from staticflops.files import RefusedRead, read_file
 
@@ -49,6 +50,9 @@ class LibraryReads:
     def __init__(self):
         self.files: dict = {}
         self.folders: set = set()
+        # real path -> its stamp (cachefolder.file_stamp) when unchanged while read and settled:
+        # a later lookup may trust an equal stamp instead of hashing the file again
+        self.stamps: dict = {}
 
 
 # The analysis in progress records here (``recording_reads``).  Process-wide, not a context
@@ -76,6 +80,7 @@ def read_regular_file(path: Path, roots, max_bytes: int) -> bytes:
     """The bytes of ``path`` if its real path is a regular file inside one of ``roots`` and at
     most ``max_bytes`` long; else Refused (with the reason).  The one place third-party and
     data files are read from disk; the checks themselves are ``staticflops.files``'."""
+    before = file_stamp(path) if _recording is not None else None
     try:
         data = read_file(path, roots, max_bytes)
     except RefusedRead as refused:
@@ -86,7 +91,10 @@ def read_regular_file(path: Path, roots, max_bytes: int) -> bytes:
     except (OSError, ValueError) as error:
         raise Refused(getattr(error, "strerror", None) or str(error)) from None
     if _recording is not None:
-        _recording.files[os.path.realpath(path)] = hashlib.sha256(data).hexdigest()
+        real = os.path.realpath(path)
+        _recording.files[real] = hashlib.sha256(data).hexdigest()
+        if before is not None and before == file_stamp(real) and settled(before):
+            _recording.stamps[real] = before
     return data
 
 

@@ -37,8 +37,8 @@ import sys
 from pathlib import Path, PurePosixPath
 
 from staticflops.cachefolder import (
-    DIGEST as _DIGEST, SUPPORTED, LinkInTheWay, engine_fingerprint, folder_listing, open_folder, read_entry, sign,
-    signed_payload, user_secret, write_entry,
+    DIGEST as _DIGEST, SUPPORTED, LinkInTheWay, engine_fingerprint, file_stamp, folder_listing, open_folder,
+    read_entry, sign, signed_payload, user_secret, write_entry,
 )
 from staticflops.files import read_file
 from staticflops.report.escape import visible
@@ -50,6 +50,7 @@ MAX_CACHE_FILE_BYTES = 64 * 1024 * 1024  # reports of a few thousand layers are 
 # from our own signed entry) is hashed up to this size; a bigger one is a miss.
 MAX_DEPENDENCY_BYTES = 64 * 1024 * 1024
 LISTINGS = "<folders searched>"  # the key of an analysis' folder listings among its disk files (never a path)
+STAMPS = "<library stamps>"  # ... and of its library files' stamps (cachefolder.file_stamp)
 
 
 def cache_folder_problem(relative: str) -> str | None:
@@ -99,14 +100,16 @@ class ResultCache:
         """``disk_files``: files outside the project (rule files, library source) by absolute
         path, and under the key LISTINGS the folders imports searched (folder_listing)."""
         disk_files = dict(disk_files)
-        listings = disk_files.pop(LISTINGS, None)
+        listings, stamps = disk_files.pop(LISTINGS, None), disk_files.pop(STAMPS, None)
         entry = {"sources": sources, "disk": disk_files, "report": report}
         if listings:
             entry["listings"] = listings
+        if stamps:
+            entry["stamps"] = stamps
         if self.root is None or not _well_formed(entry, analysed):
             return
         entries = [entry] + [e for e in self._entries(key, analysed)
-                             if (e["sources"], e["disk"], e.get("listings")) != (sources, disk_files, entry.get("listings"))]
+                             if (e["sources"], e["disk"], e.get("listings")) != (sources, disk_files, listings or None)]
         payload = json.dumps(entries[:ENTRIES_PER_KEY]).encode()
         folder = self._open_folder(create=True)
         if folder is not None:
@@ -151,7 +154,10 @@ class ResultCache:
                     found = None  # looked for and missing then: still valid only while still missing
                 if found != digest:
                     return False
+            stamps = entry.get("stamps", {})
             for path, digest in entry["disk"].items():
+                if path in stamps and file_stamp(path) == stamps[path]:
+                    continue  # a library file not written since its bytes were hashed
                 if content_hash(read_file(path, max_bytes=MAX_DEPENDENCY_BYTES)) != digest:  # regular, bounded
                     return False
             for folder, digest in entry.get("listings", {}).items():
@@ -165,7 +171,12 @@ class ResultCache:
 def _well_formed(entry, analysed: str) -> bool:
     """Self-validating: every field there with its type, and the analysed file among the
     sources with its content hash (an entry without sources would be valid for any content)."""
-    if not isinstance(entry, dict) or set(entry) - {"listings"} != {"sources", "disk", "report"}:
+    if not isinstance(entry, dict) or set(entry) - {"listings", "stamps"} != {"sources", "disk", "report"}:
+        return False
+    stamps = entry.get("stamps", {})
+    if not isinstance(stamps, dict) or not all(
+            isinstance(p, str) and isinstance(v, list) and len(v) == 4 and all(type(n) is int for n in v)
+            for p, v in stamps.items()):
         return False
     listings = entry.get("listings", {})
     if not isinstance(listings, dict) or not all(isinstance(p, str) and isinstance(d, str) and _DIGEST.fullmatch(d)

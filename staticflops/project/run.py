@@ -13,7 +13,7 @@ from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.files import read_file
 from staticflops.project.budget import TRAINING_METRICS
 from staticflops.cachefolder import folder_listing
-from staticflops.project.cache import LISTINGS, ResultCache
+from staticflops.project.cache import LISTINGS, STAMPS, ResultCache
 from staticflops.project.config import ModelConfig, ProjectConfig
 from staticflops.project.sources import RecordingReader, content_hash
 from staticflops.report import Report
@@ -70,7 +70,8 @@ def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use
         report = _cached_report(entry)
         if report is not None:
             outcomes[model.name] = Outcome(model.name, report, files=list(entry["sources"]), cached=True,
-                                           depends=_depends(entry["sources"], entry["disk"], entry.get("listings", {})))
+                                           depends=_depends(entry["sources"], entry["disk"], entry.get("listings", {}),
+                                                            entry.get("stamps", {})))
         else:
             missing.append((model.name, key, request))
     workers = min(jobs or config.jobs or os.cpu_count() or 1, len(missing))
@@ -84,8 +85,8 @@ def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use
         if report is not None and error is None:
             cache.store(key, request["path"], sources, disk, report)
             if cache.root is not None:
-                files = {path: digest for path, digest in disk.items() if path != LISTINGS}
-                depends = _depends(sources, files, disk.get(LISTINGS, {}))
+                files = {path: digest for path, digest in disk.items() if path not in (LISTINGS, STAMPS)}
+                depends = _depends(sources, files, disk.get(LISTINGS, {}), disk.get(STAMPS, {}))
         # A partial report (a budget stopped the analysis) never passes: it counts as an error.
         usable = report is not None and error is None
         outcomes[name] = Outcome(name, Report.model_validate(report) if usable else None, error, list(sources),
@@ -93,8 +94,8 @@ def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use
     return {model.name: outcomes[model.name] for model in models}
 
 
-def _depends(sources: dict, disk: dict, listings: dict) -> dict:
-    return {"sources": dict(sources), "disk": dict(disk), "listings": dict(listings)}
+def _depends(sources: dict, disk: dict, listings: dict, stamps: dict) -> dict:
+    return {"sources": dict(sources), "disk": dict(disk), "listings": dict(listings), "stamps": dict(stamps)}
 
 
 def verdict_dependencies(config: ProjectConfig, outcomes: dict) -> dict:
@@ -154,10 +155,12 @@ def _analyse_one(request: dict, reader) -> tuple:
         stop = report.stopped
         error = f"{stop.location or request['path']}: error: {stop.message} (partial result: a lower bound)"
     # Outside the project: rule files and third-party modules by content; the folders imports
-    # searched by their listing (under the reserved key LISTINGS: ResultCache.store files them apart).
+    # searched by their listing, and the library files' stamps (under the reserved keys LISTINGS
+    # and STAMPS: ResultCache.store files them apart).
     disk = {**library.files, **_rule_files(request["rules"])}
     listings = {folder: folder_listing(folder) for folder in sorted(library.folders)}
     disk[LISTINGS] = {folder: digest for folder, digest in listings.items() if digest is not None}
+    disk[STAMPS] = dict(library.stamps)
     return report.model_dump(mode="json"), error, recording.hashes, disk, None
 
 

@@ -13,6 +13,13 @@
 4. `python -X importtime -m staticflops --help`: import time and which heavy modules load.
 5. timm: a user file with `timm.create_model("resnet50")` (timm 1.0.31 from `--timm-source`),
    cold and warm cache, vs. torch importing timm, building it and counting under FlopCounterMode.
+6. The pre-commit hook with nothing changed: a warm `staticflops check` (the fast path,
+   target <= 0.1 s) and `check -- README.md` (a commit that touches no model), beside the full
+   command line answering from the results cache and a bare `python -c pass`.
+
+By default the children run staticflops from a wheel built from this checkout and unpacked
+into a temporary folder (`pip wheel`: as installed, with the rule sets compiled at build
+time); `--from-checkout` runs the checkout itself (an editable install reads the rules' YAML).
 
 Each figure is the wall time over fresh processes (interpreter start-up and imports included),
 as the median and as the fastest run (noise only ever adds time, so the fastest is the least
@@ -48,17 +55,18 @@ FOLDER_SAMPLES = (ROOT / "samples" / "resnet50.py", ROOT / "samples" / "mobilene
 PARSED_CACHE = ROOT / ".staticflops_cache" / "parsed"  # the samples' project root is the checkout
 
 
-def _cli(*args: str, fresh_parse: bool = False) -> str:
+def _cli(*args: str, fresh_parse: bool = False, module: str = "app") -> str:
     """A child that runs the console script's entry point as `staticflops ARGS` (it ends the
     process itself, with os._exit, as the installed command does).  ``fresh_parse``: the child
     first deletes the parsed-module cache, so that every run is a first analysis (the deletion,
-    ~1-3 ms, is counted against it)."""
+    ~1-3 ms, is counted against it).  ``module``: ``entry`` is the console script itself (check's
+    fast path first), ``app`` the full command line."""
     forget = f"import shutil; shutil.rmtree({str(PARSED_CACHE)!r}, ignore_errors=True)" if fresh_parse else ""
     return f"""
 {forget}
 import sys
 sys.argv = ['staticflops', *{list(args)!r}]
-from staticflops.cli.app import main
+from staticflops.cli.{module} import main
 main()
 """
 
@@ -150,16 +158,68 @@ def timm_figure(args) -> None:
         print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.peak:9.1f} {ratio}")
 
 
+INSTALLED: dict = {}  # PYTHONPATH of the unpacked wheel the children run, when built
+
+
 def _env() -> dict:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
+    env.update(INSTALLED)
     return env
+
+
+def install_wheel(directory: Path) -> None:
+    """Build this checkout's wheel (isolated, as pip installs it) and unpack it into ``directory``."""
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(directory), str(ROOT)],
+                   check=True, stdout=subprocess.DEVNULL)
+    zipfile.ZipFile(next(directory.glob("staticflops-*.whl"))).extractall(directory / "site")
+    INSTALLED["PYTHONPATH"] = str(directory / "site")
+
+
+CHECK_CONFIG = """[tool.staticflops]
+
+[[tool.staticflops.models]]
+name = "resnet50"
+path = "models/resnet50.py"
+inputs = ["1x3x224x224"]
+budget = { forward_flops = "9G", params = "30M" }
+"""
+
+
+def check_figure(args) -> None:
+    """6. check with nothing changed: the console script (fast path) vs the full command line."""
+    folder = Path(tempfile.mkdtemp(prefix="staticflops-check-"))
+    try:
+        (folder / "models").mkdir()
+        shutil.copy(SAMPLE, folder / "models" / "resnet50.py")
+        (folder / "pyproject.toml").write_text(CHECK_CONFIG)
+        (folder / "README.md").write_text("notes\n")
+        for _ in range(2):  # analyse and record; then the record of a run with every result cached
+            subprocess.run([sys.executable, "-c", _cli("check")], cwd=folder, env=_env(), check=True,
+                           stdout=subprocess.DEVNULL)
+        cases = [("staticflops check, warm, nothing changed (fast path)", (sys.executable, _cli("check", module="entry"))),
+                 ("staticflops check -- README.md (touches no model, fast path)",
+                  (sys.executable, _cli("check", "--", "README.md", module="entry"))),
+                 ("  full command line, every result from the cache", (sys.executable, _cli("check"))),
+                 ("  python -c pass", (sys.executable, "pass"))]
+        timings = measure_side_by_side([case for _, case in cases], args.repeat, cwd=folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print("\n6. pre-commit with nothing changed: `staticflops check` on a project with the ResNet-50 sample "
+          "(target: <= 0.1 s)")
+    print(f"{'case':64} {'median s':>9} {'best s':>7} {'peak MiB':>9} {'cpu s':>7}")
+    for (name, _), timing in zip(cases, timings):
+        print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.peak:9.1f} {timing.cpu:7.3f}")
+    print("cpu s: the child's own CPU time (user + system), median: what other jobs on the machine do not inflate")
 
 
 class Timing(NamedTuple):
     median: float  # seconds
     best: float  # the fastest run: noise only ever adds time (timeit's convention)
     peak: float  # MiB
+    cpu: float = 0.0  # median CPU seconds (user + system) of the child: what load on the machine cannot add to
 
 
 def measure(python: str, code: str, repeat: int, cwd: Path = ROOT) -> Timing:
@@ -174,6 +234,7 @@ def measure_side_by_side(cases: list[tuple], repeat: int, cwd: Path = ROOT) -> l
     to ``wait4``."""
     times: list[list[float]] = [[] for _ in cases]
     peaks: list[list[float]] = [[] for _ in cases]
+    cpus: list[list[float]] = [[] for _ in cases]
     for attempt in range(repeat + 1):
         for index, (python, code, *extra) in enumerate(cases):
             start = time.perf_counter()
@@ -190,7 +251,8 @@ def measure_side_by_side(cases: list[tuple], repeat: int, cwd: Path = ROOT) -> l
                 continue
             times[index].append(elapsed)
             peaks[index].append(usage.ru_maxrss / 1024)  # KiB on Linux
-    return [Timing(statistics.median(t), min(t), max(p)) for t, p in zip(times, peaks)]
+            cpus[index].append(usage.ru_utime + usage.ru_stime)
+    return [Timing(statistics.median(t), min(t), max(p), statistics.median(c)) for t, p, c in zip(times, peaks, cpus)]
 
 
 def has_torch(python: str) -> bool:
@@ -252,23 +314,38 @@ def main() -> None:
     parser.add_argument("--torch-python", default=sys.executable,
                         help="a Python interpreter that has torch installed (default: this one)")
     parser.add_argument("--files", type=int, default=200, help="model files in the throughput folder")
-    parser.add_argument("--skip", default="", help="comma-separated figures to skip: cold,depth,folder,help,timm")
+    parser.add_argument("--skip", default="", help="comma-separated figures to skip: cold,depth,folder,help,timm,check")
+    parser.add_argument("--from-checkout", action="store_true",
+                        help="run this checkout (editable: rule sets read from YAML) instead of its wheel, unpacked")
     parser.add_argument("--timm-source", help="a folder holding timm 1.0.31's `timm/` package (figure 5)")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
 
+    wheel = None
+    if not args.from_checkout:
+        wheel = Path(tempfile.mkdtemp(prefix="staticflops-wheel-"))
+        install_wheel(wheel)
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
           f"{len(os.sched_getaffinity(0))} cores, load average {os.getloadavg()[0]:.2f}; "
-          f"median of {args.repeat} fresh processes")
+          f"median of {args.repeat} fresh processes; staticflops from "
+          f"{'this checkout' if wheel is None else 'its wheel, unpacked'}")
+    try:
+        figures(args, skip)
+    finally:
+        if wheel is not None:
+            shutil.rmtree(wheel, ignore_errors=True)
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def figures(args, skip: set) -> None:
 
     if "cold" not in skip:
         resnet = _cli("analyze", str(SAMPLE), "--input", "1x3x224x224", "--format", "json", fresh_parse=True)
         # the same file again with other options: its trees come from the parsed-module cache
         again = _cli("analyze", str(SAMPLE), "--input", "1x3x160x160", "--format", "json")
         cases = [("staticflops analyze resnet50 (cold CLI, JSON)", (sys.executable, resnet)),
-                 # every run as the first one after installing: no stored compiled rule set (and,
-                 # without that folder's signing secret, no parsed-module cache either)
-                 ("  the same, rule sets read from YAML (no ~/.cache)",  # leaves the parsed cache alone
+                 # no user cache folder: without its signing secret, no parsed-module cache
+                 ("  the same, no user cache folder (no signing secret)",  # leaves the parsed cache alone
                   (sys.executable, _cli("analyze", str(SAMPLE), "--input", "1x3x224x224", "--format", "json"),
                    {"STATICFLOPS_CACHE_DIR": ""})),
                  ("  floor: import typer, pydantic, libcst (no work)", (sys.executable, DEPENDENCY_FLOOR)),
@@ -293,7 +370,7 @@ def main() -> None:
               f"file with another --input {second.median / floor.median:.2f}x (target <= 1.0; best runs "
               f"{ours.best / floor.best:.2f}x and {second.best / floor.best:.2f}x)")
         print(torch_note or "ratios: staticflops / torch row (smaller is better): of the medians, and of the best runs; "
-                            "no-store: the second row (every run as the first after installing), medians")
+                            "no-store: the second row (no user cache folder), medians")
         if not torch_note:
             torch_run = timings[-1]
             print(f"floor: the dependencies' imports alone are {floor.median / torch_run.median:.3f} of the torch run "
@@ -337,6 +414,9 @@ def main() -> None:
 
     if "timm" not in skip:
         timm_figure(args)
+
+    if "check" not in skip:
+        check_figure(args)
 
 
 if __name__ == "__main__":

@@ -1,3 +1,3 @@
-from staticflops.cli.app import main
+from staticflops.cli.entry import main
 
 main()

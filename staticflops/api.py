@@ -16,7 +16,7 @@ from staticflops.cost import price
 from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.frontend.budget import make_budget
 from staticflops.frontend.detect import uses_keras
-from staticflops.frontend.libraries import LibraryFiles, library_roots
+from staticflops.frontend.libraries import LibraryFiles, library_roots, recording_reads  # noqa: F401  (project mode's cache)
 from staticflops.frontend.hf_config import config_model, is_model_config, stand_in_reader
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import FileReader, load_source

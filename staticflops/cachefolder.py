@@ -17,7 +17,6 @@ import hashlib
 import hmac
 import os
 import re
-import secrets
 import stat
 from functools import lru_cache
 from pathlib import Path
@@ -61,6 +60,8 @@ def user_secret() -> bytes | None:
         except FileExistsError:
             pass
         else:
+            import secrets  # not at the top: check's fast path (verdicts.py) only reads
+
             with os.fdopen(handle, "w") as file:
                 file.write(secrets.token_hex(32))
         with open(os.open(path, os.O_RDONLY | NOFOLLOW), "rb") as file:
@@ -132,6 +133,8 @@ def read_entry(folder: int, name: str, max_bytes: int) -> bytes | None:
 def write_entry(folder: int, name: str, data: bytes, what: str) -> None:
     """Write ``name`` in ``folder`` (closed here) atomically, and a ``*`` .gitignore beside it;
     a read-only checkout still works, only slower."""
+    import secrets
+
     try:
         create_new(folder, ".gitignore", f"# created by staticflops: {what}, safe to delete\n*\n".encode())
         temporary = f"{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
@@ -154,3 +157,50 @@ def create_new(folder: int, name: str, data: bytes) -> None:
         return
     with os.fdopen(handle, "wb") as file:
         file.write(data)
+
+
+# A stamp older than this (ctime before the moment it was taken) cannot be matched by a later
+# write: file timestamps tick coarsely (a jiffy), so a younger one could repeat after a rewrite.
+SETTLED_NS = 2_000_000_000
+
+
+def file_stamp(path) -> list | None:
+    """[inode, size, mtime_ns, ctime_ns] of a file (symlinks followed), None when absent.  The
+    kernel sets ctime to the current time on every write, and no program can set it back, so an
+    equal stamp means the bytes were not rewritten since, for a stamp taken SETTLED_NS after
+    the file's last change (see ``settled``)."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
+
+
+def settled(stamp: list | None) -> bool:
+    import time
+
+    return stamp is not None and time.time_ns() - stamp[3] > SETTLED_NS
+
+
+def folder_listing(path) -> str | None:
+    """SHA-256 of a folder's sorted entry names (None: not a readable folder): a package
+    installed into, or removed from, a folder that imports search changes it."""
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return None
+    return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def engine_fingerprint() -> str:
+    """Our version plus the content of every module and rule file of the package: an upgrade
+    or an edited checkout invalidates every entry (hashing ~1 MB costs ~2 ms)."""
+    import staticflops
+
+    package = Path(staticflops.__file__).resolve().parent
+    digest = hashlib.sha256(staticflops.__version__.encode())
+    for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".pyi", ".yaml")):
+        digest.update(b"\0" + path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

@@ -9,8 +9,8 @@ GROUND_TRUTH = ROOT / "tests" / "fixtures" / "torch_ground_truth.json"
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache_dir(tmp_path_factory):
-    # Compiled rule sets (rulesets/stored.py) go to a directory of this test run, not the
-    # user's ~/.cache; subprocesses inherit the variable.
+    # The caches' signing secret (cachefolder.user_secret) goes to a directory of this test
+    # run, not the user's ~/.cache; subprocesses inherit the variable.
     import os
 
     os.environ["STATICFLOPS_CACHE_DIR"] = str(tmp_path_factory.mktemp("staticflops-cache"))

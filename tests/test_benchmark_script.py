@@ -26,7 +26,8 @@ def test_help_imports_no_heavy_module():
 @pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="torch is installed: the rows would run")
 def test_benchmark_without_torch_skips_the_torch_rows_with_a_message():
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    result = subprocess.run([sys.executable, "benchmarks/run.py", "--repeat", "1", "--skip", "depth,folder,help"],
+    result = subprocess.run([sys.executable, "benchmarks/run.py", "--repeat", "1", "--skip", "depth,folder,help,check",
+                             "--from-checkout"],
                             capture_output=True, text=True, cwd=ROOT, env=env)
     assert result.returncode == 0, result.stderr
     assert "torch rows skipped" in result.stdout and "--torch-python" in result.stdout

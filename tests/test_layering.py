@@ -14,6 +14,7 @@ ALLOWED = {
     "limits": {"diagnostics"},  # the budgets' names and defaults, shared by the interpreter, config and flags
     "files": {"limits"},  # reading a file of the project safely (confined, regular, bounded): every stage's reads
     "cachefolder": set(),  # the caches' signed, confined entries (results and parsed modules)
+    "verdicts": {"files", "cachefolder"},  # check's no-op fast path: a record of the last verdict, no heavy imports
     "shapes": {"diagnostics"},
     "ir": {"diagnostics", "shapes"},
     "frontend": {"diagnostics", "limits", "files", "cachefolder", "shapes", "ir"},
@@ -21,8 +22,8 @@ ALLOWED = {
     "cost": {"diagnostics", "shapes", "ir", "rulesets"},
     "report": {"diagnostics", "shapes", "ir", "rulesets", "cost"},
     "api": {"diagnostics", "shapes", "ir", "frontend", "rulesets", "cost", "report"},
-    "project": {"diagnostics", "limits", "files", "cachefolder", "rulesets", "report", "api"},
-    "cli": {"diagnostics", "limits", "api", "report", "project"},
+    "project": {"diagnostics", "limits", "files", "cachefolder", "verdicts", "rulesets", "report", "api"},
+    "cli": {"diagnostics", "limits", "api", "report", "project", "verdicts"},
     "__init__": {"diagnostics", "api", "report"},
     "__main__": {"cli"},
 }

@@ -275,17 +275,81 @@ def check(
     from staticflops.report.review_markdown import render_check_markdown
     from staticflops.report.review_text import render_check
 
-    result = _guarded(lambda: run_check(paths or [], config, not no_cache, jobs, limits), debug, config or "the configuration")
+    trace: dict = {}
+    result = _guarded(lambda: run_check(paths or [], config, not no_cache, jobs, limits, trace), debug,
+                      config or "the configuration")
+    def emit(shown) -> None:
+        if output_format is CheckFormat.github:
+            from staticflops.report.github import render_check_annotations
+            _rendered(lambda: sys.stdout.write(render_check_annotations(shown, exact)))
+        else:
+            _emit(shown, Format(output_format.value), render_check, render_check_markdown, exact)
+
     if not result.models:
         typer.echo("staticflops check: no configured model reads the given files")
-        return
-    if output_format is CheckFormat.github:
-        from staticflops.report.github import render_check_annotations
-        _rendered(lambda: sys.stdout.write(render_check_annotations(result, exact)))
     else:
-        _emit(result, Format(output_format.value), render_check, render_check_markdown, exact)
+        emit(result)
+    if trace and not any(value is not None for value in (limits or {}).values()):
+        _record_verdict(result, trace, output_format.value, exact, emit)
     if not result.passed:
         raise typer.Exit(1)
+
+
+def _record_verdict(result, trace: dict, format_name: str, exact: bool, emit) -> None:
+    """Leave the fast path (verdicts.py) a record of this check: what it depends on and, when
+    every model's verdict comes from the cache alone (no analysis error, no overrun, whose
+    explanation reads git history), the text a cached run prints with these settings."""
+    from staticflops.verdicts import output_setting, write_record
+
+    rendering = None
+    models = trace["models"]
+    if result.models and all(_recordable(check) and "sources" in models.get(check.name, {}) for check in result.models):
+        cached = result.model_copy(update={"models": [m.model_copy(update={"cached": True}) for m in result.models]})
+        captured = _Captured(sys.stdout)
+        real, sys.stdout = sys.stdout, captured
+        try:
+            emit(cached)
+        finally:
+            sys.stdout = real
+        rendering = {"setting": output_setting(format_name, exact),
+                     "selected": sorted(check.name for check in result.models), "stdout": "".join(captured.parts),
+                     "status": 0 if result.passed else 1}
+    try:
+        write_record(trace, rendering)
+    except (OSError, ValueError, TypeError):
+        pass  # the record only saves time
+
+
+def _recordable(check) -> bool:
+    if check.status == "pass":
+        return True
+    return check.status == "fail" and not any(line.status == "fail" and isinstance(line.measured, int)
+                                              for line in check.budgets)
+
+
+class _Captured:
+    """Collects what a renderer writes, as the real stdout would see it (its terminal-ness
+    and encoding decide rich's layout and colours)."""
+
+    def __init__(self, real):
+        self.real, self.parts = real, []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return self.real.isatty()
+
+    def fileno(self) -> int:
+        return self.real.fileno()
+
+    @property
+    def encoding(self):
+        return getattr(self.real, "encoding", "utf-8")
 
 
 @app.command()

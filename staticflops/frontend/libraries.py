@@ -18,6 +18,8 @@ lies inside one of these folders, at most ``max_bytes`` long.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import re
 import site
@@ -27,6 +29,7 @@ import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from staticflops.cachefolder import file_stamp, settled
 from staticflops.diagnostics import UsageError
 from staticflops.files import RefusedRead, read_file
 
@@ -39,6 +42,36 @@ NOT_FOLLOWED = frozenset({"numpy", "scipy", "pandas", "PIL", "cv2", "matplotlib"
 _PYVENV_CFG_BYTES = 64 * 1024
 
 
+class LibraryReads:
+    """What an analysis took from outside the project, for the results cache: each library
+    file read (real path -> SHA-256 of its bytes) and each folder searched (a package
+    installed or removed there changes what an import finds, even one that found nothing)."""
+
+    def __init__(self):
+        self.files: dict = {}
+        self.folders: set = set()
+        # real path -> its stamp (cachefolder.file_stamp) when unchanged while read and settled:
+        # a later lookup may trust an equal stamp instead of hashing the file again
+        self.stamps: dict = {}
+
+
+# The analysis in progress records here (``recording_reads``).  Process-wide, not a context
+# variable: an analysis runs in a thread with a big stack (api._with_deep_stack); project
+# mode analyses one model at a time per process.
+_recording: LibraryReads | None = None
+
+
+@contextlib.contextmanager
+def recording_reads():
+    """Record the library files read and the folders searched within the block."""
+    global _recording
+    _recording = reads = LibraryReads()
+    try:
+        yield reads
+    finally:
+        _recording = None
+
+
 class Refused(Exception):
     """A file that may not be read (outside the roots, not a regular file, too large)."""
 
@@ -47,8 +80,9 @@ def read_regular_file(path: Path, roots, max_bytes: int) -> bytes:
     """The bytes of ``path`` if its real path is a regular file inside one of ``roots`` and at
     most ``max_bytes`` long; else Refused (with the reason).  The one place third-party and
     data files are read from disk; the checks themselves are ``staticflops.files``'."""
+    before = file_stamp(path) if _recording is not None else None
     try:
-        return read_file(path, roots, max_bytes)
+        data = read_file(path, roots, max_bytes)
     except RefusedRead as refused:
         if refused.kind == "outside":
             raise Refused("outside the analysed project and the installed packages' folders") from None
@@ -56,6 +90,12 @@ def read_regular_file(path: Path, roots, max_bytes: int) -> bytes:
         raise Refused(f"{refused.reason}{hint}") from None
     except (OSError, ValueError) as error:
         raise Refused(getattr(error, "strerror", None) or str(error)) from None
+    if _recording is not None:
+        real = os.path.realpath(path)
+        _recording.files[real] = hashlib.sha256(data).hexdigest()
+        if before is not None and before == file_stamp(real) and settled(before):
+            _recording.stamps[real] = before
+    return data
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -86,6 +126,8 @@ class LibraryFiles:
 
     def __post_init__(self):
         self._real_roots = tuple(Path(os.path.realpath(r)) for r in self.roots)
+        if _recording is not None:
+            _recording.folders.update(str(root) for root in self._real_roots)
 
     def holds(self, path: Path | None) -> bool:
         if path is None:

@@ -3,7 +3,9 @@ find, is as it was.
 
 An entry is keyed by the request (file, model, inputs, kwargs, rules, options) and this
 staticflops build; it records the hash of each file read and, as None, each path an import
-probed and found missing (a file appearing there changes the result).  A lookup re-reads
+probed and found missing (a file appearing there changes the result); outside the project,
+the hash of each rule file and third-party module read, and the listing of each folder
+third-party imports searched (a package installed or removed there changes the result).  A lookup re-reads
 those paths (hashing, never parsing), so a repeated ``check`` with nothing changed parses
 nothing.
 
@@ -32,19 +34,23 @@ import json
 import os
 import re
 import sys
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from staticflops.cachefolder import (
-    DIGEST as _DIGEST, SUPPORTED, LinkInTheWay, open_folder, read_entry, sign, signed_payload, user_secret, write_entry,
+    DIGEST as _DIGEST, SUPPORTED, LinkInTheWay, engine_fingerprint, file_stamp, folder_listing, open_folder,
+    read_entry, sign, signed_payload, user_secret, write_entry,
 )
 from staticflops.files import read_file
 from staticflops.report.escape import visible
 from staticflops.project.sources import content_hash
-from staticflops.rulesets.loader import MAX_RULE_FILE_BYTES
 
 ENTRIES_PER_KEY = 4  # e.g. the working tree and a few base revisions of the same model
 MAX_CACHE_FILE_BYTES = 64 * 1024 * 1024  # reports of a few thousand layers are ~1 MB each
+# A file outside the project an entry depends on (a rule file, a library module: the paths come
+# from our own signed entry) is hashed up to this size; a bigger one is a miss.
+MAX_DEPENDENCY_BYTES = 64 * 1024 * 1024
+LISTINGS = "<folders searched>"  # the key of an analysis' folder listings among its disk files (never a path)
+STAMPS = "<library stamps>"  # ... and of its library files' stamps (cachefolder.file_stamp)
 
 
 def cache_folder_problem(relative: str) -> str | None:
@@ -91,10 +97,19 @@ class ResultCache:
         return {path for entry in self._entries(key, analysed) for path in entry["sources"]}
 
     def store(self, key: str, analysed: str, sources: dict, disk_files: dict, report: dict) -> None:
+        """``disk_files``: files outside the project (rule files, library source) by absolute
+        path, and under the key LISTINGS the folders imports searched (folder_listing)."""
+        disk_files = dict(disk_files)
+        listings, stamps = disk_files.pop(LISTINGS, None), disk_files.pop(STAMPS, None)
         entry = {"sources": sources, "disk": disk_files, "report": report}
+        if listings:
+            entry["listings"] = listings
+        if stamps:
+            entry["stamps"] = stamps
         if self.root is None or not _well_formed(entry, analysed):
             return
-        entries = [entry] + [e for e in self._entries(key, analysed) if (e["sources"], e["disk"]) != (sources, disk_files)]
+        entries = [entry] + [e for e in self._entries(key, analysed)
+                             if (e["sources"], e["disk"], e.get("listings")) != (sources, disk_files, listings or None)]
         payload = json.dumps(entries[:ENTRIES_PER_KEY]).encode()
         folder = self._open_folder(create=True)
         if folder is not None:
@@ -139,8 +154,14 @@ class ResultCache:
                     found = None  # looked for and missing then: still valid only while still missing
                 if found != digest:
                     return False
+            stamps = entry.get("stamps", {})
             for path, digest in entry["disk"].items():
-                if content_hash(read_file(path, max_bytes=MAX_RULE_FILE_BYTES)) != digest:  # regular, bounded
+                if path in stamps and file_stamp(path) == stamps[path]:
+                    continue  # a library file not written since its bytes were hashed
+                if content_hash(read_file(path, max_bytes=MAX_DEPENDENCY_BYTES)) != digest:  # regular, bounded
+                    return False
+            for folder, digest in entry.get("listings", {}).items():
+                if folder_listing(folder) != digest:
                     return False
         except OSError:
             return False
@@ -150,7 +171,16 @@ class ResultCache:
 def _well_formed(entry, analysed: str) -> bool:
     """Self-validating: every field there with its type, and the analysed file among the
     sources with its content hash (an entry without sources would be valid for any content)."""
-    if not isinstance(entry, dict) or set(entry) != {"sources", "disk", "report"}:
+    if not isinstance(entry, dict) or set(entry) - {"listings", "stamps"} != {"sources", "disk", "report"}:
+        return False
+    stamps = entry.get("stamps", {})
+    if not isinstance(stamps, dict) or not all(
+            isinstance(p, str) and isinstance(v, list) and len(v) == 4 and all(type(n) is int for n in v)
+            for p, v in stamps.items()):
+        return False
+    listings = entry.get("listings", {})
+    if not isinstance(listings, dict) or not all(isinstance(p, str) and isinstance(d, str) and _DIGEST.fullmatch(d)
+                                                 for p, d in listings.items()):
         return False
     sources, disk = entry["sources"], entry["disk"]
     if not isinstance(sources, dict) or not isinstance(disk, dict) or not isinstance(entry["report"], dict):
@@ -174,17 +204,3 @@ def _warn_once(message: str) -> None:
     if message not in _WARNED:
         _WARNED.add(message)
         print(message, file=sys.stderr)
-
-
-@lru_cache(maxsize=1)
-def engine_fingerprint() -> str:
-    """Our version plus the content of every module and rule file of the package: an upgrade
-    or an edited checkout invalidates every entry (hashing ~1 MB costs ~2 ms)."""
-    import staticflops
-
-    package = Path(staticflops.__file__).resolve().parent
-    digest = hashlib.sha256(staticflops.__version__.encode())
-    for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".pyi", ".yaml")):
-        digest.update(b"\0" + path.relative_to(package).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]

@@ -13,7 +13,7 @@ from pathlib import Path
 from staticflops.project.budget import METRICS, TRAINING_METRICS
 from staticflops.project.config import ModelConfig, ProjectConfig, display_path
 from staticflops.project.diff import layer_changes
-from staticflops.project.run import Outcome, analyse_models
+from staticflops.project.run import Outcome, analyse_models, verdict_dependencies
 from staticflops.project.sources import DiskReader, git_reader, last_commit_of_line, resolve_revision
 from staticflops.diagnostics import UsageError
 from staticflops.report import Report
@@ -41,8 +41,11 @@ def select_models(config: ProjectConfig, paths: list[str], known_files: dict | N
 
 
 def check_project(config: ProjectConfig, models: list[ModelConfig], use_cache: bool = True,
-                  jobs: int | None = None) -> CheckResult:
+                  jobs: int | None = None, trace: dict | None = None) -> CheckResult:
+    """``trace``: filled with what the verdict depends on (run.verdict_dependencies)."""
     outcomes = analyse_models(config, models, DiskReader(config.root), use_cache, jobs)
+    if trace is not None and use_cache:
+        trace.update(verdict_dependencies(config, outcomes))
     checks = [check_model(config, model, outcomes[model.name], use_cache) for model in models]
     return CheckResult(config=str(display_path(config.file)), passed=all(c.status == "pass" for c in checks),
                        models=checks)

@@ -12,7 +12,8 @@ from pathlib import Path
 from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.files import read_file
 from staticflops.project.budget import TRAINING_METRICS
-from staticflops.project.cache import ResultCache
+from staticflops.cachefolder import folder_listing
+from staticflops.project.cache import LISTINGS, STAMPS, ResultCache
 from staticflops.project.config import ModelConfig, ProjectConfig
 from staticflops.project.sources import RecordingReader, content_hash
 from staticflops.report import Report
@@ -27,6 +28,9 @@ class Outcome:
     error: str | None = None  # `path:line:col: error: message` when the model could not be analysed
     files: list = field(default_factory=list)  # what the analysis read or probed (paths as configured)
     cached: bool = False
+    # what the report depends on, as its results-cache entry records it ("sources", "disk",
+    # "listings"); None when it is not in the cache (an error, the cache off)
+    depends: dict | None = None
 
 
 def supports_training() -> bool:
@@ -65,7 +69,9 @@ def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use
         entry = cache.lookup(key, reader, model.path)
         report = _cached_report(entry)
         if report is not None:
-            outcomes[model.name] = Outcome(model.name, report, files=list(entry["sources"]), cached=True)
+            outcomes[model.name] = Outcome(model.name, report, files=list(entry["sources"]), cached=True,
+                                           depends=_depends(entry["sources"], entry["disk"], entry.get("listings", {}),
+                                                            entry.get("stamps", {})))
         else:
             missing.append((model.name, key, request))
     workers = min(jobs or config.jobs or os.cpu_count() or 1, len(missing))
@@ -75,12 +81,45 @@ def analyse_models(config: ProjectConfig, models: list[ModelConfig], reader, use
     else:
         results = [_analyse_one(request, reader) for _, _, request in missing]
     for (name, key, request), (report, error, sources, disk, _code) in zip(missing, results):
+        depends = None
         if report is not None and error is None:
             cache.store(key, request["path"], sources, disk, report)
+            if cache.root is not None:
+                files = {path: digest for path, digest in disk.items() if path not in (LISTINGS, STAMPS)}
+                depends = _depends(sources, files, disk.get(LISTINGS, {}), disk.get(STAMPS, {}))
         # A partial report (a budget stopped the analysis) never passes: it counts as an error.
         usable = report is not None and error is None
-        outcomes[name] = Outcome(name, Report.model_validate(report) if usable else None, error, list(sources))
+        outcomes[name] = Outcome(name, Report.model_validate(report) if usable else None, error, list(sources),
+                                 depends=depends)
     return {model.name: outcomes[model.name] for model in models}
+
+
+def _depends(sources: dict, disk: dict, listings: dict, stamps: dict) -> dict:
+    return {"sources": dict(sources), "disk": dict(disk), "listings": dict(listings), "stamps": dict(stamps)}
+
+
+def verdict_dependencies(config: ProjectConfig, outcomes: dict) -> dict:
+    """What a check's printed verdict depends on, for the fast path's record (verdicts.py):
+    each model's files as ``select_models`` sees them and, for each model analysed or found
+    in the cache, what its report depends on; the stamp of each model's results-cache entry
+    file.  Empty when the results cache is off."""
+    from staticflops.verdicts import entry_stamp
+
+    cache = ResultCache(config.root, config.cache_dir)
+    if cache.root is None:
+        return {}
+    models, entries = {}, {}
+    for model in config.models:
+        key = cache.key(request_for(config, model))
+        entries[f"{key}.json"] = entry_stamp(config.root, tuple(cache.parts), f"{key}.json")
+        known = sorted(cache.recorded_sources(key, model.path))
+        item = {"files": [str(config.model_file(model))] + [str(config.root / path) for path in known]}
+        outcome = outcomes.get(model.name)
+        if outcome is not None and outcome.depends is not None and entries[f"{key}.json"] is not None:
+            item.update(outcome.depends)
+        models[model.name] = item
+    return {"root": str(config.root), "cache_parts": list(cache.parts), "cache_dir": config.cache_dir,
+            "entries": entries, "models": models}
 
 
 def _cached_report(entry: dict | None) -> Report | None:
@@ -104,7 +143,8 @@ def _analyse_one(request: dict, reader) -> tuple:
     if options.get("training") and not supports_training():
         del options["training"]
     try:
-        report = api.analyze(request["path"], reader=recording, **options)
+        with api.recording_reads() as library:
+            report = api.analyze(request["path"], reader=recording, **options)
     except AnalysisError as error:
         where = f"{error.location}: " if error.location else f"{request['path']}: "
         return None, f"{where}error: {error.message}", recording.hashes, {}, error.code
@@ -114,7 +154,14 @@ def _analyse_one(request: dict, reader) -> tuple:
     if report.partial:
         stop = report.stopped
         error = f"{stop.location or request['path']}: error: {stop.message} (partial result: a lower bound)"
-    return report.model_dump(mode="json"), error, recording.hashes, _rule_files(request["rules"]), None
+    # Outside the project: rule files and third-party modules by content; the folders imports
+    # searched by their listing, and the library files' stamps (under the reserved keys LISTINGS
+    # and STAMPS: ResultCache.store files them apart).
+    disk = {**library.files, **_rule_files(request["rules"])}
+    listings = {folder: folder_listing(folder) for folder in sorted(library.folders)}
+    disk[LISTINGS] = {folder: digest for folder, digest in listings.items() if digest is not None}
+    disk[STAMPS] = dict(library.stamps)
+    return report.model_dump(mode="json"), error, recording.hashes, disk, None
 
 
 def _rule_files(rules: str) -> dict:

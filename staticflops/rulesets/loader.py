@@ -16,11 +16,11 @@ from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.files import RefusedRead, check_regular, project_root, read_file
-from staticflops.rulesets import stored
+from staticflops.rulesets import prebuilt
 from staticflops.rulesets.formula import Formula, FormulaError
 
-# PyYAML and the rule-file schema are imported only when YAML is read: a stored compiled copy
-# (rulesets/stored.py) spares a run both.
+# PyYAML and the rule-file schema are imported only when YAML is read: the wheel's compiled
+# copy of a built-in rule set (rulesets/prebuilt.py) spares a run both.
 
 MAX_RULE_FILE_BYTES = 1_000_000
 _FIELDS = ("macs", "flops", "params")
@@ -85,10 +85,9 @@ def load_ruleset(name_or_path: str) -> RuleSet:
     cached = _LOADED.get(key)
     if cached is not None and cached[0] == _signature(cached[1].files):
         return cached[1]
-    ruleset = stored.read(path)
-    if ruleset is None:
+    ruleset = prebuilt.read(path)
+    if ruleset is None:  # not built-in, or no fresh compiled copy (an editable install): the YAML
         ruleset = _load(path, chain=(), named=path)
-        stored.write(path, ruleset)
     _LOADED[key] = (_signature(ruleset.files), ruleset)
     return ruleset
 

@@ -112,7 +112,10 @@ class ConstructionMemo:
         self.seen: dict = {}  # key -> constructions so far
         self.recorders: list = []  # innermost last; empty: nothing is being recorded (the hooks' fast path)
         self.hits = 0  # reuses (tests)
-        self.enabled = True
+
+    enabled = True  # tests compare with it off
+    # Tests only: reuse without any check, to show that the tests would catch a wrong reuse.
+    force = False
 
     # ---- keys ---------------------------------------------------------------------
     def key(self, interp, cls: Class, args, kwargs, node):
@@ -136,7 +139,7 @@ class ConstructionMemo:
     def construct(self, interp, key, build, node):
         """``build()`` interpreted and recorded, or a copy of an earlier result with ``key``."""
         entry = self.entries.get(key)
-        if entry is not None and self._valid(entry, interp):
+        if entry is not None and (self.force or self._valid(entry, interp)):
             return self._reuse(entry, interp, node)
         if self.refused.get(key, 0) >= _ATTEMPTS:
             return build()
@@ -150,7 +153,9 @@ class ConstructionMemo:
             instance = build()
         finally:
             self.recorders.pop()
-        if recorder.refused is None and _effects(interp) != before:
+        if self.force:  # tests only: what an unchecked memo would do
+            recorder.refused = None
+        elif recorder.refused is None and _effects(interp) != before:
             recorder.refused = "reported, traced or imported something"
         if recorder.refused is None:
             try:

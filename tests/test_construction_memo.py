@@ -222,3 +222,105 @@ def test_the_memo_changes_no_report(tmp_path, monkeypatch):
     monkeypatch.setattr(ConstructionMemo, "enabled", False)
     off = staticflops.analyze("samples/transformer.py", inputs=["1x64:int64"], kwargs={"n_layer": 12}, training=True)
     assert on.to_json() == off.to_json()
+
+
+# A module-level function that appends to a module-level list, called by __init__: the list
+# is read as a global by the helper (mutable: refused).  Linear(4, 4n) after n calls: 20n.
+HELPER_WRITES = """
+import torch.nn as nn
+
+MADE = []
+
+def register(block):
+    MADE.append(block)
+    return len(MADE)
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc = nn.Linear(d, d * register(self))
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(4) for _ in range(3)])
+
+    def forward(self, x):
+        return x
+"""
+
+
+def test_a_helper_that_writes_a_global_list_is_not_reused(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, HELPER_WRITES).totals.params == 120  # 20 + 40 + 60
+    assert memo().hits == 0
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, HELPER_WRITES).totals.params == 100
+
+
+# A config object (an instance, mutable) read as a global, changed between constructions:
+# Linear(2, w), 3w parameters.
+CONFIG_OBJECT = """
+import torch.nn as nn
+
+class Config:
+    def __init__(self):
+        self.width = 4
+
+CONFIG = Config()
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc = nn.Linear(d, CONFIG.width)
+
+def blocks():
+    made = []
+    for width in (4, 4, 8):
+        CONFIG.width = width
+        made.append(Block(2))
+    return made
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList(blocks())
+
+    def forward(self, x):
+        return x
+"""
+
+
+def test_a_mutable_config_object_is_read_afresh(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, CONFIG_OBJECT).totals.params == 3 * (4 + 4 + 8)  # 48
+    assert memo().hits == 0
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, CONFIG_OBJECT).totals.params == 3 * (4 + 4 + 4)  # 36: a wrong reuse
+
+
+# A closure over the constructor's frame kept on the module: not copied (it would be shared).
+CLOSURE = """
+import torch.nn as nn
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+        self.scale = lambda x: x * d
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(4) for _ in range(3)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block.scale(block.fc(x))
+        return x
+"""
+
+
+def test_a_closure_kept_on_the_module_is_not_shared_between_copies(tmp_path, memo):
+    report = _analyse(tmp_path, CLOSURE)
+    assert report.totals.params == 3 * 20
+    assert report.totals.forward_flops == 3 * 2 * 4 * 4  # three Linear(4, 4) on 1x4: 2*16 each
+    assert memo().hits == 0

@@ -14,6 +14,11 @@ all be plain immutable values: ``int``, ``str``, ``bool``, ``None``, ``float`` (
 analysed program or of a library are memoised; framework layers (``nn.Linear``) are built
 directly, and nothing is memoised while the forward pass is traced.
 
+**When.**  The first construction with a key is interpreted plainly (most keys occur once, a
+model's root among them, and recording costs); the second is interpreted and recorded; from
+the third on, a valid entry is copied.  A key whose recording refused twice is no longer
+recorded.
+
 **Soundness.**  The interpreter is deterministic: a construction's result is a function of
 its key and of the state it *reads* outside itself, and its only effect on the rest of the
 program is the object it returns, unless it *writes* state outside itself.  So while the

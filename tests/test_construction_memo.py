@@ -324,3 +324,48 @@ def test_a_closure_kept_on_the_module_is_not_shared_between_copies(tmp_path, mem
     assert report.totals.params == 3 * 20
     assert report.totals.forward_flops == 3 * 2 * 4 * 4  # three Linear(4, 4) on 1x4: 2*16 each
     assert memo().hits == 0
+
+
+# A method the constructor calls (through super()) replaced on the base class between two
+# constructions: Linear(4, 4) = 20 parameters, Linear(4, 8) = 40.
+BASE_REPLACED = """
+import torch.nn as nn
+
+class Base(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+
+def wide(self, d):
+    nn.Module.__init__(self)
+    self.fc = nn.Linear(d, 2 * d)
+
+class Block(Base):
+    def __init__(self, d):
+        super().__init__(d)
+
+def block():
+    return Block(4)
+
+def blocks():
+    made = [block() for _ in range(3)]
+    Base.__init__ = wide
+    return made + [block() for _ in range(2)]
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList(blocks())
+
+    def forward(self, x):
+        return x
+"""
+
+
+def test_a_method_replaced_on_a_base_class_is_seen(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, BASE_REPLACED).totals.params == 3 * 20 + 2 * 40
+    # the third Block is a copy; the class write makes the entry stale: the fourth is
+    # interpreted (and recorded), the fifth a copy of it
+    assert memo().hits == 2
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, BASE_REPLACED).totals.params == 5 * 20  # a wrong reuse

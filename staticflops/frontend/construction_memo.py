@@ -47,8 +47,14 @@ state from outside the construction can enter it, and every write outside:
   recorder can tell its own state from outside state; a function object created inside it
   (a closure over its frame) makes the result non-copyable, hence non-memoisable.
 
-A later construction with the same key reuses the copy only if every recorded read still
-gives the identical value (the same object, or equal plain data of the same type) looked up
+The interpreter also looks methods up on classes by itself (the ``__init__`` of a class built
+inside, ``__setattr__``, special methods): those reads are not recorded one by one.  Instead
+any attribute write on a class or function, anywhere and at any time (``Base.__init__ =
+other``, ``setattr(cls, ...)``), makes every entry recorded before it stale.  (Writes through
+``vars(cls)`` or ``cls.__dict__`` are not seen; CPython refuses them, both are read-only.)
+
+A later construction with the same key reuses the copy only if no such write happened since
+and every recorded read still gives the identical value (the same object, or equal plain data of the same type) looked up
 the same way - a module-level width changed between two constructions, or a method replaced
 on the class, is a miss and the construction is interpreted again.  Since no write happened
 outside, reading the same inputs gives the same result: the copy is what interpreting would
@@ -103,11 +109,12 @@ class Recorder:
 
 
 class Entry:
-    __slots__ = ("plan", "reads")
+    __slots__ = ("plan", "reads", "definitions")
 
-    def __init__(self, plan: "Plan", reads: list):
+    def __init__(self, plan: "Plan", reads: list, definitions: int):
         self.plan = plan  # how to build a copy; it holds no object of the first result
         self.reads = reads
+        self.definitions = definitions  # ConstructionMemo.definition_writes when recorded
 
 
 class ConstructionMemo:
@@ -117,6 +124,12 @@ class ConstructionMemo:
         self.seen: dict = {}  # key -> constructions so far
         self.recorders: list = []  # innermost last; empty: nothing is being recorded (the hooks' fast path)
         self.hits = 0  # reuses (tests)
+        # Attribute writes on any class or function, ever: the interpreter also looks methods
+        # up on its own (``__init__`` of a class built inside, ``__setattr__``, special
+        # methods), not only through the reads recorded below, so an entry recorded before
+        # such a write is not reused after it.  Programs write classes while defining them,
+        # rarely once models are built.
+        self.definition_writes = 0
 
     enabled = True  # tests compare with it off
     # Tests only: reuse without any check, to show that the tests would catch a wrong reuse.
@@ -144,7 +157,8 @@ class ConstructionMemo:
     def construct(self, interp, key, build, node):
         """``build()`` interpreted and recorded, or a copy of an earlier result with ``key``."""
         entry = self.entries.get(key)
-        if entry is not None and (self.force or self._valid(entry, interp)):
+        if entry is not None and (self.force or (entry.definitions == self.definition_writes
+                                                 and self._valid(entry, interp))):
             return self._reuse(entry, interp, node)
         if self.refused.get(key, 0) >= _ATTEMPTS:
             return build()
@@ -153,6 +167,7 @@ class ConstructionMemo:
             return build()
         recorder = Recorder()
         before = _effects(interp)
+        definitions = self.definition_writes
         self.recorders.append(recorder)
         try:
             instance = build()
@@ -171,7 +186,7 @@ class ConstructionMemo:
             self.refused[key] = self.refused.get(key, 0) + 1
             self.entries.pop(key, None)
         else:
-            self.entries[key] = Entry(plan, list(recorder.reads.values()))
+            self.entries[key] = Entry(plan, list(recorder.reads.values()), definitions)
         return instance
 
     def _reuse(self, entry: Entry, interp, node) -> Instance:
@@ -255,6 +270,12 @@ class ConstructionMemo:
                 return
             raw = receiver.members[name]
             read = ("namespace", receiver, name, raw)
+        elif isinstance(receiver, SuperProxy):
+            if not isinstance(receiver.receiver, Instance):
+                self.refuse("reads through super() outside an instance method")
+                return
+            raw = _after(receiver.receiver.cls, receiver.start_after, name)
+            read = ("super", receiver.receiver.cls, name, raw, receiver.start_after)
         elif isinstance(receiver, Function):
             if name == "__dict__":
                 self.refuse("reads a function's __dict__")
@@ -271,13 +292,18 @@ class ConstructionMemo:
         for recorder in self.recorders:
             self._record(recorder, read, value, f"uses the default value of `{name}`")
 
+    def definition_written(self) -> None:
+        """A class's or function's attribute was set (called whether recording or not)."""
+        self.definition_writes += 1
+        self.refuse("writes an attribute of a class or function")
+
     def attribute_write(self, receiver) -> None:
         if type(receiver) is Instance:
             for recorder in self.recorders:
                 if id(receiver) not in recorder.objects and recorder.refused is None:
                     recorder.refused = "writes an attribute of an object it did not create"
-        elif isinstance(receiver, (Class, Namespace, Function)):
-            self.refuse("writes an attribute of a class, module or function")
+        elif isinstance(receiver, Namespace):  # classes and functions: definition_written
+            self.refuse("writes an attribute of a module")
 
     def _record(self, recorder: Recorder, read: tuple, value, why: str) -> None:
         if recorder.refused is not None:
@@ -301,6 +327,8 @@ def _read_key(read: tuple) -> tuple:
     if read[0] == "name":
         _, found, between, module, name, _ = read
         return "name", id(found), id(module), name, tuple(id(scope) for scope in between)
+    if read[0] == "super":
+        return "super", id(read[1]), read[2], id(read[4])
     return read[0], id(read[1]), read[2]
 
 
@@ -315,6 +343,9 @@ def _still(read: tuple, builtins: dict) -> bool:
         if isinstance(now, LazyValue):  # an import binding: the name read gave what it resolved to
             now = now.resolved if now.done else MISSING
         return (found is not None or name not in module.vars) and _same(now, value)
+    if kind == "super":
+        _, cls, name, value, start_after = read
+        return _same(_after(cls, start_after, name), value)
     _, container, name, value = read
     if kind == "class":
         try:
@@ -328,6 +359,16 @@ def _still(read: tuple, builtins: dict) -> bool:
     else:  # "default"
         now = container.defaults.get(name, MISSING)
     return _same(now, value)
+
+
+def _after(cls: Class, start_after: Class, name: str):
+    """What ``super(start_after, instance of cls).name`` finds (as ``plain_attribute`` looks)."""
+    mro = cls.mro()
+    start = mro.index(start_after) + 1 if start_after in mro else 1
+    for owner in mro[start:]:
+        if name in owner.namespace:
+            return owner.namespace[name]
+    return MISSING
 
 
 def _same(now, then) -> bool:

@@ -188,7 +188,9 @@ class Interpreter(Statements, Expressions):
         return LazyValue(run)
 
     def set_attribute(self, receiver, name: str, value, node) -> None:
-        if self.construction_memo.recorders:  # a write outside a construction makes it non-memoisable
+        if isinstance(receiver, (Class, Function)):  # memoised constructions recorded before it are stale
+            self.construction_memo.definition_written()
+        elif self.construction_memo.recorders:  # a write outside a construction makes it non-memoisable
             self.construction_memo.attribute_write(receiver)
         if isinstance(receiver, Instance):
             try:

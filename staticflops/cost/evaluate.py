@@ -123,13 +123,14 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
                                  cost.skipped_weight_grad, cost.saved)
     layers = []
     by_path: dict = {}
+    param_counts: dict = {}  # (kind, attrs key) -> a layer rule's parameter count: repeated blocks' layers
 
     def visit(node: LayerNode, depth: int):
         cost = LayerCost(node, depth)
         layers.append(cost)
         by_path[node.name] = cost
         class_rule = replaced.get(node.name)
-        cost.params, cost.trainable_params = _own_params(node, rules, unknowns)
+        cost.params, cost.trainable_params = _own_params(node, rules, unknowns, param_counts)
         for child in node.children:
             child_cost = visit(child, depth + 1)
             cost.params += child_cost.params
@@ -413,7 +414,9 @@ def _is_zero(value) -> bool:
     return not hasattr(value, "terms") and value == 0
 
 
-def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
+def _own_params(node: LayerNode, rules: RuleSet, unknowns: list, counts: dict | None = None) -> tuple:
+    """``counts``: the parameter formulas' results by (kind, attribute values), within one
+    ``price`` call (the formula reads nothing else; a failing one is not stored)."""
     total, trainable = 0, 0
     if node.kind is not None:
         rule = rules.get(node.kind)
@@ -423,8 +426,14 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list) -> tuple:
                                            f"no rule for `{node.kind}` ({node.type}) in rule set `{rules.name}`",
                                            "SF401"))
         else:
+            attrs = _values_key(node.attrs)
+            key = None if attrs is None or counts is None else (node.kind, attrs)
+            count = counts.get(key) if key is not None else None
             try:
-                count = _integral(rule.params.count(node.attrs))  # formulas only read their variables
+                if count is None:
+                    count = _integral(rule.params.count(node.attrs))  # formulas only read their variables
+                    if key is not None:
+                        counts[key] = count
             except FormulaError as error:
                 unknowns.append(Unresolved(node.location, f"parameters of {node.type} could not be evaluated: {error}",
                                            "SF403"))

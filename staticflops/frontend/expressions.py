@@ -32,7 +32,10 @@ class Expressions:
             value = value if mangled is MISSING else mangled
         if value is MISSING:
             return self.unknown(f"name `{node.value}` is not defined", node)
-        return value.force() if isinstance(value, LazyValue) else value
+        value = value.force() if isinstance(value, LazyValue) else value
+        if self.construction_memo.recorders:  # a global or closure read by a construction is recorded
+            self.construction_memo.name_read(scope, node.value, value, self.builtins)
+        return value
 
     # Numbers straight from their text, which libcst has already checked is a valid literal:
     # int(text, 0) reads exactly Python's integer literals (0x/0o/0b, underscores, `00`) and

@@ -18,6 +18,7 @@ from staticflops.frontend import syntax as cst
 from staticflops.diagnostics import AnalysisError, Location, Unresolved, code_of, reason
 from staticflops.frontend import pyclasses
 from staticflops.frontend.budget import Budget
+from staticflops.frontend.construction_memo import ConstructionMemo
 from staticflops.frontend.datafiles import DATA_VALUES, DataFile, data_attribute
 from staticflops.frontend.expressions import Expressions
 from staticflops.frontend import partial_dict
@@ -51,6 +52,8 @@ _RICH_COMPARISONS = {
     cst.LessThan: ("__lt__", "__gt__"), cst.LessThanEqual: ("__le__", "__ge__"), cst.Equal: ("__eq__", "__eq__"),
     cst.NotEqual: ("__ne__", "__ne__"), cst.GreaterThan: ("__gt__", "__lt__"), cst.GreaterThanEqual: ("__ge__", "__le__"),
 }
+# Builtins that return a namespace's own dict, through which it could be written unseen.
+_HANDS_OUT_NAMESPACES = frozenset({"globals", "vars"})
 _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, set, frozenset, range, Expr, slice)
 
 
@@ -81,6 +84,9 @@ class Interpreter(Statements, Expressions):
         # syntax node type -> its bound _eval_/_exec_ method (None: not interpreted)
         self.expression_handlers: dict = {}
         self.statement_handlers: dict = {}
+        # Repeated blocks are built once and copied (construction_memo.py); its hooks below
+        # cost one test of `recorders` each while nothing is being recorded.
+        self.construction_memo = ConstructionMemo()
 
     def handler_for(self, node_type: type, prefix: str):
         """``_eval_Name`` for an expression node, ``_exec_If`` for a statement."""
@@ -182,6 +188,10 @@ class Interpreter(Statements, Expressions):
         return LazyValue(run)
 
     def set_attribute(self, receiver, name: str, value, node) -> None:
+        if isinstance(receiver, (Class, Function)):  # memoised constructions recorded before it are stale
+            self.construction_memo.definition_written()
+        elif self.construction_memo.recorders:  # a write outside a construction makes it non-memoisable
+            self.construction_memo.attribute_write(receiver)
         if isinstance(receiver, Instance):
             try:
                 hook = receiver.cls.lookup("__setattr__")
@@ -434,6 +444,12 @@ class Interpreter(Statements, Expressions):
 
     def plain_attribute(self, receiver, name: str, node, strict: bool = False):
         """``object.__getattribute__``: the instance dict, then the class and its bases."""
+        value = self._plain_attribute(receiver, name, node, strict)
+        if self.construction_memo.recorders:  # a read from outside a construction is recorded
+            self.construction_memo.attribute_read(receiver, name, value)
+        return value
+
+    def _plain_attribute(self, receiver, name: str, node, strict: bool = False):
         if isinstance(receiver, PartialDict) and name == "get":
             return Builtin("dict.get", lambda interp, args, kwargs, node: partial_dict.lookup(receiver, *args[:1]),
                            bind_self=False)
@@ -684,6 +700,8 @@ class Interpreter(Statements, Expressions):
         return self.unknown(f"calling {describe(function)} is not interpreted", node)
 
     def call_builtin(self, builtin: Builtin, args, kwargs, node):
+        if self.construction_memo.recorders and builtin.name in _HANDS_OUT_NAMESPACES:
+            self.construction_memo.refuse(f"calls {builtin.name}()")
         try:
             return builtin.fn(self, args, kwargs, node)
         except CannotKnow as why:
@@ -723,6 +741,8 @@ class Interpreter(Statements, Expressions):
         self.budget.enter(self, node)
         scope = function.scope.child()
         scope.qualname = function.qualname or function.name
+        if self.construction_memo.recorders:  # a frame of the construction being recorded: its own state
+            self.construction_memo.frame(scope)
         previous_anchor = self.anchor
         if function.source is not None and function.source.internal and not (self.source and self.source.internal):
             self.anchor = self.location(node)
@@ -763,6 +783,8 @@ class Interpreter(Statements, Expressions):
                 scope.vars[name] = kwargs.pop(name)
             elif name in function.defaults:
                 scope.vars[name] = function.defaults[name]
+                if self.construction_memo.recorders:  # evaluated when the `def` ran: outside state
+                    self.construction_memo.default_read(function, name, function.defaults[name])
             else:
                 raise self._call_error(function, f"missing required argument '{name}'", node)
         extra = list(args[len(positional):])
@@ -777,6 +799,8 @@ class Interpreter(Statements, Expressions):
                 scope.vars[name] = kwargs.pop(name)
             elif name in function.defaults:
                 scope.vars[name] = function.defaults[name]
+                if self.construction_memo.recorders:
+                    self.construction_memo.default_read(function, name, function.defaults[name])
             else:
                 raise self._call_error(function, f"missing required keyword argument '{name}'", node)
         if params.star_kwarg is not None:

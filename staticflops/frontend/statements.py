@@ -210,9 +210,13 @@ class Statements:
         pass  # asserts guard inputs; they never change shapes or cost
 
     def _exec_Global(self, node, scope):
+        if self.construction_memo.recorders:  # it writes outside itself (construction_memo.py)
+            self.construction_memo.refuse("declares a global")
         scope.globals_declared.update(n.name.value for n in node.names)
 
     def _exec_Nonlocal(self, node, scope):
+        if self.construction_memo.recorders:
+            self.construction_memo.refuse("declares a nonlocal")
         scope.nonlocals_declared.update(n.name.value for n in node.names)
 
     def _exec_Del(self, node, scope):

@@ -170,11 +170,19 @@ class Report(_Contract):
         return render_markdown(self)
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def plain_dump(value):
     """``model_dump(mode="json")`` for the report's models, which have no aliases, custom
     serializers or computed fields: each model as a dict of its fields in order, tuples as
     lists.  It needs no serializer, so a run never builds the report's schema
     (``tests/test_json_contract.py`` compares the two)."""
+    kind = type(value)
+    if kind in _SCALARS:  # most of a deep report's values: skip BaseModel's (ABC) isinstance
+        return value
+    if kind is list or kind is tuple:
+        return [plain_dump(item) for item in value]
     if isinstance(value, BaseModel):
         return {name: plain_dump(item) for name, item in value.__dict__.items()}
     if isinstance(value, (list, tuple)):

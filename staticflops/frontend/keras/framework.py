@@ -23,6 +23,7 @@ _ANYTHING = ("initializers", "regularizers", "constraints", "optimizers", "losse
 
 class KerasFramework(TorchFramework):
     name = "keras"
+    memoises_constructions = False  # Keras layers join a graph as they are built: no copies
 
     def __init__(self, batch=None):
         super().__init__()

@@ -210,8 +210,21 @@ class TorchFramework:
         return interp.unknown(f"`{namespace.name}.{name}` is not modelled", node)
 
     # ---- objects ------------------------------------------------------------------------
+    # Repeated nn.Module constructions with plain arguments are built once and copied
+    # (frontend/construction_memo.py, which argues why that is sound).
+    memoises_constructions = True
+
     def instantiate(self, interp, cls: Class, args, kwargs, node):
+        memo = interp.construction_memo
+        key = memo.key(interp, cls, args, kwargs, node) if self.memoises_constructions else None
+        if key is not None:
+            return memo.construct(interp, key, lambda: self._instantiate(interp, cls, args, kwargs, node), node)
+        return self._instantiate(interp, cls, args, kwargs, node)
+
+    def _instantiate(self, interp, cls: Class, args, kwargs, node):
         instance = Instance(cls, location=interp.location(node))
+        if interp.construction_memo.recorders:  # its own state, for the construction(s) being recorded
+            interp.construction_memo.created(instance)
         if self.is_module_class(cls):
             interp.budget.module(interp, node)
             instance.module = ModuleState()

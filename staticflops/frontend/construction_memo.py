@@ -1,0 +1,539 @@
+"""Construction memo: build a repeated block once, copy it for the other constructions.
+
+``Block(768, 12)`` called 96 times in a list comprehension interprets the same ``__init__``
+96 times with the same arguments.  This memo interprets the first construction and, for a
+later one with an equal key, hands out a fresh copy of the module tree it built (new
+``Instance``/``ModuleState``/``Parameter`` objects, so that mutating one block later, e.g.
+weight tying or ``requires_grad_(False)``, cannot affect another).
+
+**Key.**  The class object, the call site's location (it is each built module's ``location``;
+inside staticflops' own stub code it is the user's call site), and the arguments, which must
+all be plain immutable values: ``int``, ``str``, ``bool``, ``None``, ``float`` (by ``repr``, so
+``-0.0`` and ``0.0`` differ) and tuples of them, each with its exact type (``1``, ``1.0`` and
+``True`` are different keys).  Only ``nn.Module`` classes whose ``__init__`` is code of the
+analysed program or of a library are memoised; framework layers (``nn.Linear``) are built
+directly, and nothing is memoised while the forward pass is traced.
+
+**When.**  The first construction with a key is interpreted plainly (most keys occur once, a
+model's root among them, and recording costs); the second is interpreted and recorded; from
+the third on, a valid entry is copied.  A key whose recording refused twice is no longer
+recorded.
+
+**Soundness.**  The interpreter is deterministic: a construction's result is a function of
+its key and of the state it *reads* outside itself, and its only effect on the rest of the
+program is the object it returns, unless it *writes* state outside itself.  So while the
+first construction with a key is interpreted, a :class:`Recorder` watches every place where
+state from outside the construction can enter it, and every write outside:
+
+- *reads* of a name that resolves outside the construction's own frames (a module global,
+  a builtin, a closure cell of a function that is not running inside it) - hooked in
+  ``_eval_Name``; of an attribute of a class (also ``self.x`` falling through to the class: a
+  method, a class attribute), of a module namespace or of a function object - hooked in
+  ``plain_attribute``; and of a function's default argument values - hooked in
+  ``bind_arguments``.  Each is recorded with the value it gave.  The value must be immutable
+  (plain data as above) or a definition (class, function, module namespace, builtin without
+  captured program data, a method bound to a class); anything else (a list, a dict, an
+  object, a tensor: what a counter, a registry or a shared mutable argument would be) makes
+  the key non-memoisable.  ``globals()`` and ``vars()`` (which hand out a namespace's own
+  dict) do too.
+- *writes* outside: ``global``/``nonlocal`` statements, setting an attribute on a class, a
+  module namespace or a function, or on an object the construction did not create
+  (``Block.count += 1``, ``type(self).count += 1``) make the key non-memoisable.  Containers
+  from outside cannot be written: they could not enter.
+- *other effects*: a new unknown, warning or assumed branch, an op traced or a module call
+  recorded while building (a dummy forward in ``__init__``), a ``sys.modules`` entry: the key
+  is non-memoisable (the reports would otherwise be lost or misplaced).
+- objects created by the construction (instances, frames) are registered as its own, so the
+  recorder can tell its own state from outside state; a function object created inside it
+  (a closure over its frame) makes the result non-copyable, hence non-memoisable.
+
+The interpreter also looks methods up on classes by itself (the ``__init__`` of a class built
+inside, ``__setattr__``, special methods): those reads are not recorded one by one.  Instead
+any attribute write on a class or function, anywhere and at any time (``Base.__init__ =
+other``, ``setattr(cls, ...)``), makes every entry recorded before it stale.  (Writes through
+``vars(cls)`` or ``cls.__dict__`` are not seen; CPython refuses them, both are read-only.)
+
+A later construction with the same key reuses the copy only if no such write happened since
+and every recorded read still gives the identical value (the same object, or equal plain data of the same type) looked up
+the same way - a module-level width changed between two constructions, or a method replaced
+on the class, is a miss and the construction is interpreted again.  Since no write happened
+outside, reading the same inputs gives the same result: the copy is what interpreting would
+have built.  A construction nested in a recorded one passes its records up, so the outer key
+is validated against everything the inner ones read.  What a reuse does not redo is the step
+budget (``--max-steps`` counts interpreted steps, and a reuse interprets none); the module
+budget (``--max-modules``) is charged for every copied module.
+
+The memo lives on the interpreter (one analysis); ``hits`` counts reuses, for tests.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from staticflops.diagnostics import Location
+from staticflops.frontend.scope import MISSING, Scope
+from staticflops.frontend.values import (
+    BoundMethod, Builtin, Class, Function, Instance, LazyValue, MethodWrapper, ModuleState, Namespace, Parameter,
+    Partial, Record, SuperProxy, Tensor, Unknown,
+)
+from staticflops.shapes import Expr
+
+
+# A key refused this often is interpreted from then on without recording.  Not once: a first
+# construction may refuse for a reason that does not recur (a package member loaded on first use).
+_ATTEMPTS = 2
+
+
+class NotMemoisable(Exception):
+    """Raised while keying or copying: this construction is interpreted, not reused."""
+
+
+class Recorder:
+    """What one construction being interpreted for the first time read, made and did."""
+
+    __slots__ = ("reads", "scopes", "objects", "refused")
+
+    def __init__(self):
+        self.reads: dict = {}  # (kind, id(container), name) -> the read, as Entry.valid checks it
+        self.scopes: set = set()  # id() of the frames created inside the construction
+        self.objects: set = set()  # id() of the instances created inside it
+        self.refused: str | None = None  # why it cannot be memoised (None: it can)
+
+    def inside(self, scope) -> bool:
+        """A scope the construction created (a frame, or a comprehension or class body in one)."""
+        while scope is not None:
+            if id(scope) in self.scopes:
+                return True
+            scope = scope.parent
+        return False
+
+
+class Entry:
+    __slots__ = ("plan", "reads", "definitions")
+
+    def __init__(self, plan: "Plan", reads: list, definitions: int):
+        self.plan = plan  # how to build a copy; it holds no object of the first result
+        self.reads = reads
+        self.definitions = definitions  # ConstructionMemo.definition_writes when recorded
+
+
+class ConstructionMemo:
+    def __init__(self):
+        self.entries: dict = {}
+        self.refused: dict = {}  # key -> how many of its constructions were not memoisable
+        self.seen: dict = {}  # key -> constructions so far
+        self.recorders: list = []  # innermost last; empty: nothing is being recorded (the hooks' fast path)
+        self.hits = 0  # reuses (tests)
+        # Attribute writes on any class or function, ever: the interpreter also looks methods
+        # up on its own (``__init__`` of a class built inside, ``__setattr__``, special
+        # methods), not only through the reads recorded below, so an entry recorded before
+        # such a write is not reused after it.  Programs write classes while defining them,
+        # rarely once models are built.
+        self.definition_writes = 0
+
+    enabled = True  # tests compare with it off
+    # Tests only: reuse without any check, to show that the tests would catch a wrong reuse.
+    force = False
+
+    # ---- keys ---------------------------------------------------------------------
+    def key(self, interp, cls: Class, args, kwargs, node):
+        """The memo key of ``cls(*args, **kwargs)`` at ``node``, or None: not a candidate."""
+        if not self.enabled or interp.framework.tracer.active:
+            return None
+        try:
+            init = cls.lookup("__init__")
+        except KeyError:
+            return None
+        if not isinstance(init, Function) or not interp.framework.is_module_class(cls):
+            return None
+        try:
+            plain_args = tuple(_plain_key(a) for a in args)
+            plain_kwargs = tuple((k, _plain_key(v)) for k, v in kwargs.items())  # in order: **kwargs sees it
+        except NotMemoisable:
+            return None
+        return (cls, interp.location(node), interp.import_guards > 0, plain_args, plain_kwargs)
+
+    # ---- construction -------------------------------------------------------------------
+    def construct(self, interp, key, build, node):
+        """``build()`` interpreted and recorded, or a copy of an earlier result with ``key``."""
+        entry = self.entries.get(key)
+        if entry is not None and (self.force or (entry.definitions == self.definition_writes
+                                                 and self._valid(entry, interp))):
+            return self._reuse(entry, interp, node)
+        if self.refused.get(key, 0) >= _ATTEMPTS:
+            return build()
+        self.seen[key] = seen = self.seen.get(key, 0) + 1
+        if seen == 1:  # recording costs (hooks, a copy): a key is recorded when it comes again
+            return build()
+        recorder = Recorder()
+        before = _effects(interp)
+        definitions = self.definition_writes
+        self.recorders.append(recorder)
+        try:
+            instance = build()
+        finally:
+            self.recorders.pop()
+        if self.force:  # tests only: what an unchecked memo would do
+            recorder.refused = None
+        elif recorder.refused is None and _effects(interp) != before:
+            recorder.refused = "reported, traced or imported something"
+        if recorder.refused is None:
+            try:
+                plan = Plan(instance, recorder)
+            except NotMemoisable as why:
+                recorder.refused = str(why)
+        if recorder.refused is not None:
+            self.refused[key] = self.refused.get(key, 0) + 1
+            self.entries.pop(key, None)
+        else:
+            self.entries[key] = Entry(plan, list(recorder.reads.values()), definitions)
+        return instance
+
+    def _reuse(self, entry: Entry, interp, node) -> Instance:
+        self.hits += 1
+        instance, made = entry.plan.build()
+        for new in made:
+            if new.module is not None:
+                interp.budget.module(interp, node)  # --max-modules bounds what is built, copied or not
+        for recorder in self.recorders:  # an enclosing construction being recorded read all this too
+            recorder.objects.update(id(new) for new in made)
+            for read in entry.reads:
+                if not (read[0] == "name" and isinstance(read[1], Scope) and recorder.inside(read[1])):
+                    recorder.reads.setdefault(_read_key(read), read)
+        return instance
+
+    def _valid(self, entry: Entry, interp) -> bool:
+        return all(_still(read, interp.builtins) for read in entry.reads)
+
+    # ---- hooks (called only while self.recorders is not empty) ---------------------------
+    def created(self, instance: Instance) -> None:
+        for recorder in self.recorders:
+            recorder.objects.add(id(instance))
+
+    def frame(self, scope: Scope) -> None:
+        for recorder in self.recorders:
+            recorder.scopes.add(id(scope))
+
+    def refuse(self, why: str) -> None:
+        """Something outside every construction being recorded was written (or may be)."""
+        for recorder in self.recorders:
+            if recorder.refused is None:
+                recorder.refused = why
+
+    def name_read(self, scope: Scope, name: str, value, builtins: dict) -> None:
+        """``name`` evaluated in ``scope`` (a frame running inside the construction) gave ``value``."""
+        if name.startswith("__"):  # private-name mangling looks twice: keep it simple
+            self.refuse(f"reads mangled name {name}")
+            return
+        between, found, current = [], None, scope.parent
+        if name in scope.vars:
+            found, current = scope, None
+        while current is not None:
+            if not current.is_class:
+                if name in current.vars:
+                    found = current
+                    break
+                between.append(current)
+            current = current.parent
+        if found is None and name in scope.module.vars:
+            found = scope.module
+        read = ("name", found, tuple(between), scope.module, name, value)
+        for recorder in reversed(self.recorders):
+            if found is not None and recorder.inside(found):
+                break  # a local of an enclosing frame of the construction (and of the outer ones)
+            self._record(recorder, read, value, f"reads global or closure variable `{name}`")
+
+    def attribute_read(self, receiver, name: str, value) -> None:
+        if type(receiver) is Instance:
+            if name in receiver.attrs:
+                for recorder in self.recorders:
+                    if id(receiver) not in recorder.objects and recorder.refused is None:
+                        recorder.refused = "reads an object it did not create"
+                return
+            try:
+                raw = receiver.cls.lookup(name)
+            except KeyError:
+                raw = MISSING
+            read = ("class", receiver.cls, name, raw)
+        elif isinstance(receiver, Class):
+            try:
+                raw = receiver.lookup(name)
+            except KeyError:
+                if name == "__dict__":
+                    self.refuse("reads a class's __dict__")
+                    return
+                raw = MISSING
+            read = ("class", receiver, name, raw)
+        elif isinstance(receiver, Namespace):
+            if receiver.replaced_by is not None or name not in receiver.members:
+                self.refuse(f"reads module attribute `{name}` not (yet) bound")
+                return
+            raw = receiver.members[name]
+            read = ("namespace", receiver, name, raw)
+        elif isinstance(receiver, SuperProxy):
+            if not isinstance(receiver.receiver, Instance):
+                self.refuse("reads through super() outside an instance method")
+                return
+            raw = _after(receiver.receiver.cls, receiver.start_after, name)
+            read = ("super", receiver.receiver.cls, name, raw, receiver.start_after)
+        elif isinstance(receiver, Function):
+            if name == "__dict__":
+                self.refuse("reads a function's __dict__")
+                return
+            raw = receiver.attrs.get(name, MISSING)
+            read = ("function", receiver, name, raw)
+        else:
+            return  # data the construction made or immutable values (tensors, lists, tuples, strings)
+        for recorder in self.recorders:
+            self._record(recorder, read, raw, f"reads attribute `{name}`")
+
+    def default_read(self, function: Function, name: str, value) -> None:
+        read = ("default", function, name, value)
+        for recorder in self.recorders:
+            self._record(recorder, read, value, f"uses the default value of `{name}`")
+
+    def definition_written(self) -> None:
+        """A class's or function's attribute was set (called whether recording or not)."""
+        self.definition_writes += 1
+        self.refuse("writes an attribute of a class or function")
+
+    def attribute_write(self, receiver) -> None:
+        if type(receiver) is Instance:
+            for recorder in self.recorders:
+                if id(receiver) not in recorder.objects and recorder.refused is None:
+                    recorder.refused = "writes an attribute of an object it did not create"
+        elif isinstance(receiver, Namespace):  # classes and functions: definition_written
+            self.refuse("writes an attribute of a module")
+
+    def _record(self, recorder: Recorder, read: tuple, value, why: str) -> None:
+        if recorder.refused is not None:
+            return
+        if not _constant(value):
+            recorder.refused = why + " holding mutable state"
+            return
+        recorder.reads.setdefault(_read_key(read), read)
+
+
+# What outside-visible state a construction may change as a side effect: reports, the tracer,
+# sys.modules.  Compared before and after the first construction.
+def _effects(interp) -> tuple:
+    tracer = interp.framework.tracer
+    return (len(interp.unknowns), len(interp.diagnostics), len(interp.assumptions), len(tracer.ops),
+            len(tracer.module_outputs), len(tracer.module_calls), len(tracer.module_call_inputs),
+            len(interp.framework.call_cache.calls), len(interp.sys_modules))
+
+
+def _read_key(read: tuple) -> tuple:
+    if read[0] == "name":
+        _, found, between, module, name, _ = read
+        return "name", id(found), id(module), name, tuple(id(scope) for scope in between)
+    if read[0] == "super":
+        return "super", id(read[1]), read[2], id(read[4])
+    return read[0], id(read[1]), read[2]
+
+
+def _still(read: tuple, builtins: dict) -> bool:
+    """Whether a recorded read gives the same value now."""
+    kind = read[0]
+    if kind == "name":
+        _, found, between, module, name, value = read
+        if any(name in scope.vars for scope in between):
+            return False
+        now = found.vars.get(name, MISSING) if found is not None else builtins.get(name, MISSING)
+        if isinstance(now, LazyValue):  # an import binding: the name read gave what it resolved to
+            now = now.resolved if now.done else MISSING
+        return (found is not None or name not in module.vars) and _same(now, value)
+    if kind == "super":
+        _, cls, name, value, start_after = read
+        return _same(_after(cls, start_after, name), value)
+    _, container, name, value = read
+    if kind == "class":
+        try:
+            now = container.lookup(name)
+        except KeyError:
+            now = MISSING
+    elif kind == "namespace":
+        now = container.members.get(name, MISSING) if container.replaced_by is None else MISSING
+    elif kind == "function":
+        now = container.attrs.get(name, MISSING)
+    else:  # "default"
+        now = container.defaults.get(name, MISSING)
+    return _same(now, value)
+
+
+def _after(cls: Class, start_after: Class, name: str):
+    """What ``super(start_after, instance of cls).name`` finds (as ``plain_attribute`` looks)."""
+    mro = cls.mro()
+    start = mro.index(start_after) + 1 if start_after in mro else 1
+    for owner in mro[start:]:
+        if name in owner.namespace:
+            return owner.namespace[name]
+    return MISSING
+
+
+def _same(now, then) -> bool:
+    if now is then:
+        return True
+    try:
+        return _plain_key(now) == _plain_key(then)
+    except NotMemoisable:
+        return False
+
+
+_PLAIN_SCALARS = (int, str, bool, type(None), bytes)
+
+
+def _plain_key(value):
+    """``value`` as an exactly comparable key: plain immutable data only."""
+    kind = type(value)
+    if kind in _PLAIN_SCALARS:
+        return kind, value
+    if kind is float:
+        return kind, repr(value)
+    if kind is tuple:
+        return kind, tuple(_plain_key(item) for item in value)
+    raise NotMemoisable(f"argument of type {kind.__name__}")
+
+
+# Values that cannot change: reading them from outside is recorded, not refused.
+_DEFINITIONS = (Class, Function, Namespace, MethodWrapper)
+_IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), Fraction, Expr, range, slice, Location)
+# The analysed program's mutable data: a builtin that closes over one (``REGISTRY.append``) writes outside.
+_PROGRAM_DATA = (list, dict, set, bytearray, Instance, Tensor)
+
+
+def _constant(value, depth: int = 0) -> bool:
+    if isinstance(value, _IMMUTABLE) or value is MISSING or isinstance(value, _DEFINITIONS):
+        return True
+    if depth > 20:
+        return False
+    if type(value) is tuple or type(value) is frozenset or type(value) is Record:
+        return all(_constant(item, depth + 1) for item in value)
+    if isinstance(value, Builtin):
+        cells = getattr(value.fn, "__closure__", None) or ()
+        return not any(isinstance(cell.cell_contents, _PROGRAM_DATA) for cell in cells if _filled(cell))
+    if isinstance(value, BoundMethod):  # a classmethod bound to its class
+        return isinstance(value.receiver, Class) and _constant(value.function, depth + 1)
+    if isinstance(value, LazyValue):
+        return value.done and _constant(value.resolved, depth + 1)
+    return False
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+# Copied field by field: our own value classes whose fields are values again.
+_COPIED_OBJECTS = (Instance, ModuleState, Tensor, Parameter, BoundMethod, Partial, SuperProxy)
+_SHARED = (Class, Namespace, Builtin, MethodWrapper, LazyValue) + _IMMUTABLE
+_TUPLES = (tuple, frozenset, Record)
+
+
+class Plan:
+    """How to rebuild a module tree: compiled once from the first construction's result, run
+    for each reuse.  Every mutable object in the tree (instances, their module state, tensors,
+    lists, dicts...) becomes a numbered node: a prefilled copy of its contents (its ``__dict__``
+    for our value objects) in which the slots that hold another node are filled in after all
+    nodes exist; everything else (immutable values, definitions) is shared.  Building a copy
+    is then C-level dict/list copies plus one store per reference, several times faster than a
+    recursive deep copy.  With a recorder (compiling): a function created inside the
+    construction refuses, since it closes over the construction's frame and would be shared
+    between the copies."""
+
+    def __init__(self, root, recorder: Recorder | None = None):
+        self.recorder = recorder
+        self.index: dict = {}  # id(object) -> node number
+        self.nodes: list = []  # per node: (kind, prefilled contents)
+        self.refs: list = []  # (node number, is an object (fill its __dict__), [(slot, node number)])
+        self.tuple_order: list = []  # tuple-like nodes, inner ones first: (node number, kind, items, record)
+        self.instances: list = []  # node numbers of Instances
+        self.root = self._encode(root)[0]
+        del self.index, self.recorder  # the plan keeps no reference to the original objects
+
+    def _encode(self, value) -> tuple:
+        """(node number, None) for an object rebuilt per copy, (-1, value) for a shared one."""
+        kind = type(value)
+        if kind in _PLAIN_SCALARS or kind is float:
+            return -1, value
+        known = self.index.get(id(value))
+        if known is not None:
+            return known, None
+        if kind in _COPIED_OBJECTS or kind is list or kind is dict:
+            number = self._node(value)
+            if kind is Instance:
+                self.instances.append(number)
+            if kind is list:
+                items = list(enumerate(value))
+            elif kind is dict and all(type(k) is str for k in value):
+                items = list(value.items())
+            elif kind is dict:  # other keys (rare): rebuilt from encoded pairs as a tuple-like node
+                self.nodes[number] = (dict, None)
+                pairs = [(self._encode(k), self._encode(v)) for k, v in value.items()]
+                self.tuple_order.append((number, dict, pairs, None))
+                return number, None
+            else:
+                items = list(value.__dict__.items())
+            prefilled = [] if kind is list else {}
+            refs = []
+            for slot, item in items:
+                number_of_item, shared = self._encode(item)
+                if kind is list:
+                    prefilled.append(shared)
+                else:
+                    prefilled[slot] = shared
+                if number_of_item >= 0:
+                    refs.append((slot, number_of_item))
+            self.nodes[number] = (kind, prefilled)
+            if refs:
+                self.refs.append((number, kind is not list and kind is not dict, refs))
+            return number, None
+        if kind in _TUPLES or kind is set:
+            items = [self._encode(item) for item in value]
+            if kind is not set and all(n < 0 for n, _ in items):
+                return -1, value  # nothing inside it is rebuilt: the tuple itself is shared
+            number = self._node(value)
+            self.nodes[number] = (kind, None)
+            self.tuple_order.append((number, kind, items, (value.cls, value.fields) if kind is Record else None))
+            return number, None
+        if kind is Function:
+            if self.recorder is not None and self.recorder.inside(value.scope):
+                raise NotMemoisable("keeps a function defined inside the construction")
+            return -1, value
+        if isinstance(value, _SHARED) or value is MISSING or kind is Unknown:  # not PartialDict: it fills in
+            return -1, value
+        raise NotMemoisable(f"holds a {kind.__name__}")
+
+    def _node(self, value) -> int:
+        number = self.index[id(value)] = len(self.nodes)
+        self.nodes.append(None)
+        return number
+
+    def build(self) -> tuple:
+        """(a new copy of the tree's root, its new Instances)."""
+        made = []
+        new = object.__new__
+        for kind, prefilled in self.nodes:
+            if prefilled is None:  # built below, from the nodes it holds
+                made.append(None)
+            elif kind is list or kind is dict:
+                made.append(prefilled.copy())
+            else:
+                obj = new(kind)
+                obj.__dict__ = prefilled.copy()
+                made.append(obj)
+        for number, kind, items, record in self.tuple_order:
+            if kind is dict:
+                made[number] = {(made[kn] if kn >= 0 else k): (made[vn] if vn >= 0 else v)
+                                for (kn, k), (vn, v) in items}
+            else:
+                values = [made[n] if n >= 0 else v for n, v in items]
+                made[number] = Record.make(*record, values) if record else kind(values)
+        for number, is_object, refs in self.refs:
+            target = made[number].__dict__ if is_object else made[number]
+            for slot, item in refs:
+                target[slot] = made[item]
+        return made[self.root], [made[n] for n in self.instances]

@@ -68,8 +68,9 @@ def _upsample(attrs, inputs):
     return [_rebuild(attrs, x, [size * f for size, f in zip(_spatial(attrs, x), attrs["size"])])], {}
 
 
-@shape_function("resize")
+@shape_function("resize", "crop_to")
 def _resize(attrs, inputs):
+    """Resizing, and CenterCrop/RandomCrop: the image becomes height x width."""
     x = inputs[0]
     return [_rebuild(attrs, x, [attrs["height"], attrs["width"]])], {}
 
@@ -144,6 +145,6 @@ def keras_recurrent(attrs, x: Shape) -> tuple[list, dict]:
 
 
 
-@shape_function("softsign", "normalization")
+@shape_function("softsign", "normalization", "augment")
 def _unary(attrs, inputs):
     return [inputs[0]], {}

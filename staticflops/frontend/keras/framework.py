@@ -10,13 +10,18 @@ from __future__ import annotations
 
 from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.keras.engine import KerasEngine, is_layer, keras_state
-from staticflops.frontend.keras.graph import KerasTensor, adopt
-from staticflops.frontend.keras.ops import activation_functions, build_ops, graph_op, identity_matrix
+from staticflops.frontend.keras.graph import KerasTensor, adopt, unknown_shape
+from staticflops.frontend.keras.ops import activation_functions, build_ops, graph_op, identity_matrix, unmodelled_op
 from staticflops.frontend.torch.framework import TorchFramework, _passive
-from staticflops.frontend.values import Builtin, Instance, Namespace, NoOpMembers, Unknown
+from staticflops.frontend.values import Builtin, Instance, Namespace, NoOpMembers, Tensor, Unknown
 
 _MERGE_FUNCTIONS = {"add": "Add", "subtract": "Subtract", "multiply": "Multiply", "average": "Average",
                     "maximum": "Maximum", "minimum": "Minimum", "concatenate": "Concatenate", "dot": "Dot"}
+# Where a name we do not model is still a layer class or an op: it becomes a stand-in that
+# reports itself where it is called and leaves the rest of the model analysable.
+_LAYER_NAMESPACES = frozenset({"keras.layers"})
+_OP_NAMESPACES = frozenset({"keras.ops", "keras.layers", "keras.activations", "tensorflow", "tensorflow.math",
+                            "tensorflow.nn", "keras.src.ops"})
 _ANYTHING = ("initializers", "regularizers", "constraints", "optimizers", "losses", "metrics", "callbacks",
              "mixed_precision", "saving")
 
@@ -168,6 +173,10 @@ class KerasFramework(TorchFramework):
     def namespace_missing(self, interp, namespace: Namespace, name: str, node):
         if isinstance(namespace.members, NoOpMembers):
             return namespace.members.anything
+        if namespace.name in _LAYER_NAMESPACES and name[:1].isupper():
+            return self.engine.unmodelled_layer(f"keras.layers.{name}")
+        if namespace.name in _OP_NAMESPACES and name[:1].islower() and not name.startswith("_"):
+            return unmodelled_op(f"{namespace.name}.{name}")
         # A package we model may hold files of the analysed project too (keras.applications'
         # resnet_v2.py imports its sibling resnet.py as `from keras.src.applications import resnet`).
         if interp.project is not None:
@@ -177,6 +186,13 @@ class KerasFramework(TorchFramework):
         return interp.unknown(f"`{namespace.name}.{name}` is not modelled", node)
 
     # ---- objects ------------------------------------------------------------------------------
+    def instantiate(self, interp, cls, args, kwargs, node):
+        instance = super().instantiate(interp, cls, args, kwargs, node)
+        state = keras_state(instance)
+        if state is not None and state.site is None:
+            state.site = (interp.source, node)  # where Sequential's forward pass locates the layer
+        return instance
+
     def is_module_class(self, cls) -> bool:
         return cls.is_subclass_of(self.engine.layer_class)
 
@@ -218,15 +234,24 @@ class KerasFramework(TorchFramework):
 
     # ---- tensors: results on KerasTensors are graph nodes -----------------------------------------
     def tensor_binary(self, interp, op_name: str, left, right, node):
+        if unknown_shape(left) or unknown_shape(right):
+            return adopt(Tensor(None), Builtin(f"operator {op_name}", lambda i, a, k, n: self.tensor_binary(
+                i, op_name, a[0], a[1], n), bind_self=False), [left, right], {}, node)
         result = super().tensor_binary(interp, op_name, left, right, node)
         return self._adopt(f"operator {op_name}", lambda i, a, k, n: self.tensor_binary(i, op_name, a[0], a[1], n),
                            result, [left, right], node)
 
     def tensor_unary(self, interp, op: str, tensor, node):
+        if unknown_shape(tensor):
+            return adopt(Tensor(None), Builtin(f"unary {op}", lambda i, a, k, n: self.tensor_unary(i, op, a[0], n),
+                                               bind_self=False), [tensor], {}, node)
         result = super().tensor_unary(interp, op, tensor, node)
         return self._adopt(f"unary {op}", lambda i, a, k, n: self.tensor_unary(i, op, a[0], n), result, [tensor], node)
 
     def tensor_getitem(self, interp, tensor, key, node):
+        if unknown_shape(tensor):
+            return adopt(Tensor(None), Builtin("getitem", lambda i, a, k, n: self.tensor_getitem(i, a[0], key, n),
+                                               bind_self=False), [tensor], {}, node)
         result = super().tensor_getitem(interp, tensor, key, node)
         return self._adopt("getitem", lambda i, a, k, n: self.tensor_getitem(i, a[0], key, n), result, [tensor], node)
 

@@ -64,6 +64,12 @@ def adopt(result, fn, args: list, kwargs: dict, site):
     return map_tensors(result, fresh)
 
 
+def unknown_shape(value) -> bool:
+    """A KerasTensor of unknown shape: the output of an unmodelled layer or op, or of what
+    follows one.  What it feeds gets an unknown shape too (that op is reported already)."""
+    return isinstance(value, KerasTensor) and value.shape is None
+
+
 def graph_nodes(inputs: list, outputs) -> list:
     """Nodes between ``inputs`` and ``outputs``, in creation (= topological) order."""
     stop = {id(t) for t in inputs}

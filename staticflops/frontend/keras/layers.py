@@ -229,6 +229,25 @@ for _name in ("Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout
 LAYERS["GaussianNoise"] = KerasLayerSpec("dropout", "stddev, **kwargs")
 LAYERS["ActivityRegularization"] = KerasLayerSpec("identity", "l1=0.0, l2=0.0, **kwargs")
 
+# Image augmentation inside a model.  The analysis is of inference (as for Dropout): there
+# Keras passes these images through unchanged, and the two crops cut (or resize) to
+# height x width.  model(x) without training=False does augment; that is input preparation
+# we do not count.
+_AUGMENT = {
+    "RandomFlip": "mode='horizontal_and_vertical', seed=None, data_format=None, **kwargs",
+    "RandomRotation": "factor, fill_mode='reflect', interpolation='bilinear', seed=None, fill_value=0.0, data_format=None, **kwargs",
+    "RandomZoom": "height_factor, width_factor=None, fill_mode='reflect', interpolation='bilinear', seed=None, fill_value=0.0, data_format=None, **kwargs",
+    "RandomTranslation": "height_factor, width_factor, fill_mode='reflect', interpolation='bilinear', seed=None, fill_value=0.0, data_format=None, **kwargs",
+    "RandomContrast": "factor, value_range=(0, 255), seed=None, **kwargs",
+    "RandomBrightness": "factor, value_range=(0, 255), seed=None, **kwargs",
+}
+for _name, _signature in _AUGMENT.items():
+    LAYERS[_name] = KerasLayerSpec("augment", _signature)
+for _name, _signature in (("CenterCrop", "height, width, data_format=None, **kwargs"),
+                          ("RandomCrop", "height, width, seed=None, data_format=None, **kwargs")):
+    LAYERS[_name] = KerasLayerSpec("crop_to", _signature, lambda a, n: {
+        "height": a["height"], "width": a["width"], "data_format": _data_format(a["data_format"])})
+
 for _n in (1, 2, 3):
     LAYERS[f"Conv{_n}D"] = KerasLayerSpec("conv", _CONV, _conv, _conv_build, dims=_n)
     LAYERS[f"Conv{_n}DTranspose"] = KerasLayerSpec("conv_transpose", _CONVT, _conv_transpose, _conv_build, dims=_n)

@@ -7,7 +7,7 @@ become graph nodes, so Functional models can use raw ops between layers.
 
 from __future__ import annotations
 
-from staticflops.frontend.keras.graph import KerasTensor, adopt, tensors_in
+from staticflops.frontend.keras.graph import KerasTensor, adopt, tensors_in, unknown_shape
 from staticflops.frontend.keras.layers import ACTIVATIONS
 from staticflops.frontend.values import Builtin, Tensor, Unknown
 from staticflops.shapes.expr import Expr
@@ -18,11 +18,29 @@ def graph_op(name: str, fn) -> Builtin:
     builtin = None
 
     def call(interp, args, kwargs, node):
+        tensors = tensors_in([args, kwargs])
+        if any(unknown_shape(t) for t in tensors):  # after an unmodelled op: reported there
+            return adopt(Tensor(None), builtin, args, kwargs, node)
         result = fn(interp, args, kwargs, node)
-        if any(isinstance(t, KerasTensor) for t in tensors_in([args, kwargs])):
+        if any(isinstance(t, KerasTensor) for t in tensors):
             return adopt(result, builtin, args, kwargs, node)
         return result
     builtin = Builtin(name, call, bind_self=False)
+    return builtin
+
+
+def unmodelled_op(qualified: str) -> Builtin:
+    """A stand-in for a function we do not model (``keras.ops.cumsum``): each call is reported
+    where it is written; on symbolic tensors its result is a tensor of unknown shape that stays
+    in the model's graph, so the layers around it are still analysed."""
+    builtin = None
+
+    def call(interp, args, kwargs, node):
+        unknown = interp.unknown(f"`{qualified}` is not modelled: its output and cost are unknown", node)
+        if any(isinstance(t, KerasTensor) for t in tensors_in([args, kwargs])):
+            return adopt(Tensor(None), builtin, args, kwargs, node)
+        return unknown
+    builtin = Builtin(qualified, call, bind_self=False)
     return builtin
 
 

@@ -22,6 +22,8 @@ _MERGE_FUNCTIONS = {"add": "Add", "subtract": "Subtract", "multiply": "Multiply"
 _LAYER_NAMESPACES = frozenset({"keras.layers"})
 _OP_NAMESPACES = frozenset({"keras.ops", "keras.layers", "keras.activations", "tensorflow", "tensorflow.math",
                             "tensorflow.nn", "keras.src.ops"})
+_NUMPY_ONLY = frozenset({"split", "cumsum", "cumprod", "one_hot", "arange", "dot", "full", "empty", "eye", "tril",
+                         "triu", "zeros", "ones", "zeros_like", "ones_like", "full_like", "empty_like", "top_k"})
 _ANYTHING = ("initializers", "regularizers", "constraints", "optimizers", "losses", "metrics", "callbacks",
              "mixed_precision", "saving")
 
@@ -66,9 +68,12 @@ class KerasFramework(TorchFramework):
             "utils": Namespace("keras.utils", {"register_keras_serializable": _decorator_factory()}),
             "saving": Namespace("keras.saving", {"register_keras_serializable": _decorator_factory()}),
         })
-        math = Namespace("tensorflow.math", {k: v for k, v in ops.items()})
+        # keras.ops follows numpy; these TensorFlow namesakes do not (tf.split takes sizes, tf.cumsum
+        # runs along axis 0, tf.one_hot's third argument is on_value), so under tf.* they are unmodelled.
+        tf_ops = {k: v for k, v in ops.items() if k not in _NUMPY_ONLY}
+        math = Namespace("tensorflow.math", dict(tf_ops))
         nn = Namespace("tensorflow.nn", {**activations, **{k: v for k, v in ops.items() if k in ("softmax",)}})
-        tf = Namespace("tensorflow", {**ops, "keras": keras, "math": math, "nn": nn, "float32": "float32",
+        tf = Namespace("tensorflow", {**tf_ops, "keras": keras, "math": math, "nn": nn, "float32": "float32",
                                       "int32": "int32", "int64": "int64", "float16": "float16",
                                       "TensorShape": interp.builtins["tuple"],
                                       "function": Builtin("tf.function", lambda i, a, k, n: a[0] if a else _decorator(),

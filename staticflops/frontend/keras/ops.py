@@ -7,6 +7,8 @@ become graph nodes, so Functional models can use raw ops between layers.
 
 from __future__ import annotations
 
+import math
+
 from staticflops.frontend.keras.graph import KerasTensor, adopt, tensors_in, unknown_shape
 from staticflops.frontend.keras.layers import ACTIVATIONS
 from staticflops.frontend.values import Builtin, Tensor, Unknown
@@ -100,7 +102,137 @@ def build_ops(torch_functions: dict, framework) -> dict:
         axis = kwargs.get("axis", args[1] if len(args) > 1 else -1)
         return f["softmax"](interp, [args[0]], {"dim": axis}, node)
 
+    def positional(target, names, rename=None):
+        """Keras's argument names bound in order, then passed under PyTorch's names."""
+        rename = rename or {}
+
+        def fn(interp, args, kwargs, node):
+            bound = {**dict(zip(names, args)), **kwargs}
+            first = bound.pop(names[0])
+            return f[target](interp, [first], {rename.get(k, k): v for k, v in bound.items() if k in rename}, node)
+        return fn
+
+    def cumulative(target):
+        def fn(interp, args, kwargs, node):
+            bound = {"axis": None, **dict(zip(("x", "axis", "dtype"), args)), **kwargs}
+            x = bound["x"]
+            if bound["axis"] is None:  # numpy's default: along the flattened input
+                x = f["flatten"](interp, [x], {}, node)
+                if not isinstance(x, Tensor):
+                    return x
+            return f[target](interp, [x], {"dim": 0 if bound["axis"] is None else bound["axis"]}, node)
+        return fn
+
+    def comparison(target):
+        def fn(interp, args, kwargs, node):
+            bound = {**dict(zip(("x1", "x2"), args)), **kwargs}
+            return f[target](interp, [bound["x1"], bound["x2"]], {}, node)
+        return fn
+
+    def where(interp, args, kwargs, node):
+        bound = {"x1": None, "x2": None, **dict(zip(("condition", "x1", "x2"), args)), **kwargs}
+        if bound["x1"] is None or bound["x2"] is None:  # the indices of the true elements
+            return interp.unknown("keras.ops.where(condition) without x1 and x2: the size depends on the values",
+                                  node)
+        return f["where"](interp, [bound["condition"], bound["x1"], bound["x2"]], {}, node)
+
+    def split(interp, args, kwargs, node):
+        bound = {"indices_or_sections": 2, "axis": 0, **dict(zip(("x", "indices_or_sections", "axis"), args)), **kwargs}
+        cut = bound["indices_or_sections"]
+        return list(f["tensor_split"](interp, [bound["x"], list(cut) if isinstance(cut, (list, tuple)) else cut],
+                                      {"dim": bound["axis"]}, node))
+
+    def one_hot(interp, args, kwargs, node):
+        bound = {"axis": -1, "dtype": None, **dict(zip(("x", "num_classes", "axis", "dtype"), args)), **kwargs}
+        if bound["axis"] != -1:
+            return interp.unknown("keras.ops.one_hot with an axis other than -1 is not modelled", node)
+        result = f["one_hot"](interp, [bound["x"], bound["num_classes"]], {}, node)
+        dtype = bound["dtype"] if isinstance(bound["dtype"], str) else "float32"  # Keras's floatx
+        return Tensor(result.shape, dtype) if isinstance(result, Tensor) else result
+
+    def top_k(interp, args, kwargs, node):
+        bound = {**dict(zip(("x", "k", "sorted"), args)), **kwargs}
+        return tuple(f["topk"](interp, [bound["x"], bound["k"]], {}, node))
+
+    def dot(interp, args, kwargs, node):
+        bound = {**dict(zip(("x1", "x2"), args)), **kwargs}
+        a, b = bound["x1"], bound["x2"]
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a.shape is not None and b.shape is not None \
+                and len(a.shape) <= 2 and len(b.shape) <= 2 and a.shape and b.shape:
+            return f["matmul"](interp, [a, b], {}, node)  # numpy's dot is matmul up to rank 2
+        return interp.unknown("keras.ops.dot of scalars or of tensors of rank above 2 is not modelled", node)
+
+    def tensordot(interp, args, kwargs, node):
+        """A contraction over the given axes, written as the einsum it is."""
+        bound = {"axes": 2, **dict(zip(("x1", "x2", "axes"), args)), **kwargs}
+        a, b, axes = bound["x1"], bound["x2"], bound["axes"]
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a.shape is not None and b.shape is not None):
+            return interp.unknown("keras.ops.tensordot of tensors of unknown shape", node)
+        ra, rb = len(a.shape), len(b.shape)
+        if isinstance(axes, int):
+            pairs = list(zip(range(ra - axes, ra), range(axes)))
+        elif isinstance(axes, (list, tuple)) and len(axes) == 2:
+            left, right = ([v] if isinstance(v, int) else list(v) for v in axes)
+            pairs = [(i % ra, j % rb) for i, j in zip(left, right)]
+        else:
+            return interp.unknown(f"keras.ops.tensordot axes={axes!r} is not modelled", node)
+        letters = iter("abcdefghijklmnopqrstuvwxyz")
+        left = [next(letters) for _ in range(ra)]
+        right = [next(letters) for _ in range(rb)]
+        for i, j in pairs:
+            right[j] = left[i]
+        contracted = {left[i] for i, _ in pairs}
+        out = [c for c in left if c not in contracted] + [c for j, c in enumerate(right) if j not in {j for _, j in pairs}]
+        return f["einsum"](interp, [f"{''.join(left)},{''.join(right)}->{''.join(out)}", a, b], {}, node)
+
+    def constant(interp, args, kwargs, node):
+        """zeros / ones / empty(shape, dtype): a new tensor, no arithmetic."""
+        bound = {"dtype": None, **dict(zip(("shape", "dtype"), args)), **kwargs}
+        return _new_tensor(interp, bound["shape"], bound["dtype"], node)
+
+    def full(interp, args, kwargs, node):
+        bound = {"dtype": None, **dict(zip(("shape", "fill_value", "dtype"), args)), **kwargs}
+        return _new_tensor(interp, bound["shape"], bound["dtype"], node)
+
+    def like(interp, args, kwargs, node):
+        """zeros_like / ones_like / full_like / empty_like: the argument's shape."""
+        x = args[0] if args else kwargs.get("x")
+        if not isinstance(x, Tensor) or x.shape is None:
+            return interp.unknown("the shape of this *_like argument is unknown", node)
+        dtype = kwargs.get("dtype")
+        return Tensor(x.shape, dtype if isinstance(dtype, str) else x.dtype)
+
+    def arange(interp, args, kwargs, node):
+        bound = {"stop": None, "step": 1, "dtype": None, **dict(zip(("start", "stop", "step", "dtype"), args)),
+                 **kwargs}
+        start, stop, step = bound["start"], bound["stop"], bound["step"]
+        if stop is None:
+            start, stop = 0, start
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, stop, step)) or step == 0:
+            return interp.unknown("keras.ops.arange of bounds that are not numbers", node)
+        count = max(0, math.ceil((stop - start) / step))
+        floating = any(isinstance(v, float) for v in (start, stop, step))
+        dtype = bound["dtype"] if isinstance(bound["dtype"], str) else "float32" if floating else "int32"
+        return Tensor((count,), dtype)
+
+    def eye(interp, args, kwargs, node):
+        bound = {"M": None, "k": 0, "dtype": None, **dict(zip(("N", "M", "k", "dtype"), args)), **kwargs}
+        n, m = bound["N"], bound["M"] if bound["M"] is not None else bound["N"]
+        return _new_tensor(interp, (n, m), bound["dtype"], node)
+
     table = {
+        "cumsum": cumulative("cumsum"), "cumprod": cumulative("cumprod"),
+        **{name: comparison(target) for name, target in (
+            ("equal", "eq"), ("not_equal", "ne"), ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
+            ("less_equal", "le"), ("logical_and", "logical_and"), ("logical_or", "logical_or"),
+            ("logical_xor", "logical_xor"))},
+        "logical_not": positional("logical_not", ("x",)), "where": where,
+        "tril": positional("tril", ("x", "k")), "triu": positional("triu", ("x", "k")),
+        "tile": lambda i, a, k, n: f["tile"](i, [a[0] if a else k["x"], list(a[1] if len(a) > 1 else k["repeats"])], {}, n),
+        "repeat": positional("repeat_interleave", ("x", "repeats", "axis"), {"repeats": "repeats", "axis": "dim"}),
+        "split": split, "one_hot": one_hot, "top_k": top_k, "dot": dot, "tensordot": tensordot,
+        "zeros": constant, "ones": constant, "empty": constant, "full": full, "zeros_like": like,
+        "ones_like": like, "full_like": like, "empty_like": like, "arange": arange, "eye": eye,
         "add": f["add"], "subtract": f["sub"], "multiply": f["mul"], "divide": f["div"], "true_divide": f["div"],
         "maximum": f["maximum"], "minimum": f["minimum"], "power": f["pow"], "pow": f["pow"],
         "matmul": f["matmul"], "einsum": f["einsum"], "reshape": reshape, "transpose": transpose,
@@ -117,6 +249,15 @@ def build_ops(torch_functions: dict, framework) -> dict:
         ops[name] = graph_op(name, fn)
     ops.update(activation_functions(f))
     return ops
+
+
+def _new_tensor(interp, shape, dtype, node):
+    shape = (shape,) if isinstance(shape, int) else shape
+    if not isinstance(shape, (tuple, list)) or any(isinstance(d, bool) or not isinstance(d, (int, Expr)) for d in shape):
+        return interp.unknown("the shape of this new tensor is unknown", node)
+    if any(isinstance(d, int) and d < 0 for d in shape):
+        raise interp.fail(f"negative size in shape {tuple(shape)}", node, code="SF301")
+    return Tensor(tuple(shape), dtype if isinstance(dtype, str) else "float32")
 
 
 def identity_matrix(interp, args, kwargs, node):

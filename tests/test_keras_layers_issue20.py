@@ -1,0 +1,30 @@
+"""Keras layers added for issue 20 under rule sets other than `tf-profiler` (which
+tests/test_keras_cases.py checks against the recorded profiler): hand-derived counts."""
+
+import staticflops
+
+CASES = "tests/fixtures/keras_cases/"
+
+
+def test_full_counts_a_crop_as_a_copy_and_an_upsizing_crop_as_a_bilinear_resize():
+    # CenterCrop(4, 5) of 6x7: a copy, 0 operations.
+    assert staticflops.analyze(CASES + "augment_center_crop.py", batch=1, rules="full").totals.forward_flops == 0
+    # CenterCrop(10, 12) of 6x7 resizes: 10*12*3 = 360 outputs x 9 (bilinear, as `interpolate`) = 3,240.
+    report = staticflops.analyze(CASES + "augment_center_crop_upsize.py", batch=1, rules="full")
+    assert report.totals.forward_flops == 3_240
+    assert report.outputs == [[1, 10, 12, 3]]
+
+
+def test_augmentation_is_free_at_inference_in_every_convention():
+    for rules in ("standard", "full", "tf-profiler"):
+        report = staticflops.analyze(CASES + "augment_random_rotation.py", batch=1, rules=rules)
+        assert report.unknown == [] and report.totals.forward_flops == 0, rules
+
+
+def test_full_prices_keras_norms():
+    # RMSNormalization on 1x5x8: per element square + add, scale, weight (4) = 160, per row 4 = 20.
+    assert staticflops.analyze(CASES + "rms_norm.py", batch=1, rules="full").totals.forward_flops == 180
+    # GroupNormalization(groups=2) on 1x6x7x4 (gamma and beta: affine): (6 + 2) * 168 + 4 * 1 * 2 = 1,352.
+    assert staticflops.analyze(CASES + "group_norm.py", batch=1, rules="full").totals.forward_flops == 1_352
+    # UnitNormalization on 1x5x8 (p = 2): per row of 8, 3 * 8 + 1 = 25 -> 125.
+    assert staticflops.analyze(CASES + "unit_norm.py", batch=1, rules="full").totals.forward_flops == 125

@@ -28,3 +28,15 @@ def test_full_prices_keras_norms():
     assert staticflops.analyze(CASES + "group_norm.py", batch=1, rules="full").totals.forward_flops == 1_352
     # UnitNormalization on 1x5x8 (p = 2): per row of 8, 3 * 8 + 1 = 25 -> 125.
     assert staticflops.analyze(CASES + "unit_norm.py", batch=1, rules="full").totals.forward_flops == 125
+
+
+def test_standard_attention_layers_count_their_two_matmuls():
+    # query 5x4, value 6x3, key 6x4: scores 5*6*4 = 120 MACs, weighted sum 5*3*6 = 90 MACs.
+    assert staticflops.analyze(CASES + "attention_dot.py", batch=1).totals.macs == 210
+    # Additive / concat scores are tanh(q + k) sums, no matmul: only the weighted sum, 90.
+    for case in ("additive_attention.py", "attention_concat.py"):
+        assert staticflops.analyze(CASES + case, batch=1).totals.macs == 90, case
+    # Self-attention on 5x4 with the weights returned: 5*5*4 twice = 200 MACs; outputs 5x4 and 5x5.
+    report = staticflops.analyze(CASES + "attention_self_scores.py", batch=1)
+    assert report.totals.macs == 200
+    assert report.outputs == [[1, 5, 4], [1, 5, 5]]

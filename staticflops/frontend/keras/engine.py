@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 
 from staticflops.diagnostics import AnalysisError, reason
+from staticflops.frontend.keras.attention import attention_classes
 from staticflops.frontend.keras.graph import KerasTensor, adopt, graph_nodes, replay, tensors_in
 from staticflops.frontend.keras.layers import LAYERS, KerasLayerSpec, activation_kind, configure
 from staticflops.frontend.tracer import TracedOp
@@ -78,6 +79,7 @@ class KerasEngine:
         self.input_layer_class = Class("InputLayer", (self.layer_class,), self._methods("InputLayer", {
             "__init__": self._input_layer_init, "call": self._identity_call}))
         self.layers = {name: self._builtin_class(name, spec) for name, spec in LAYERS.items()}
+        self.layers.update(attention_classes(self))
         self._unmodelled: dict = {}
         self.layers.update({
             "Layer": self.layer_class, "InputLayer": self.input_layer_class,

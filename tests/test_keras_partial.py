@@ -126,3 +126,23 @@ model = keras.Model(inputs, layers.ReLU()(x))
     report = staticflops.analyze(path, batch=1)
     assert report.totals.params == 40  # Embedding(10, 4): a 10 x 4 table, whatever the input
     assert _unknowns(report) == [("model.py:5:5", "`keras.ops.not_a_keras_op` is not modelled")]
+
+
+def test_a_modelled_layer_that_cannot_be_resolved_does_not_cut_the_graph(tmp_path):
+    # The Reshape's target comes from a package we do not read: before this, the unknown output
+    # reached keras.Model(inputs, outputs) and the whole report was lost (SF120).
+    report = staticflops.analyze(_write(tmp_path, '''\
+import keras
+from keras import layers
+from somewhere_else import target_shape
+
+inputs = keras.Input(shape=(8,))
+x = layers.Dense(4)(inputs)
+x = layers.Reshape(target_shape)(x)
+model = keras.Model(inputs, layers.Dense(2)(x))
+'''), batch=1)
+    # Dense(4) on 1x8: 32 MACs = 64 FLOPs, 8*4 + 4 = 36 params; the last Dense's are unknown.
+    assert (report.totals.forward_flops, report.totals.params) == (64, 36)
+    assert not report.totals.complete
+    lines = [u.location.rsplit(":", 2)[-2] for u in report.unknown]
+    assert "7" in lines and "8" in lines  # the Reshape, and the Dense after it

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from staticflops.diagnostics import AnalysisError, reason
 from staticflops.frontend.keras.attention import attention_classes
-from staticflops.frontend.keras.graph import KerasTensor, adopt, graph_nodes, replay, tensors_in
+from staticflops.frontend.keras.einsum_dense import einsum_dense_class
+from staticflops.frontend.keras.graph import KerasTensor, adopt, graph_nodes, keep_in_graph, replay, tensors_in
 from staticflops.frontend.keras.layers import LAYERS, KerasLayerSpec, activation_kind, configure
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown
@@ -79,7 +80,7 @@ class KerasEngine:
         self.input_layer_class = Class("InputLayer", (self.layer_class,), self._methods("InputLayer", {
             "__init__": self._input_layer_init, "call": self._identity_call}))
         self.layers = {name: self._builtin_class(name, spec) for name, spec in LAYERS.items()}
-        self.layers.update(attention_classes(self))
+        self.layers.update(attention_classes(self), EinsumDense=einsum_dense_class(self))
         self._unmodelled: dict = {}
         self.layers.update({
             "Layer": self.layer_class, "InputLayer": self.input_layer_class,
@@ -209,6 +210,7 @@ class KerasEngine:
                 result = interp.call(call, inputs, self._call_kwargs(call, kwargs), node)
             finally:
                 tracer.stack.pop()
+        result = keep_in_graph(interp, result, inputs)
         tracer.module_outputs[id(layer)] = result
         tracer.module_calls[id(layer)] = tracer.module_calls.get(id(layer), 0) + 1
         return adopt(result, layer, inputs, kwargs, node)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.keras.engine import KerasEngine, is_layer, keras_state
-from staticflops.frontend.keras.graph import KerasTensor, adopt, unknown_shape
+from staticflops.frontend.keras.graph import KerasTensor, adopt, keep_in_graph, unknown_shape
 from staticflops.frontend.keras.ops import activation_functions, build_ops, graph_op, identity_matrix, unmodelled_op
 from staticflops.frontend.torch.framework import TorchFramework, _passive
 from staticflops.frontend.values import Builtin, Instance, Namespace, NoOpMembers, Tensor, Unknown
@@ -261,6 +261,7 @@ class KerasFramework(TorchFramework):
         return self._adopt("getitem", lambda i, a, k, n: self.tensor_getitem(i, a[0], key, n), result, [tensor], node)
 
     def _adopt(self, label, fn, result, args, node):
+        result = keep_in_graph(self.engine.interp, result, args)
         if isinstance(result, Unknown) or not any(isinstance(a, KerasTensor) for a in args):
             return result
         return adopt(result, Builtin(label, fn, bind_self=False), args, {}, node)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from staticflops.frontend.keras.graph import KerasTensor, adopt, tensors_in, unknown_shape
+from staticflops.frontend.keras.graph import KerasTensor, adopt, keep_in_graph, tensors_in, unknown_shape
 from staticflops.frontend.keras.layers import ACTIVATIONS
 from staticflops.frontend.values import Builtin, Tensor, Unknown
 from staticflops.shapes.expr import Expr
@@ -23,12 +23,42 @@ def graph_op(name: str, fn) -> Builtin:
         tensors = tensors_in([args, kwargs])
         if any(unknown_shape(t) for t in tensors):  # after an unmodelled op: reported there
             return adopt(Tensor(None), builtin, args, kwargs, node)
-        result = fn(interp, args, kwargs, node)
+        result = keep_in_graph(interp, fn(interp, args, kwargs, node), tensors)
         if any(isinstance(t, KerasTensor) for t in tensors):
             return adopt(result, builtin, args, kwargs, node)
         return result
     builtin = Builtin(name, call, bind_self=False)
     return builtin
+
+
+# Keras's TensorFlow backend runs these einsums (letters renamed in order of appearance) as
+# matmuls, which TensorFlow's profiler counts; any other (an ellipsis included) as an Einsum
+# op, which it does not.  Read from keras/src/backend/tensorflow/numpy.py (keras 3.15.1).
+TF_MATMUL_EINSUMS = frozenset({
+    "a,b->ab", "ab,b->a", "ab,bc->ac", "ab,cb->ac", "abc,cd->abd", "abc,dc->abd", "abcd,abde->abce",
+    "abcd,abed->abce", "abcd,acbe->adbe", "abcd,adbe->acbe", "abcd,aecd->acbe", "abcd,aecd->aceb",
+    "abc,cde->abde", "abc,dce->abde", "abc,dec->abde", "abcd,cde->abe", "abcd,ced->abe", "abcd,ecd->abe",
+    "abcde,aebf->adbcf", "abcde,afce->acdbf"})
+
+
+def _normalized(equation: str) -> str:
+    letters: dict = {}
+    for c in equation:
+        if c.isascii() and c.isalpha() and c not in letters:
+            letters[c] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[len(letters)]
+    return "".join(letters.get(c, c) for c in equation.replace(" ", ""))
+
+
+def keras_einsum(interp, framework, equation, operands: list, node, explicit=None):
+    """``ops.einsum`` as Keras runs it: one einsum op, labelled ``tf.einsum`` when TensorFlow
+    would not run it as a matmul (the `tf-profiler` rule set reads the label).  ``explicit``:
+    the same equation with its ellipsis spelled out, for our einsum."""
+    tracer = framework.tracer
+    before = len(tracer.ops)
+    result = framework.functions["einsum"](interp, [explicit or equation, *operands], {}, node)
+    if isinstance(equation, str) and len(tracer.ops) == before + 1 and _normalized(equation) not in TF_MATMUL_EINSUMS:
+        tracer.ops[-1].label = "tf.einsum"
+    return result
 
 
 def unmodelled_op(qualified: str) -> Builtin:
@@ -220,6 +250,10 @@ def build_ops(torch_functions: dict, framework) -> dict:
         n, m = bound["N"], bound["M"] if bound["M"] is not None else bound["N"]
         return _new_tensor(interp, (n, m), bound["dtype"], node)
 
+    def einsum(interp, args, kwargs, node):
+        operands = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
+        return keras_einsum(interp, framework, args[0] if args else kwargs.get("subscripts"), operands, node)
+
     table = {
         "cumsum": cumulative("cumsum"), "cumprod": cumulative("cumprod"),
         **{name: comparison(target) for name, target in (
@@ -235,7 +269,7 @@ def build_ops(torch_functions: dict, framework) -> dict:
         "ones_like": like, "full_like": like, "empty_like": like, "arange": arange, "eye": eye,
         "add": f["add"], "subtract": f["sub"], "multiply": f["mul"], "divide": f["div"], "true_divide": f["div"],
         "maximum": f["maximum"], "minimum": f["minimum"], "power": f["pow"], "pow": f["pow"],
-        "matmul": f["matmul"], "einsum": f["einsum"], "reshape": reshape, "transpose": transpose,
+        "matmul": f["matmul"], "einsum": einsum, "reshape": reshape, "transpose": transpose,
         "concatenate": concatenate, "concat": concatenate, "stack": stack, "expand_dims": expand_dims,
         "squeeze": squeeze, "mean": axis_call("mean"), "reduce_mean": axis_call("mean"), "sum": axis_call("sum"),
         "reduce_sum": axis_call("sum"), "max": axis_call("amax"), "reduce_max": axis_call("amax"),

@@ -40,3 +40,22 @@ def test_standard_attention_layers_count_their_two_matmuls():
     report = staticflops.analyze(CASES + "attention_self_scores.py", batch=1)
     assert report.totals.macs == 200
     assert report.outputs == [[1, 5, 4], [1, 5, 5]]
+
+
+def test_standard_grouped_query_attention():
+    report = staticflops.analyze(CASES + "gqa_self.py", batch=1)
+    # 5x8 input, 4 query heads, 2 key/value heads of 4: query projection 5*8*16 = 640 MACs
+    # (params 8*16 + 16 = 144), key and value 5*8*8 = 320 each (72 params each), scores and
+    # weighted sum 4*5*5*4 = 400 each, output 5*16*8 = 640 (16*8 + 8 = 136 params).
+    assert report.totals.macs == 640 + 320 + 320 + 400 + 400 + 640 == 2_720
+    assert report.totals.params == 144 + 72 + 72 + 136 == 424
+    assert [row.name for row in report.layers if row.type == "EinsumDense"] == [
+        "grouped_query_attention." + name for name in ("query", "key", "value", "attention_output")]
+
+
+def test_standard_ops_dot_product_attention():
+    report = staticflops.analyze(CASES + "ops_dot_product_attention.py", batch=1)
+    # query 5 x 4 heads x 8, key/value 6 x 2 heads (repeated to 4): 4*5*6*8 = 960 MACs for the
+    # logits and 960 for the weighted sum.
+    assert report.totals.macs == 1_920
+    assert report.outputs == [[1, 5, 4, 8]]

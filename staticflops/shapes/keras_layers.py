@@ -148,3 +148,14 @@ def keras_recurrent(attrs, x: Shape) -> tuple[list, dict]:
 @shape_function("softsign", "normalization", "augment")
 def _unary(attrs, inputs):
     return [inputs[0]], {}
+
+
+@shape_function("repeat")
+def _repeat(attrs, inputs):
+    """numpy's repeat (keras.ops.repeat): each element ``repeats`` times along ``dim``, or along
+    the flattened input when ``dim`` is None."""
+    x, repeats = inputs[0], attrs["repeats"]
+    if attrs["dim"] is None:
+        return [(numel(x) * repeats,)], {}
+    axis = normalize_dim(attrs["dim"], len(x))
+    return [x[:axis] + (x[axis] * repeats,) + x[axis + 1:]], {}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 
 from staticflops.diagnostics import AnalysisError, reason
-from staticflops.frontend.keras.attention import attention_classes
+from staticflops.frontend.keras.attention import attention_classes, grouped_query_attention_class
 from staticflops.frontend.keras.einsum_dense import einsum_dense_class
 from staticflops.frontend.keras.graph import KerasTensor, adopt, graph_nodes, keep_in_graph, replay, tensors_in
 from staticflops.frontend.keras.layers import LAYERS, KerasLayerSpec, activation_kind, configure
@@ -81,6 +81,7 @@ class KerasEngine:
             "__init__": self._input_layer_init, "call": self._identity_call}))
         self.layers = {name: self._builtin_class(name, spec) for name, spec in LAYERS.items()}
         self.layers.update(attention_classes(self), EinsumDense=einsum_dense_class(self))
+        self.layers["GroupQueryAttention"] = grouped_query_attention_class(self)  # GroupedQueryAttention in Keras
         self._unmodelled: dict = {}
         self.layers.update({
             "Layer": self.layer_class, "InputLayer": self.input_layer_class,

@@ -23,7 +23,8 @@ _LAYER_NAMESPACES = frozenset({"keras.layers"})
 _OP_NAMESPACES = frozenset({"keras.ops", "keras.layers", "keras.activations", "tensorflow", "tensorflow.math",
                             "tensorflow.nn", "keras.src.ops"})
 _NUMPY_ONLY = frozenset({"split", "cumsum", "cumprod", "one_hot", "arange", "dot", "full", "empty", "eye", "tril",
-                         "triu", "zeros", "ones", "zeros_like", "ones_like", "full_like", "empty_like", "top_k"})
+                         "triu", "zeros", "ones", "zeros_like", "ones_like", "full_like", "empty_like", "top_k",
+                         "dot_product_attention", "layer_normalization"})
 _ANYTHING = ("initializers", "regularizers", "constraints", "optimizers", "losses", "metrics", "callbacks",
              "mixed_precision", "saving")
 

@@ -49,16 +49,56 @@ def _normalized(equation: str) -> str:
     return "".join(letters.get(c, c) for c in equation.replace(" ", ""))
 
 
-def keras_einsum(interp, framework, equation, operands: list, node, explicit=None):
+def keras_einsum(interp, framework, equation, operands: list, node, explicit=None, tf_matmul=None):
     """``ops.einsum`` as Keras runs it: one einsum op, labelled ``tf.einsum`` when TensorFlow
     would not run it as a matmul (the `tf-profiler` rule set reads the label).  ``explicit``:
-    the same equation with its ellipsis spelled out, for our einsum."""
+    the same equation with its ellipsis spelled out, for our einsum; ``tf_matmul``: whether
+    TensorFlow runs it as a matmul, when that is not Keras's einsum deciding (tf.einsum direct)."""
     tracer = framework.tracer
     before = len(tracer.ops)
     result = framework.functions["einsum"](interp, [explicit or equation, *operands], {}, node)
-    if isinstance(equation, str) and len(tracer.ops) == before + 1 and _normalized(equation) not in TF_MATMUL_EINSUMS:
+    if tf_matmul is None:
+        tf_matmul = isinstance(equation, str) and _normalized(equation) in TF_MATMUL_EINSUMS
+    if len(tracer.ops) == before + 1 and not tf_matmul:
         tracer.ops[-1].label = "tf.einsum"
     return result
+
+
+def repeat(interp, framework, x, repeats, axis, node):
+    """``keras.ops.repeat(x, repeats, axis=None)``: a copy, recorded as kind ``repeat`` (its
+    TensorFlow lowering, tf.repeat, does one scalar multiply the profiler counts)."""
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 0:
+        return interp.unknown("keras.ops.repeat with repeats that are not a non-negative int "
+                              "(the size depends on the values)", node)
+    shape = framework.ops.shape_of(interp, x, node)
+    with framework.ops.arguments([x]):
+        return framework.ops.record(interp, "repeat", "repeat", {"repeats": repeats, "dim": axis}, [shape], node,
+                                    dtype=x.dtype)
+
+
+def dot_product_attention(interp, framework, query, key, value, node, bias=None, mask=None, scale=None,
+                          is_causal=False):
+    """``keras.ops.dot_product_attention`` on (B, T, N, H) query and (B, S, K, H) key/value, as
+    Keras's TensorFlow backend computes it: key/value heads repeated to N, logits by tf.einsum,
+    times the scale (1/sqrt(H) by default), + bias, masked, softmax, tf.einsum with the values."""
+    f = framework.functions
+    shapes = [t.shape if isinstance(t, Tensor) else None for t in (query, key, value)]
+    if any(s is None or len(s) != 4 for s in shapes):
+        return interp.unknown("dot_product_attention expects 4-D query, key and value of known shape", node)
+    heads, kv_heads = shapes[0][2], shapes[1][2]
+    if isinstance(heads, int) and isinstance(kv_heads, int) and heads > kv_heads > 1:
+        key = repeat(interp, framework, key, heads // kv_heads, 2, node)
+        value = repeat(interp, framework, value, heads // kv_heads, 2, node)
+    logits = keras_einsum(interp, framework, "btnh,bsnh->bnts", [query, key], node, tf_matmul=False)
+    if scale is None:  # 1 / sqrt(H), computed in the graph: a square root and a division
+        scale = f["div"](interp, [Tensor((), "float32"), f["sqrt"](interp, [Tensor((), "float32")], {}, node)], {}, node)
+    logits = f["mul"](interp, [logits, scale], {}, node)
+    if bias is not None:
+        logits = f["add"](interp, [logits, bias], {}, node)
+    if is_causal or mask is not None:
+        logits = f["where"](interp, [Tensor(logits.shape, "bool"), logits, logits], {}, node)
+    probs = f["softmax"](interp, [logits], {"dim": -1}, node)
+    return keras_einsum(interp, framework, "bnts,bsnh->btnh", [probs, value], node, tf_matmul=False)
 
 
 def unmodelled_op(qualified: str) -> Builtin:
@@ -254,7 +294,31 @@ def build_ops(torch_functions: dict, framework) -> dict:
         operands = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
         return keras_einsum(interp, framework, args[0] if args else kwargs.get("subscripts"), operands, node)
 
+    def attention(interp, args, kwargs, node):
+        names = ("query", "key", "value", "bias", "mask", "scale", "is_causal", "flash_attention",
+                 "attn_logits_soft_cap")
+        bound = {"bias": None, "mask": None, "scale": None, "is_causal": False, **dict(zip(names, args)), **kwargs}
+        if bound.get("attn_logits_soft_cap") is not None:
+            return interp.unknown("dot_product_attention with attn_logits_soft_cap is not modelled", node)
+        return dot_product_attention(interp, framework, bound["query"], bound["key"], bound["value"], node,
+                                     bias=bound["bias"], mask=bound["mask"], scale=bound["scale"],
+                                     is_causal=bound["is_causal"])
+
+    def layer_normalization(interp, args, kwargs, node):
+        """ops.layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None): the last axis."""
+        bound = {"gamma": None, "beta": None, "axis": -1, **dict(zip(("x", "gamma", "beta", "axis", "epsilon"), args)),
+                 **kwargs}
+        x = bound["x"]
+        if not isinstance(x, Tensor) or x.shape is None or bound["axis"] not in (-1, len(x.shape) - 1):
+            return interp.unknown("ops.layer_normalization over an axis other than the last is not modelled", node)
+        gamma, beta = bound["gamma"] is not None, bound["beta"] is not None
+        attrs = {"normalized_shape": (x.shape[-1],), "elementwise_affine": gamma, "bias": beta, "scale": gamma,
+                 "center": beta, "type": "ops.layer_normalization"}
+        with framework.ops.arguments(tensors_in([x, bound["gamma"], bound["beta"]])):
+            return framework.ops.record(interp, "layer_norm", "ops.layer_normalization", attrs, [x.shape], node)
+
     table = {
+        "dot_product_attention": attention, "layer_normalization": layer_normalization,
         "cumsum": cumulative("cumsum"), "cumprod": cumulative("cumprod"),
         **{name: comparison(target) for name, target in (
             ("equal", "eq"), ("not_equal", "ne"), ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
@@ -263,7 +327,7 @@ def build_ops(torch_functions: dict, framework) -> dict:
         "logical_not": positional("logical_not", ("x",)), "where": where,
         "tril": positional("tril", ("x", "k")), "triu": positional("triu", ("x", "k")),
         "tile": lambda i, a, k, n: f["tile"](i, [a[0] if a else k["x"], list(a[1] if len(a) > 1 else k["repeats"])], {}, n),
-        "repeat": positional("repeat_interleave", ("x", "repeats", "axis"), {"repeats": "repeats", "axis": "dim"}),
+        "repeat": lambda i, a, k, n: repeat(i, framework, *_bound(a, k, ("x", "repeats", "axis"), {"axis": None}), n),
         "split": split, "one_hot": one_hot, "top_k": top_k, "dot": dot, "tensordot": tensordot,
         "zeros": constant, "ones": constant, "empty": constant, "full": full, "zeros_like": like,
         "ones_like": like, "full_like": like, "empty_like": like, "arange": arange, "eye": eye,
@@ -283,6 +347,11 @@ def build_ops(torch_functions: dict, framework) -> dict:
         ops[name] = graph_op(name, fn)
     ops.update(activation_functions(f))
     return ops
+
+
+def _bound(args, kwargs, names, defaults) -> list:
+    bound = {**defaults, **dict(zip(names, args)), **kwargs}
+    return [bound[name] for name in names]
 
 
 def _new_tensor(interp, shape, dtype, node):

@@ -146,3 +146,20 @@ model = keras.Model(inputs, layers.Dense(2)(x))
     assert not report.totals.complete
     lines = [u.location.rsplit(":", 2)[-2] for u in report.unknown]
     assert "7" in lines and "8" in lines  # the Reshape, and the Dense after it
+
+
+def test_tensorflow_2_preprocessing_spelling(tmp_path):
+    # tf.keras.layers.experimental.preprocessing.RandomFlip / Rescaling: the same layers.
+    report = staticflops.analyze(_write(tmp_path, '''\
+import tensorflow as tf
+from tensorflow.keras.layers.experimental.preprocessing import RandomFlip
+
+model = tf.keras.Sequential([
+    tf.keras.Input(shape=(8, 8, 3)),
+    RandomFlip("horizontal"),
+    tf.keras.layers.experimental.preprocessing.Rescaling(1.0 / 255),
+    tf.keras.layers.Conv2D(4, 3),
+])
+'''), batch=1)
+    assert report.unknown == []
+    assert report.totals.macs == 3_888  # Conv2D(4, 3) on 8x8x3: 6*6*4 outputs x 27

@@ -62,6 +62,9 @@ class KerasFramework(TorchFramework):
         models = Namespace("keras.models", {"Model": engine.model_class, "Sequential": engine.sequential_class,
                                             "Functional": engine.model_class})
         layers_ns = Namespace("keras.layers", layers)
+        # TensorFlow 2.x spelled the preprocessing layers layers.experimental.preprocessing.*.
+        experimental = Namespace("keras.layers.experimental", {"preprocessing": layers_ns})
+        layers["experimental"] = experimental
         keras = Namespace("keras", {
             "layers": layers_ns, "models": models, "Model": engine.model_class, "Sequential": engine.sequential_class,
             "Input": make_input, "Layer": engine.layer_class, "ops": Namespace("keras.ops", {**ops, "identity": graph_op("identity", identity_matrix)}),
@@ -87,6 +90,8 @@ class KerasFramework(TorchFramework):
             "keras": keras, "keras.layers": layers_ns, "keras.models": models, "keras.ops": keras.members["ops"],
             "keras.activations": keras.members["activations"], "keras.backend": backend,
             "tensorflow": tf, "tensorflow.keras": keras, "tensorflow.keras.layers": layers_ns,
+            **{f"{top}.layers.experimental": experimental for top in ("keras", "tensorflow.keras")},
+            **{f"{top}.layers.experimental.preprocessing": layers_ns for top in ("keras", "tensorflow.keras")},
             "tensorflow.keras.models": models, "tensorflow.keras.activations": keras.members["activations"],
             "tensorflow.keras.backend": backend, "tensorflow.nn": nn, "tensorflow.math": math,
             "tf_keras": keras, "tf_keras.layers": layers_ns, "tf_keras.models": models,

@@ -159,3 +159,14 @@ def _repeat(attrs, inputs):
         return [(numel(x) * repeats,)], {}
     axis = normalize_dim(attrs["dim"], len(x))
     return [x[:axis] + (x[axis] * repeats,) + x[axis + 1:]], {}
+
+
+@shape_function("take")
+def _take(attrs, inputs):
+    """numpy's take (keras.ops.take): the indices' shape in place of axis ``dim`` of the input,
+    or alone when ``dim`` is None (the flattened input)."""
+    x, indices = inputs[0], inputs[1]
+    if attrs["dim"] is None:
+        return [tuple(indices)], {}
+    axis = normalize_dim(attrs["dim"], len(x))
+    return [x[:axis] + tuple(indices) + x[axis + 1:]], {}

@@ -317,8 +317,25 @@ def build_ops(torch_functions: dict, framework) -> dict:
         with framework.ops.arguments(tensors_in([x, bound["gamma"], bound["beta"]])):
             return framework.ops.record(interp, "layer_norm", "ops.layer_normalization", attrs, [x.shape], node)
 
+    def take(interp, args, kwargs, node):
+        """take(x, indices, axis=None): a gather, kind ``take`` (Keras's TensorFlow backend
+        first wraps negative indices: a compare and an add per index, which the profiler counts)."""
+        x, indices, axis = _bound(args, kwargs, ("x", "indices", "axis"), {"axis": None})
+        if isinstance(indices, int) and not isinstance(indices, bool):
+            index_shape = ()
+        elif isinstance(indices, (list, tuple)) and all(isinstance(i, int) and not isinstance(i, bool) for i in indices):
+            index_shape = (len(indices),)
+        elif isinstance(indices, Tensor) and indices.shape is not None:
+            index_shape = indices.shape
+        else:
+            return interp.unknown("keras.ops.take with indices of unknown shape", node)
+        shape = framework.ops.shape_of(interp, x, node)
+        with framework.ops.arguments([x]):
+            return framework.ops.record(interp, "take", "take", {"dim": axis}, [shape, index_shape], node,
+                                        dtype=x.dtype)
+
     table = {
-        "dot_product_attention": attention, "layer_normalization": layer_normalization,
+        "take": take, "dot_product_attention": attention, "layer_normalization": layer_normalization,
         "cumsum": cumulative("cumsum"), "cumprod": cumulative("cumprod"),
         **{name: comparison(target) for name, target in (
             ("equal", "eq"), ("not_equal", "ne"), ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),

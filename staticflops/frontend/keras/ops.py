@@ -21,7 +21,7 @@ def graph_op(name: str, fn) -> Builtin:
 
     def call(interp, args, kwargs, node):
         tensors = tensors_in([args, kwargs])
-        if any(unknown_shape(t) for t in tensors):  # after an unmodelled op: reported there
+        if name != "shape" and any(unknown_shape(t) for t in tensors):  # after an unmodelled op: reported there
             return adopt(Tensor(None), builtin, args, kwargs, node)
         result = keep_in_graph(interp, fn(interp, args, kwargs, node), tensors)
         if any(isinstance(t, KerasTensor) for t in tensors):

@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
-KERAS_KINDS = ["augment", "crop_to", "repeat", "take"]
+# Issue 20's new kinds, and the Keras preprocessing kinds it asks to decide per rule set.
+KERAS_KINDS = ["augment", "crop_to", "repeat", "take", "rescale", "resize", "normalization"]
 RULE_SETS = ["standard", "full", "tf-profiler", "torch", "fvcore", "thop", "ptflops", "torchinfo", "torchstat"]
 
 

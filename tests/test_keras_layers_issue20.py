@@ -59,3 +59,10 @@ def test_standard_ops_dot_product_attention():
     # logits and 960 for the weighted sum.
     assert report.totals.macs == 1_920
     assert report.outputs == [[1, 5, 4, 8]]
+
+
+def test_full_prices_keras_preprocessing():
+    # Rescaling(1/255) on 1x4x4x3: multiply and add per element, 2 * 48 = 96.
+    assert staticflops.analyze(CASES + "rescaling.py", batch=1, rules="full").totals.forward_flops == 96
+    # Resizing(8, 6) bilinear of 1x4x4x3: 8*6*3 = 144 outputs x 9 = 1,296.
+    assert staticflops.analyze(CASES + "resizing.py", batch=1, rules="full").totals.forward_flops == 1_296

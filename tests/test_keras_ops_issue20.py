@@ -65,3 +65,11 @@ model = keras.Model(inputs, tf.split(inputs, [2, 4], axis=1)[0])
 ''')
     assert [u.what.split(":")[0] for u in report.unknown] == ["`tensorflow.split` is not modelled"]
     assert report.unknown[0].location.endswith("model.py:5:29")
+
+
+def test_ops_conv_in_a_custom_layer():
+    report = staticflops.analyze("tests/fixtures/keras_cases/ops_conv.py", batch=1)
+    # 3x3 kernel, 3 -> 4 channels, stride 2 'same' on 8x8: 4x4x4 = 64 outputs x 27 = 1,728 MACs;
+    # the kernel is the layer's weight: 108 parameters.
+    assert (report.totals.macs, report.totals.params) == (1_728, 108)
+    assert report.outputs == [[1, 4, 4, 4]]

@@ -24,7 +24,7 @@ _OP_NAMESPACES = frozenset({"keras.ops", "keras.layers", "keras.activations", "t
                             "tensorflow.nn", "keras.src.ops"})
 _NUMPY_ONLY = frozenset({"split", "cumsum", "cumprod", "one_hot", "arange", "dot", "full", "empty", "eye", "tril",
                          "triu", "zeros", "ones", "zeros_like", "ones_like", "full_like", "empty_like", "top_k",
-                         "dot_product_attention", "layer_normalization"})
+                         "dot_product_attention", "layer_normalization", "conv"})
 _ANYTHING = ("initializers", "regularizers", "constraints", "optimizers", "losses", "metrics", "callbacks",
              "mixed_precision", "saving")
 

@@ -334,8 +334,30 @@ def build_ops(torch_functions: dict, framework) -> dict:
             return framework.ops.record(interp, "take", "take", {"dim": axis}, [shape, index_shape], node,
                                         dtype=x.dtype)
 
+    def conv(interp, args, kwargs, node):
+        """ops.conv(inputs, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1):
+        the kernel is (*window, in_channels / groups, filters), as a Conv layer's."""
+        x, kernel, strides, padding, data_format, dilation = _bound(
+            args, kwargs, ("inputs", "kernel", "strides", "padding", "data_format", "dilation_rate"),
+            {"strides": 1, "padding": "valid", "data_format": None, "dilation_rate": 1})
+        if not all(isinstance(t, Tensor) and t.shape is not None for t in (x, kernel)) or len(x.shape) != len(kernel.shape) \
+                or len(x.shape) not in (3, 4, 5):
+            return interp.unknown("ops.conv expects inputs and kernel of the same rank 3-5, of known shape", node)
+        n, data_format = len(x.shape) - 2, data_format or "channels_last"
+        channels = x.shape[-1] if data_format == "channels_last" else x.shape[1]
+        per_group = kernel.shape[-2]
+        if not isinstance(channels, int) or not isinstance(per_group, int) or per_group <= 0 or channels % per_group:
+            return interp.unknown("ops.conv: the input's channels are not a multiple of the kernel's", node)
+        spread = (lambda v: tuple(v) if isinstance(v, (list, tuple)) else (v,) * n)
+        attrs = {"dims": n, "out_channels": kernel.shape[-1], "in_channels": channels, "kernel_size": tuple(kernel.shape[:-2]),
+                 "stride": spread(strides), "padding": str(padding).lower(), "dilation": spread(dilation),
+                 "groups": channels // per_group, "bias": False, "data_format": data_format, "depthwise": False,
+                 "type": "ops.conv"}
+        with framework.ops.arguments([x, kernel]):
+            return framework.ops.record(interp, "conv", "ops.conv", attrs, [x.shape], node)
+
     table = {
-        "take": take, "dot_product_attention": attention, "layer_normalization": layer_normalization,
+        "conv": conv, "take": take, "dot_product_attention": attention, "layer_normalization": layer_normalization,
         "cumsum": cumulative("cumsum"), "cumprod": cumulative("cumprod"),
         **{name: comparison(target) for name, target in (
             ("equal", "eq"), ("not_equal", "ne"), ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),

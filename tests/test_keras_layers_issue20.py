@@ -66,3 +66,13 @@ def test_full_prices_keras_preprocessing():
     assert staticflops.analyze(CASES + "rescaling.py", batch=1, rules="full").totals.forward_flops == 96
     # Resizing(8, 6) bilinear of 1x4x4x3: 8*6*3 = 144 outputs x 9 = 1,296.
     assert staticflops.analyze(CASES + "resizing.py", batch=1, rules="full").totals.forward_flops == 1_296
+
+
+def test_rnn_of_a_cell_is_the_layer_of_that_cell():
+    # RNN(SimpleRNNCell(4)) on 1x5x3: 5 steps x 4 x (3 + 4) = 140 MACs; 4*3 + 4*4 + 4 = 32 params.
+    report = staticflops.analyze(CASES + "rnn_simple_cell.py", batch=1)
+    assert (report.totals.macs, report.totals.params) == (140, 32)
+    # RNN(GRUCell(4), return_sequences=True): 5 x 3*4*7 = 420 MACs; 84 weights + 2 x 12 biases.
+    report = staticflops.analyze(CASES + "rnn_gru_cell_sequences.py", batch=1)
+    assert (report.totals.macs, report.totals.params) == (420, 108)
+    assert report.outputs == [[1, 5, 4]]

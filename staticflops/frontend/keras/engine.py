@@ -82,6 +82,7 @@ class KerasEngine:
         self.layers = {name: self._builtin_class(name, spec) for name, spec in LAYERS.items()}
         self.layers.update(attention_classes(self), EinsumDense=einsum_dense_class(self))
         self.layers["GroupQueryAttention"] = grouped_query_attention_class(self)  # GroupedQueryAttention in Keras
+        self.layers.update(self._recurrent_cells())
         self._unmodelled: dict = {}
         self.layers.update({
             "Layer": self.layer_class, "InputLayer": self.input_layer_class,
@@ -486,6 +487,48 @@ class KerasEngine:
         merged = self.record(wrapper, kind, f"Bidirectional(merge_mode={mode!r})", {"axis": -1},
                              [out_f.shape, out_b.shape], node, is_layer_call=False)[0]
         return [merged, *states] if states else merged
+
+    # ---- RNN(cell) ------------------------------------------------------------------------
+    def _recurrent_cells(self) -> dict:
+        """``layers.RNN(SimpleRNNCell(u) | GRUCell(u) | LSTMCell(u), ...)`` is the SimpleRNN / GRU /
+        LSTM layer of that cell (Keras builds those layers so): the cell keeps its arguments,
+        RNN becomes the matching built-in layer with its own (return_sequences=, ...)."""
+        engine = self
+        cells = {"SimpleRNNCell": "SimpleRNN", "GRUCell": "GRU", "LSTMCell": "LSTM"}
+
+        def cell_class(name, target):
+            def init(interp, args, kwargs, node):
+                cell = args[0]
+                engine._base_init(cell, {k: v for k, v in kwargs.items() if k in _BASE_KWARGS})
+                options = {k: v for k, v in kwargs.items() if k not in _BASE_KWARGS}
+                if len(args) > 1:
+                    options["units"] = args[1]
+                cell.keras.extra["cell"] = (target, options)
+
+            def call(interp, args, kwargs, node):
+                return interp.unknown(f"a {name} called on its own (outside layers.RNN) is not modelled", node)
+            return Class(name, (engine.layer_class,), self._methods(name, {"__init__": init, "call": call}))
+
+        def rnn_init(interp, args, kwargs, node):
+            layer, rest = args[0], list(args[1:])
+            cell = kwargs.pop("cell", rest.pop(0) if rest else None)
+            names = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll")
+            options = dict(zip(names, rest), **kwargs)
+            target = keras_state(cell).extra.get("cell") if is_layer(cell) else None
+            if target is None:
+                engine._base_init(layer, {k: v for k, v in options.items() if k in _BASE_KWARGS})
+                interp.unknown("layers.RNN of this cell is not modelled (SimpleRNNCell, GRUCell and LSTMCell are)", node)
+                return None
+            name, cell_options = target
+            init = engine.layers[name].namespace["__init__"]
+            return interp.call(init, [layer], {**cell_options, **options}, node)
+
+        def rnn_call(interp, args, kwargs, node):
+            return engine.run_builtin(args[0], list(args[1:]), kwargs, node)
+
+        classes = {name: cell_class(name, target) for name, target in cells.items()}
+        classes["RNN"] = Class("RNN", (self.layer_class,), self._methods("RNN", {"__init__": rnn_init, "call": rnn_call}))
+        return classes
 
     # ---- built-in layers -----------------------------------------------------------------
     def _builtin_class(self, name: str, spec: KerasLayerSpec) -> Class:

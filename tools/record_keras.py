@@ -13,6 +13,8 @@ Per model file (key = path relative to the repo root); the model is the module-l
 variable ``model`` or what ``build_model()`` returns:
 
 * ``inputs``: the model's input shapes with the batch dimension set to 1.
+* A case that sets ``TRAINING = False`` is called as ``model(x, training=False)`` (inference:
+  augmentation layers pass images through); otherwise as ``model(x)``.
 * ``params`` / ``trainable_params``: ``model.count_params()`` / the sizes of
   ``model.trainable_weights`` (non-trainable weights, e.g. batch-norm statistics, count in
   ``params``).
@@ -47,15 +49,17 @@ SAMPLES = ["samples/keras_seed.py"]
 
 
 def load_model(path: str):
+    """The model, and the ``training=`` value to call it with (a case's module-level
+    ``TRAINING``; None: Keras's default, which for augmentation layers is to augment)."""
     namespace = runpy.run_path(os.path.join(REPO, path))
-    if "model" in namespace:
-        return namespace["model"]
-    return namespace["build_model"]()
+    model = namespace["model"] if "model" in namespace else namespace["build_model"]()
+    return model, namespace.get("TRAINING")
 
 
-def frozen_graph(model):
+def frozen_graph(model, training=None):
     specs = [tf.TensorSpec([1] + list(t.shape[1:]), t.dtype) for t in model.inputs]
-    function = tf.function(lambda *args: model(list(args) if len(args) > 1 else args[0]))
+    options = {} if training is None else {"training": training}
+    function = tf.function(lambda *args: model(list(args) if len(args) > 1 else args[0], **options))
     concrete = function.get_concrete_function(*specs)
     return convert_variables_to_constants_v2(concrete), specs
 
@@ -82,8 +86,8 @@ def flops_by_op(graph) -> dict:
 
 def record(path: str) -> dict:
     keras.backend.clear_session()
-    model = load_model(path)
-    frozen, specs = frozen_graph(model)
+    model, training = load_model(path)
+    frozen, specs = frozen_graph(model, training)
     outputs = [[1 if d is None else int(d) for d in t.shape] for t in model.outputs]
     by_op = flops_by_op(frozen.graph)
     total = profile(frozen.graph)
@@ -101,11 +105,13 @@ def record(path: str) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the recorded JSON differs")
-    parser.add_argument("--only", help="record only paths containing this and merge into the JSON")
+    parser.add_argument("--only", help="record only paths containing this (or one of several, comma-separated) "
+                        "and merge into the JSON")
     args = parser.parse_args()
     cases = sorted(os.path.join(CASES_DIR, name) for name in os.listdir(os.path.join(REPO, CASES_DIR))
                    if name.endswith(".py"))
-    paths = [p for p in SAMPLES + cases if args.only is None or args.only in p]
+    wanted = args.only.split(",") if args.only else None
+    paths = [p for p in SAMPLES + cases if wanted is None or any(w in p for w in wanted)]
     truth = {}
     if args.only and os.path.exists(OUT):
         with open(OUT) as handle:

@@ -138,7 +138,10 @@ def _layer_tree(layer: Instance, path: str, paths: dict, tracer, frozen_above: b
     params = [ParamDecl(name=name, shape=p.shape, trainable=p.trainable and not frozen)
               for name, p in state.parameters.items()]
     outputs = _output_shapes(tracer.module_outputs[id(layer)]) if id(layer) in tracer.module_outputs else []
-    return LayerNode(name=path, type=layer.cls.name, kind=state.kind, attrs=state.attrs,
+    # A layer never built because its input's shape is unknown is reported by the engine; its
+    # weights are unknown, not something for the rules to count.
+    kind = None if getattr(layer, "keras", None) and layer.keras.extra.get("input_unknown") else state.kind
+    return LayerNode(name=path, type=layer.cls.name, kind=kind, attrs=state.attrs,
                      location=layer.location or Location("<unknown>", 1, 1), children=children, params=params,
                      frozen=frozen, output_shapes=outputs, calls=tracer.module_calls.get(id(layer), 0))
 

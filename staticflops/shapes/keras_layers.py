@@ -68,8 +68,9 @@ def _upsample(attrs, inputs):
     return [_rebuild(attrs, x, [size * f for size, f in zip(_spatial(attrs, x), attrs["size"])])], {}
 
 
-@shape_function("resize")
+@shape_function("resize", "crop_to")
 def _resize(attrs, inputs):
+    """Resizing, and CenterCrop/RandomCrop: the image becomes height x width."""
     x = inputs[0]
     return [_rebuild(attrs, x, [attrs["height"], attrs["width"]])], {}
 
@@ -144,6 +145,28 @@ def keras_recurrent(attrs, x: Shape) -> tuple[list, dict]:
 
 
 
-@shape_function("softsign", "normalization")
+@shape_function("softsign", "normalization", "augment")
 def _unary(attrs, inputs):
     return [inputs[0]], {}
+
+
+@shape_function("repeat")
+def _repeat(attrs, inputs):
+    """numpy's repeat (keras.ops.repeat): each element ``repeats`` times along ``dim``, or along
+    the flattened input when ``dim`` is None."""
+    x, repeats = inputs[0], attrs["repeats"]
+    if attrs["dim"] is None:
+        return [(numel(x) * repeats,)], {}
+    axis = normalize_dim(attrs["dim"], len(x))
+    return [x[:axis] + (x[axis] * repeats,) + x[axis + 1:]], {}
+
+
+@shape_function("take")
+def _take(attrs, inputs):
+    """numpy's take (keras.ops.take): the indices' shape in place of axis ``dim`` of the input,
+    or alone when ``dim`` is None (the flattened input)."""
+    x, indices = inputs[0], inputs[1]
+    if attrs["dim"] is None:
+        return [tuple(indices)], {}
+    axis = normalize_dim(attrs["dim"], len(x))
+    return [x[:axis] + tuple(indices) + x[axis + 1:]], {}

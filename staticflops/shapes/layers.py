@@ -229,7 +229,8 @@ def _channel_norm(attrs, inputs):
 @shape_function("group_norm")
 def _group_norm(attrs, inputs):
     x = inputs[0]
-    _expect(x[1], attrs["num_channels"], "GroupNorm expects {wanted} channels, got {actual}")
+    _expect(x[-1] if channels_last(attrs) else x[1], attrs["num_channels"],
+            "GroupNorm expects {wanted} channels, got {actual}")  # Keras: channels last by default
     return [x], {}
 
 

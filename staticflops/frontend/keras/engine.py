@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 
 from staticflops.diagnostics import AnalysisError, reason
-from staticflops.frontend.keras.graph import KerasTensor, adopt, graph_nodes, replay, tensors_in
+from staticflops.frontend.keras.attention import attention_classes, grouped_query_attention_class
+from staticflops.frontend.keras.einsum_dense import einsum_dense_class
+from staticflops.frontend.keras.graph import KerasTensor, adopt, graph_nodes, keep_in_graph, replay, tensors_in
 from staticflops.frontend.keras.layers import LAYERS, KerasLayerSpec, activation_kind, configure
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Builtin, Class, Function, Instance, ModuleState, Parameter, Tensor, Unknown
@@ -35,6 +37,7 @@ class KerasState:
     graph: tuple | None = None  # Functional: (input tensors, outputs, nodes)
     spec: KerasLayerSpec | None = None  # built-in layers
     extra: dict = field(default_factory=dict)
+    site: tuple | None = None  # (source, syntax node) of the expression that built the layer
 
 
 def snake_case(name: str) -> str:
@@ -77,6 +80,10 @@ class KerasEngine:
         self.input_layer_class = Class("InputLayer", (self.layer_class,), self._methods("InputLayer", {
             "__init__": self._input_layer_init, "call": self._identity_call}))
         self.layers = {name: self._builtin_class(name, spec) for name, spec in LAYERS.items()}
+        self.layers.update(attention_classes(self), EinsumDense=einsum_dense_class(self))
+        self.layers["GroupQueryAttention"] = grouped_query_attention_class(self)  # GroupedQueryAttention in Keras
+        self.layers.update(self._recurrent_cells())
+        self._unmodelled: dict = {}
         self.layers.update({
             "Layer": self.layer_class, "InputLayer": self.input_layer_class,
             "Lambda": Class("Lambda", (self.layer_class,), self._methods("Lambda", {
@@ -191,23 +198,67 @@ class KerasEngine:
         layer, inputs = args[0], list(args[1:])
         if not inputs and "inputs" in kwargs:
             inputs = [kwargs.pop("inputs")]
-        for value in tensors_in(inputs):
-            if value.shape is None:
-                return interp.unknown(f"input shape of {layer.cls.name} is unknown", node)
         unknown = next((v for v in inputs if isinstance(v, Unknown)), None)
         if unknown is not None:
             return unknown
-        self._maybe_build(layer, inputs, node)
         tracer = self.framework.tracer
-        tracer.stack.append(layer)
-        try:
-            call = interp.get_attribute(layer, "call", node)
-            result = interp.call(call, inputs, self._call_kwargs(call, kwargs), node)
-        finally:
-            tracer.stack.pop()
+        if any(value.shape is None for value in tensors_in(inputs)) and not self._runs_on_unknown_shapes(layer):
+            result = self._unknown_input(layer, node)
+        else:
+            self._maybe_build(layer, inputs, node)
+            tracer.stack.append(layer)
+            try:
+                call = interp.get_attribute(layer, "call", node)
+                result = interp.call(call, inputs, self._call_kwargs(call, kwargs), node)
+            finally:
+                tracer.stack.pop()
+        result = keep_in_graph(interp, result, inputs)
         tracer.module_outputs[id(layer)] = result
         tracer.module_calls[id(layer)] = tracer.module_calls.get(id(layer), 0) + 1
         return adopt(result, layer, inputs, kwargs, node)
+
+    # ---- partial models: a layer or op we do not model, and what comes after it ----------------
+    def unmodelled_layer(self, qualified: str) -> Class:
+        """A stand-in for a Keras layer class we do not model (``keras.layers.RandomFlip``): it
+        is built like any layer and, when called, reports itself at the call and outputs a
+        tensor of unknown shape, so the rest of the model is still analysed (as in PyTorch)."""
+        if qualified not in self._unmodelled:
+            engine = self
+
+            def init(interp, args, kwargs, node):
+                engine._base_init(args[0], {k: v for k, v in kwargs.items() if k in _BASE_KWARGS})
+                args[0].keras.extra["unmodelled"] = qualified
+
+            def call(interp, args, kwargs, node):
+                interp.unknown(f"`{qualified}` is not modelled: its output shape, parameters and cost are unknown", node)
+                return Tensor(None)
+            name = qualified.rsplit(".", 1)[-1]
+            self._unmodelled[qualified] = Class(name, (self.layer_class,), {
+                "__init__": Builtin(f"{name}.__init__", init), "call": Builtin(f"{name}.call", call)})
+        return self._unmodelled[qualified]
+
+    def _runs_on_unknown_shapes(self, layer: Instance) -> bool:
+        """Layers that handle an input of unknown shape themselves: the unmodelled stand-ins
+        (they report themselves) and models made of layers (each layer decides)."""
+        state = keras_state(layer)
+        return state is not None and ("unmodelled" in state.extra or state.graph is not None
+                                      or layer.cls.is_subclass_of(self.sequential_class))
+
+    def _unknown_input(self, layer: Instance, node):
+        """A layer reached by a tensor of unknown shape (after an unmodelled layer or op): its
+        output shape is unknown too.  That op is reported already and makes the totals lower
+        bounds; this layer is reported as well when its weights depend on the input's size
+        (Dense, Conv2D, norms ...), since its parameters are then unknown; a layer whose
+        weights do not (pooling, activations, Embedding) adds nothing to say."""
+        state = keras_state(layer)
+        spec = state.spec
+        if spec is not None and layer.module.kind is not None and ("built_from" in state.extra or spec.build is _NO_BUILD):
+            return Tensor(None)
+        what = "parameters and cost" if spec is not None else "output, parameters and cost"
+        self.interp.unknown(f"{layer.cls.name}: its input shape is unknown (an unresolved layer or op before it), "
+                            f"so its {what} are unknown", node)
+        state.extra["input_unknown"] = True
+        return Tensor(None)
 
     def _call_kwargs(self, call, kwargs: dict) -> dict:
         """Keras passes training=/mask= only to a call() that declares them."""
@@ -329,9 +380,19 @@ class KerasEngine:
             children.pop(list(children)[-1])
 
     def _sequential_call(self, interp, args, kwargs, node):
+        """Each layer runs at its own place in the source (``layers.Conv2D(...)`` inside
+        ``Sequential([...])``), so its ops and unknowns are located there, not at the model."""
         model, value = args[0], args[1]
         for layer in list(model.module.children.values()):
-            value = interp.call(layer, [value], {}, node)
+            site = layer.keras.site
+            if site is None or site[0] is None or site[0].internal:
+                value = interp.call(layer, [value], {}, node)
+                continue
+            previous, interp.source = interp.source, site[0]
+            try:
+                value = interp.call(layer, [value], {}, site[1])
+            finally:
+                interp.source = previous
         return value
 
     # ---- Input ---------------------------------------------------------------------------
@@ -426,6 +487,48 @@ class KerasEngine:
         merged = self.record(wrapper, kind, f"Bidirectional(merge_mode={mode!r})", {"axis": -1},
                              [out_f.shape, out_b.shape], node, is_layer_call=False)[0]
         return [merged, *states] if states else merged
+
+    # ---- RNN(cell) ------------------------------------------------------------------------
+    def _recurrent_cells(self) -> dict:
+        """``layers.RNN(SimpleRNNCell(u) | GRUCell(u) | LSTMCell(u), ...)`` is the SimpleRNN / GRU /
+        LSTM layer of that cell (Keras builds those layers so): the cell keeps its arguments,
+        RNN becomes the matching built-in layer with its own (return_sequences=, ...)."""
+        engine = self
+        cells = {"SimpleRNNCell": "SimpleRNN", "GRUCell": "GRU", "LSTMCell": "LSTM"}
+
+        def cell_class(name, target):
+            def init(interp, args, kwargs, node):
+                cell = args[0]
+                engine._base_init(cell, {k: v for k, v in kwargs.items() if k in _BASE_KWARGS})
+                options = {k: v for k, v in kwargs.items() if k not in _BASE_KWARGS}
+                if len(args) > 1:
+                    options["units"] = args[1]
+                cell.keras.extra["cell"] = (target, options)
+
+            def call(interp, args, kwargs, node):
+                return interp.unknown(f"a {name} called on its own (outside layers.RNN) is not modelled", node)
+            return Class(name, (engine.layer_class,), self._methods(name, {"__init__": init, "call": call}))
+
+        def rnn_init(interp, args, kwargs, node):
+            layer, rest = args[0], list(args[1:])
+            cell = kwargs.pop("cell", rest.pop(0) if rest else None)
+            names = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll")
+            options = dict(zip(names, rest), **kwargs)
+            target = keras_state(cell).extra.get("cell") if is_layer(cell) else None
+            if target is None:
+                engine._base_init(layer, {k: v for k, v in options.items() if k in _BASE_KWARGS})
+                interp.unknown("layers.RNN of this cell is not modelled (SimpleRNNCell, GRUCell and LSTMCell are)", node)
+                return None
+            name, cell_options = target
+            init = engine.layers[name].namespace["__init__"]
+            return interp.call(init, [layer], {**cell_options, **options}, node)
+
+        def rnn_call(interp, args, kwargs, node):
+            return engine.run_builtin(args[0], list(args[1:]), kwargs, node)
+
+        classes = {name: cell_class(name, target) for name, target in cells.items()}
+        classes["RNN"] = Class("RNN", (self.layer_class,), self._methods("RNN", {"__init__": rnn_init, "call": rnn_call}))
+        return classes
 
     # ---- built-in layers -----------------------------------------------------------------
     def _builtin_class(self, name: str, spec: KerasLayerSpec) -> Class:
@@ -529,6 +632,9 @@ class KerasEngine:
             kind=kind, label=label, attrs=attrs, facts=facts, inputs=list(shapes), outputs=list(outputs),
             module=layer, is_layer_call=is_layer_call, location=self.interp.location(node)))
         return [None if s is None else Tensor(s) for s in outputs]
+
+
+_NO_BUILD = KerasLayerSpec.__dataclass_fields__["build"].default
 
 
 def _none(interp, args, kwargs, node):

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.keras.engine import KerasEngine, is_layer, keras_state
-from staticflops.frontend.keras.graph import KerasTensor, adopt
-from staticflops.frontend.keras.ops import activation_functions, build_ops, graph_op, identity_matrix
+from staticflops.frontend.keras.graph import KerasTensor, adopt, keep_in_graph, unknown_shape
+from staticflops.frontend.keras.ops import activation_functions, build_ops, graph_op, identity_matrix, unmodelled_op
 from staticflops.frontend.torch.framework import TorchFramework, _passive
-from staticflops.frontend.values import Builtin, Instance, Namespace, NoOpMembers, Unknown
+from staticflops.frontend.values import Builtin, Instance, Namespace, NoOpMembers, Tensor, Unknown
 
 _MERGE_FUNCTIONS = {"add": "Add", "subtract": "Subtract", "multiply": "Multiply", "average": "Average",
                     "maximum": "Maximum", "minimum": "Minimum", "concatenate": "Concatenate", "dot": "Dot"}
+# Where a name we do not model is still a layer class or an op: it becomes a stand-in that
+# reports itself where it is called and leaves the rest of the model analysable.
+_LAYER_NAMESPACES = frozenset({"keras.layers"})
+_OP_NAMESPACES = frozenset({"keras.ops", "keras.layers", "keras.activations", "tensorflow", "tensorflow.math",
+                            "tensorflow.nn", "keras.src.ops"})
+_NUMPY_ONLY = frozenset({"split", "cumsum", "cumprod", "one_hot", "arange", "dot", "full", "empty", "eye", "tril",
+                         "triu", "zeros", "ones", "zeros_like", "ones_like", "full_like", "empty_like", "top_k",
+                         "dot_product_attention", "layer_normalization", "conv"})
 _ANYTHING = ("initializers", "regularizers", "constraints", "optimizers", "losses", "metrics", "callbacks",
              "mixed_precision", "saving")
 
@@ -55,6 +63,9 @@ class KerasFramework(TorchFramework):
         models = Namespace("keras.models", {"Model": engine.model_class, "Sequential": engine.sequential_class,
                                             "Functional": engine.model_class})
         layers_ns = Namespace("keras.layers", layers)
+        # TensorFlow 2.x spelled the preprocessing layers layers.experimental.preprocessing.*.
+        experimental = Namespace("keras.layers.experimental", {"preprocessing": layers_ns})
+        layers["experimental"] = experimental
         keras = Namespace("keras", {
             "layers": layers_ns, "models": models, "Model": engine.model_class, "Sequential": engine.sequential_class,
             "Input": make_input, "Layer": engine.layer_class, "ops": Namespace("keras.ops", {**ops, "identity": graph_op("identity", identity_matrix)}),
@@ -62,9 +73,12 @@ class KerasFramework(TorchFramework):
             "utils": Namespace("keras.utils", {"register_keras_serializable": _decorator_factory()}),
             "saving": Namespace("keras.saving", {"register_keras_serializable": _decorator_factory()}),
         })
-        math = Namespace("tensorflow.math", {k: v for k, v in ops.items()})
+        # keras.ops follows numpy; these TensorFlow namesakes do not (tf.split takes sizes, tf.cumsum
+        # runs along axis 0, tf.one_hot's third argument is on_value), so under tf.* they are unmodelled.
+        tf_ops = {k: v for k, v in ops.items() if k not in _NUMPY_ONLY}
+        math = Namespace("tensorflow.math", dict(tf_ops))
         nn = Namespace("tensorflow.nn", {**activations, **{k: v for k, v in ops.items() if k in ("softmax",)}})
-        tf = Namespace("tensorflow", {**ops, "keras": keras, "math": math, "nn": nn, "float32": "float32",
+        tf = Namespace("tensorflow", {**tf_ops, "keras": keras, "math": math, "nn": nn, "float32": "float32",
                                       "int32": "int32", "int64": "int64", "float16": "float16",
                                       "TensorShape": interp.builtins["tuple"],
                                       "function": Builtin("tf.function", lambda i, a, k, n: a[0] if a else _decorator(),
@@ -77,6 +91,8 @@ class KerasFramework(TorchFramework):
             "keras": keras, "keras.layers": layers_ns, "keras.models": models, "keras.ops": keras.members["ops"],
             "keras.activations": keras.members["activations"], "keras.backend": backend,
             "tensorflow": tf, "tensorflow.keras": keras, "tensorflow.keras.layers": layers_ns,
+            **{f"{top}.layers.experimental": experimental for top in ("keras", "tensorflow.keras")},
+            **{f"{top}.layers.experimental.preprocessing": layers_ns for top in ("keras", "tensorflow.keras")},
             "tensorflow.keras.models": models, "tensorflow.keras.activations": keras.members["activations"],
             "tensorflow.keras.backend": backend, "tensorflow.nn": nn, "tensorflow.math": math,
             "tf_keras": keras, "tf_keras.layers": layers_ns, "tf_keras.models": models,
@@ -169,6 +185,10 @@ class KerasFramework(TorchFramework):
     def namespace_missing(self, interp, namespace: Namespace, name: str, node):
         if isinstance(namespace.members, NoOpMembers):
             return namespace.members.anything
+        if namespace.name in _LAYER_NAMESPACES and name[:1].isupper():
+            return self.engine.unmodelled_layer(f"keras.layers.{name}")
+        if namespace.name in _OP_NAMESPACES and name[:1].islower() and not name.startswith("_"):
+            return unmodelled_op(f"{namespace.name}.{name}")
         # A package we model may hold files of the analysed project too (keras.applications'
         # resnet_v2.py imports its sibling resnet.py as `from keras.src.applications import resnet`).
         if interp.project is not None:
@@ -178,6 +198,13 @@ class KerasFramework(TorchFramework):
         return interp.unknown(f"`{namespace.name}.{name}` is not modelled", node)
 
     # ---- objects ------------------------------------------------------------------------------
+    def instantiate(self, interp, cls, args, kwargs, node):
+        instance = super().instantiate(interp, cls, args, kwargs, node)
+        state = keras_state(instance)
+        if state is not None and state.site is None:
+            state.site = (interp.source, node)  # where Sequential's forward pass locates the layer
+        return instance
+
     def is_module_class(self, cls) -> bool:
         return cls.is_subclass_of(self.engine.layer_class)
 
@@ -219,19 +246,29 @@ class KerasFramework(TorchFramework):
 
     # ---- tensors: results on KerasTensors are graph nodes -----------------------------------------
     def tensor_binary(self, interp, op_name: str, left, right, node):
+        if unknown_shape(left) or unknown_shape(right):
+            return adopt(Tensor(None), Builtin(f"operator {op_name}", lambda i, a, k, n: self.tensor_binary(
+                i, op_name, a[0], a[1], n), bind_self=False), [left, right], {}, node)
         result = super().tensor_binary(interp, op_name, left, right, node)
         return self._adopt(f"operator {op_name}", lambda i, a, k, n: self.tensor_binary(i, op_name, a[0], a[1], n),
                            result, [left, right], node)
 
     def tensor_unary(self, interp, op: str, tensor, node):
+        if unknown_shape(tensor):
+            return adopt(Tensor(None), Builtin(f"unary {op}", lambda i, a, k, n: self.tensor_unary(i, op, a[0], n),
+                                               bind_self=False), [tensor], {}, node)
         result = super().tensor_unary(interp, op, tensor, node)
         return self._adopt(f"unary {op}", lambda i, a, k, n: self.tensor_unary(i, op, a[0], n), result, [tensor], node)
 
     def tensor_getitem(self, interp, tensor, key, node):
+        if unknown_shape(tensor):
+            return adopt(Tensor(None), Builtin("getitem", lambda i, a, k, n: self.tensor_getitem(i, a[0], key, n),
+                                               bind_self=False), [tensor], {}, node)
         result = super().tensor_getitem(interp, tensor, key, node)
         return self._adopt("getitem", lambda i, a, k, n: self.tensor_getitem(i, a[0], key, n), result, [tensor], node)
 
     def _adopt(self, label, fn, result, args, node):
+        result = keep_in_graph(self.engine.interp, result, args)
         if isinstance(result, Unknown) or not any(isinstance(a, KerasTensor) for a in args):
             return result
         return adopt(result, Builtin(label, fn, bind_self=False), args, {}, node)

@@ -64,6 +64,22 @@ def adopt(result, fn, args: list, kwargs: dict, site):
     return map_tensors(result, fresh)
 
 
+def unknown_shape(value) -> bool:
+    """A KerasTensor of unknown shape: the output of an unmodelled layer or op, or of what
+    follows one.  What it feeds gets an unknown shape too (that op is reported already)."""
+    return isinstance(value, KerasTensor) and value.shape is None
+
+
+def keep_in_graph(interp, result, args):
+    """An unresolved result of a layer or op on symbolic tensors stays in the model's graph as
+    a tensor of unknown shape (the reason is reported, at its place), so one unresolved op
+    does not cut the model off from its outputs."""
+    if isinstance(result, Unknown) and any(isinstance(t, KerasTensor) for t in tensors_in(args)):
+        interp.unknown(result.reason, location=result.location)  # reported once per place and reason
+        return Tensor(None)
+    return result
+
+
 def graph_nodes(inputs: list, outputs) -> list:
     """Nodes between ``inputs`` and ``outputs``, in creation (= topological) order."""
     stop = {id(t) for t in inputs}

@@ -224,10 +224,69 @@ LAYERS: dict[str, KerasLayerSpec] = {
     "Dot": KerasLayerSpec("dot", "axes, normalize=False, **kwargs", lambda a, n: {"axes": a["axes"], "normalize": bool(a["normalize"])}),
 }
 
+def _group_norm(args, n):
+    # With both gamma and beta this is PyTorch's affine GroupNorm (the rules count 2 * channels
+    # weights); with one of them, that one is declared as a weight and `affine` is off.
+    center, scale = bool(args["center"]), bool(args["scale"])
+    return {"num_groups": args["groups"], "axis": args["axis"], "center": center, "scale": scale,
+            "affine": center and scale}
+
+
+def _group_norm_build(attrs, shapes):
+    axis = _norm_axis(attrs, shapes)
+    if axis not in (1, len(shapes[0]) - 1):
+        raise ShapeError("GroupNormalization over an axis other than 1 or the last is not modelled")
+    channels = shapes[0][axis]
+    return {"num_channels": channels, "num_features": channels,
+            "data_format": "channels_last" if axis == len(shapes[0]) - 1 else "channels_first"}
+
+
+def _last_axis_build(name):
+    def build(attrs, shapes):
+        axis = _norm_axis(attrs, shapes)
+        if axis != len(shapes[0]) - 1:
+            raise ShapeError(f"{name} over an axis other than the last is not modelled")
+        return {"normalized_shape": (shapes[0][axis],), "dim": -1}
+    return build
+
+
+LAYERS.update({
+    "GroupNormalization": KerasLayerSpec(
+        "group_norm", "groups=32, axis=-1, epsilon=0.001, center=True, scale=True, **kwargs", _group_norm,
+        _group_norm_build, lambda attrs: [] if attrs["affine"] else _norm_weights(attrs, statistics=False)),
+    # ops.rms_normalization(x, scale): x / sqrt(mean(x^2) + eps) * scale, one scale per feature.
+    "RMSNormalization": KerasLayerSpec(
+        "rms_norm", "axis=-1, epsilon=1e-06, **kwargs", lambda a, n: {"axis": a["axis"], "elementwise_affine": True},
+        _last_axis_build("RMSNormalization")),
+    # ops.normalize(x, axis, order=2): x / max(||x||_2, eps) along the axis, no weights.
+    "UnitNormalization": KerasLayerSpec(
+        "normalize", "axis=-1, **kwargs", lambda a, n: {"axis": a["axis"], "p": 2}, _last_axis_build("UnitNormalization")),
+    "Identity": KerasLayerSpec("identity", _BASE),
+})
+
 for _name in ("Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "AlphaDropout"):
     LAYERS[_name] = KerasLayerSpec("dropout", "rate, **kwargs")
 LAYERS["GaussianNoise"] = KerasLayerSpec("dropout", "stddev, **kwargs")
 LAYERS["ActivityRegularization"] = KerasLayerSpec("identity", "l1=0.0, l2=0.0, **kwargs")
+
+# Image augmentation inside a model.  The analysis is of inference (as for Dropout): there
+# Keras passes these images through unchanged, and the two crops cut (or resize) to
+# height x width.  model(x) without training=False does augment; that is input preparation
+# we do not count.
+_AUGMENT = {
+    "RandomFlip": "mode='horizontal_and_vertical', seed=None, data_format=None, **kwargs",
+    "RandomRotation": "factor, fill_mode='reflect', interpolation='bilinear', seed=None, fill_value=0.0, data_format=None, **kwargs",
+    "RandomZoom": "height_factor, width_factor=None, fill_mode='reflect', interpolation='bilinear', seed=None, fill_value=0.0, data_format=None, **kwargs",
+    "RandomTranslation": "height_factor, width_factor, fill_mode='reflect', interpolation='bilinear', seed=None, fill_value=0.0, data_format=None, **kwargs",
+    "RandomContrast": "factor, value_range=(0, 255), seed=None, **kwargs",
+    "RandomBrightness": "factor, value_range=(0, 255), seed=None, **kwargs",
+}
+for _name, _signature in _AUGMENT.items():
+    LAYERS[_name] = KerasLayerSpec("augment", _signature)
+for _name, _signature in (("CenterCrop", "height, width, data_format=None, **kwargs"),
+                          ("RandomCrop", "height, width, seed=None, data_format=None, **kwargs")):
+    LAYERS[_name] = KerasLayerSpec("crop_to", _signature, lambda a, n: {
+        "height": a["height"], "width": a["width"], "data_format": _data_format(a["data_format"])})
 
 for _n in (1, 2, 3):
     LAYERS[f"Conv{_n}D"] = KerasLayerSpec("conv", _CONV, _conv, _conv_build, dims=_n)
@@ -258,7 +317,8 @@ for _alias, _name in (("Convolution1D", "Conv1D"), ("Convolution2D", "Conv2D"), 
                       ("GlobalAvgPool1D", "GlobalAveragePooling1D"), ("GlobalAvgPool2D", "GlobalAveragePooling2D"),
                       ("GlobalAvgPool3D", "GlobalAveragePooling3D"), ("GlobalMaxPool1D", "GlobalMaxPooling1D"),
                       ("GlobalMaxPool2D", "GlobalMaxPooling2D"), ("GlobalMaxPool3D", "GlobalMaxPooling3D"),
-                      ("SeparableConvolution2D", "SeparableConv2D")):
+                      ("SeparableConvolution2D", "SeparableConv2D"), ("SeparableConvolution1D", "SeparableConv1D"),
+                      ("Convolution1DTranspose", "Conv1DTranspose"), ("Convolution3DTranspose", "Conv3DTranspose")):
     LAYERS[_alias] = LAYERS[_name]
 
 

@@ -586,3 +586,54 @@ def test_config_environment_must_be_inside_the_project(env, setting):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "outside the project" in result.stdout + result.stderr
     assert nothing_ran(env)
+
+
+def test_a_folder_without_init_imported_from_the_project_root(tmp_path):
+    # `models/` has no __init__.py (a namespace package, as `python -m` or pytest from the
+    # repository's root finds it); the git work tree is the project root.
+    (tmp_path / ".git").mkdir()
+    write(tmp_path / "models" / "helper.py", '''
+        from torch import nn
+
+        def block(width):
+            return nn.Linear(8, width)
+    ''')
+    model = write(tmp_path / "models" / "mlp.py", '''
+        from torch import nn
+        from models.helper import block
+
+
+        class MLP(nn.Module):
+            def __init__(self, width=16):
+                super().__init__()
+                self.body = nn.Sequential(block(width), nn.ReLU(), nn.Linear(width, 4))
+
+            def forward(self, x):
+                return self.body(x)
+    ''')
+    report = staticflops.analyze(model, inputs=["1x8"])
+    # Linear(8, 16): 8*16 + 16 = 144 params, 8*16 = 128 MACs; Linear(16, 4): 16*4 + 4 = 68, 64 MACs.
+    assert (report.totals.params, report.totals.macs) == (144 + 68, 128 + 64)
+    assert report.totals.complete
+
+
+def test_an_unresolved_item_of_a_sequential_is_not_skipped(tmp_path):
+    # Was: the unresolved `block(16)` left out of the chain, so Linear(16, 4) met the 8 input
+    # features and the analysis failed there, naming a symptom instead of the first cause.
+    model = write(tmp_path / "mlp.py", '''
+        from torch import nn
+        from nowhere_to_be_found import block
+
+
+        class MLP(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Sequential(block(16), nn.ReLU(), nn.Linear(16, 4))
+
+            def forward(self, x):
+                return self.body(x)
+    ''')
+    report = staticflops.analyze(model, inputs=["1x8"])
+    assert not report.totals.complete
+    assert report.unknown[0].location.endswith("mlp.py:3:1"), report.unknown
+    assert report.totals.params == 16 * 4 + 4  # the Linear it could build

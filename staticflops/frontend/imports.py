@@ -77,6 +77,12 @@ class ProjectImports:
                 top = top.parent
             if top != folder:
                 self.roots.append(top)
+        # Last, the project's root (its config's or git work tree's folder): the folder a repository's
+        # scripts, `python -m` and pytest run from, so `from models.helper import block` finds
+        # `models/helper.py` there even when `models/` has no `__init__.py` (a namespace package).
+        for root in self.files.roots:
+            if Path(root) not in self.roots:
+                self.roots.append(Path(root))
         self.modules: dict[Path, Namespace] = {}
         self.files_read = 0
         self.depth = 0  # files being run, one importing the next

@@ -305,7 +305,12 @@ def _sequential_init(interp, args, kwargs, node):
 
 def _sequential_forward(interp, args, kwargs, node):
     self, value = args[0], args[1]
-    for child in list(self.module.children.values()):
+    children = self.module.children
+    # An item the analyser could not resolve (an import it did not follow, say) is no child
+    # module, but it still stands in the chain: calling it passes its first cause on, where
+    # skipping it would feed the next layer the wrong input.
+    chain = [item for name, item in self.attrs.items() if name in children or isinstance(item, Unknown)]
+    for child in chain:
         if child is not None:
             value = interp.call(child, [value], {}, node)
     return value

@@ -13,6 +13,9 @@
 4. `python -X importtime -m staticflops --help`: import time and which heavy modules load.
 5. timm: a user file with `timm.create_model("resnet50")` (timm 1.0.31 from `--timm-source`),
    cold and warm cache, vs. torch importing timm, building it and counting under FlopCounterMode.
+6. Llama-3-8B from its config.json (transformers 5.23.0 read as source), cold and warm parsed
+   cache, vs. torch + transformers building it on the meta device and FlopCounterMode failing
+   there at `.item()`.
 
 Each figure is the wall time over fresh processes (interpreter start-up and imports included),
 as the median and as the fastest run (noise only ever adds time, so the fastest is the least
@@ -26,6 +29,7 @@ These machines are noisy: compare ratios measured in the same run, not seconds.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import re
@@ -144,10 +148,70 @@ def timm_figure(args) -> None:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print("\n5. timm 1.0.31: a user file holding timm.create_model('resnet50'), 1x3x224x224")
-    print(f"{'case':64} {'median s':>9} {'best s':>7} {'peak MiB':>9} {'vs torch':>9}")
+    print(f"{'case':64} {'median s':>9} {'best s':>7} {'CPU s':>7} {'peak MiB':>9} {'vs torch':>9} {'(CPU)':>7}")
     for name, timing in zip([n for n, _ in cases], timings):
-        ratio = f"{timing.median / timings[2].median:9.3f}" if len(timings) > 2 else ""
-        print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.peak:9.1f} {ratio}")
+        ratio = (f"{timing.median / timings[2].median:9.3f} {timing.cpu / timings[2].cpu:7.3f}"
+                 if len(timings) > 2 else "")
+        print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.cpu:7.3f} {timing.peak:9.1f} {ratio}")
+
+
+# 6. Llama-3-8B from its config.json (published values), transformers read from its source.
+LLAMA_3_8B = {
+    "architectures": ["LlamaForCausalLM"], "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 128000,
+    "eos_token_id": 128001, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+    "intermediate_size": 14336, "max_position_embeddings": 8192, "model_type": "llama", "num_attention_heads": 32,
+    "num_hidden_layers": 32, "num_key_value_heads": 8, "pretraining_tp": 1, "rms_norm_eps": 1e-05,
+    "rope_scaling": None, "rope_theta": 500000.0, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+    "use_cache": True, "vocab_size": 128256,
+}
+# The executing route: build it on the meta device (no weights allocated), then count a forward
+# under FlopCounterMode, which stops at the first `.item()` (meta tensors hold no values); the
+# time is what a user waits to learn that.
+RUN_LLAMA_TORCH = """
+import json, sys, torch
+from torch.utils.flop_counter import FlopCounterMode
+from transformers import AutoConfig, AutoModelForCausalLM
+config = AutoConfig.for_model(**json.load(open("config.json")))
+config.use_cache = False
+with torch.device("meta"):
+    model = AutoModelForCausalLM.from_config(config)
+assert sum(p.numel() for p in model.parameters()) == 8030261248
+try:
+    with torch.device("meta"), torch.no_grad(), FlopCounterMode(display=False):
+        model(torch.zeros(1, 32, dtype=torch.long, device="meta"))
+except RuntimeError as error:
+    assert ".item()" in str(error), error
+else:
+    sys.exit("FlopCounterMode counted a meta forward: the benchmark's premise changed")
+"""
+
+
+def llama_figure(args) -> None:
+    if args.transformers_source is None:
+        print("\n6. Llama-3-8B: skipped (pass --transformers-source DIR, a folder holding transformers 5.23.0's "
+              "`transformers/` and `huggingface_hub/` packages, e.g. a site-packages)")
+        return
+    folder = Path(tempfile.mkdtemp(prefix="staticflops-llama-"))
+    try:
+        (folder / "config.json").write_text(json.dumps(LLAMA_3_8B))
+        analyse = _cli("analyze", str(folder / "config.json"), "--input", "1x32:int64", "--format", "json",
+                       "--source-path", args.transformers_source)
+        forget = f"import shutil; shutil.rmtree({str(folder / '.staticflops_cache')!r}, ignore_errors=True)\n"
+        cases = [("staticflops, Llama-3-8B config.json, cold (empty parsed cache)", (sys.executable, forget + analyse)),
+                 ("  the same, warm (parsed-module cache kept)", (sys.executable, analyse))]
+        if has_torch(args.torch_python):
+            cases.append(("torch: import, build on meta, FlopCounterMode fails at .item()",
+                          (args.torch_python, RUN_LLAMA_TORCH)))
+        timings = measure_side_by_side([case for _, case in cases], args.repeat, cwd=folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print("\n6. Llama-3-8B from its config.json (transformers 5.23.0 source), 1x32 tokens "
+          "(targets: cold <= 2 s, warm <= 0.5 s)")
+    print(f"{'case':64} {'median s':>9} {'best s':>7} {'CPU s':>7} {'peak MiB':>9} {'vs torch':>9} {'(CPU)':>7}")
+    for name, timing in zip([n for n, _ in cases], timings):
+        ratio = (f"{timing.median / timings[2].median:9.3f} {timing.cpu / timings[2].cpu:7.3f}"
+                 if len(timings) > 2 else "")
+        print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.cpu:7.3f} {timing.peak:9.1f} {ratio}")
 
 
 def _env() -> dict:
@@ -160,6 +224,7 @@ class Timing(NamedTuple):
     median: float  # seconds
     best: float  # the fastest run: noise only ever adds time (timeit's convention)
     peak: float  # MiB
+    cpu: float = 0.0  # median CPU seconds (user + system) of the child: steadier than wall time on a shared machine
 
 
 def measure(python: str, code: str, repeat: int, cwd: Path = ROOT) -> Timing:
@@ -174,6 +239,7 @@ def measure_side_by_side(cases: list[tuple], repeat: int, cwd: Path = ROOT) -> l
     to ``wait4``."""
     times: list[list[float]] = [[] for _ in cases]
     peaks: list[list[float]] = [[] for _ in cases]
+    cpus: list[list[float]] = [[] for _ in cases]
     for attempt in range(repeat + 1):
         for index, (python, code, *extra) in enumerate(cases):
             start = time.perf_counter()
@@ -190,7 +256,8 @@ def measure_side_by_side(cases: list[tuple], repeat: int, cwd: Path = ROOT) -> l
                 continue
             times[index].append(elapsed)
             peaks[index].append(usage.ru_maxrss / 1024)  # KiB on Linux
-    return [Timing(statistics.median(t), min(t), max(p)) for t, p in zip(times, peaks)]
+            cpus[index].append(usage.ru_utime + usage.ru_stime)
+    return [Timing(statistics.median(t), min(t), max(p), statistics.median(c)) for t, p, c in zip(times, peaks, cpus)]
 
 
 def has_torch(python: str) -> bool:
@@ -252,8 +319,10 @@ def main() -> None:
     parser.add_argument("--torch-python", default=sys.executable,
                         help="a Python interpreter that has torch installed (default: this one)")
     parser.add_argument("--files", type=int, default=200, help="model files in the throughput folder")
-    parser.add_argument("--skip", default="", help="comma-separated figures to skip: cold,depth,folder,help,timm")
+    parser.add_argument("--skip", default="", help="comma-separated figures to skip: cold,depth,folder,help,timm,llama")
     parser.add_argument("--timm-source", help="a folder holding timm 1.0.31's `timm/` package (figure 5)")
+    parser.add_argument("--transformers-source",
+                        help="a folder holding transformers 5.23.0 and huggingface_hub (figure 6)")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
 
@@ -337,6 +406,9 @@ def main() -> None:
 
     if "timm" not in skip:
         timm_figure(args)
+
+    if "llama" not in skip:
+        llama_figure(args)
 
 
 if __name__ == "__main__":

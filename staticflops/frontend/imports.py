@@ -220,7 +220,8 @@ class ProjectImports:
         # A module's own imports are eager only inside its own `try` blocks: one imported from
         # inside a `try` elsewhere binds its imports lazily, as any module does.  Its top level
         # skips a statement that fails (an import of a missing module included, its names left
-        # unknown), so nothing of it could reach the importer's `except` anyway; eagerly, every
+        # unknown; only a syntax error goes on), so nothing else of it could reach the importer's
+        # `except` anyway; eagerly, every
         # module such an import reached was run, transitively (transformers: half its files).
         interp.source, interp.import_guards = source, 0
         self.depth += 1

@@ -221,8 +221,8 @@ class ProjectImports:
         # inside a `try` elsewhere binds its imports lazily, as any module does.  Its top level
         # skips a statement that fails (an import of a missing module included, its names left
         # unknown; only a syntax error goes on), so nothing else of it could reach the importer's
-        # `except` anyway; eagerly, every
-        # module such an import reached was run, transitively (transformers: half its files).
+        # `except` anyway; eagerly, every module such an import reached was run, transitively
+        # (transformers: half its files).
         interp.source, interp.import_guards = source, 0
         self.depth += 1
         try:

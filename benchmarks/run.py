@@ -20,6 +20,9 @@
 By default the children run staticflops from a wheel built from this checkout and unpacked
 into a temporary folder (`pip wheel`: as installed, with the rule sets compiled at build
 time); `--from-checkout` runs the checkout itself (an editable install reads the rules' YAML).
+7. Llama-3-8B from its config.json (transformers 5.23.0 read as source), cold and warm parsed
+   cache, vs. torch + transformers building it on the meta device and FlopCounterMode failing
+   there at `.item()`.
 
 Each figure is the wall time over fresh processes (interpreter start-up and imports included),
 as the median and as the fastest run (noise only ever adds time, so the fastest is the least
@@ -33,6 +36,7 @@ These machines are noisy: compare ratios measured in the same run, not seconds.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import re
@@ -152,10 +156,70 @@ def timm_figure(args) -> None:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print("\n5. timm 1.0.31: a user file holding timm.create_model('resnet50'), 1x3x224x224")
-    print(f"{'case':64} {'median s':>9} {'best s':>7} {'peak MiB':>9} {'vs torch':>9}")
+    print(f"{'case':64} {'median s':>9} {'best s':>7} {'CPU s':>7} {'peak MiB':>9} {'vs torch':>9} {'(CPU)':>7}")
     for name, timing in zip([n for n, _ in cases], timings):
-        ratio = f"{timing.median / timings[2].median:9.3f}" if len(timings) > 2 else ""
-        print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.peak:9.1f} {ratio}")
+        ratio = (f"{timing.median / timings[2].median:9.3f} {timing.cpu / timings[2].cpu:7.3f}"
+                 if len(timings) > 2 else "")
+        print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.cpu:7.3f} {timing.peak:9.1f} {ratio}")
+
+
+# 7. Llama-3-8B from its config.json (published values), transformers read from its source.
+LLAMA_3_8B = {
+    "architectures": ["LlamaForCausalLM"], "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 128000,
+    "eos_token_id": 128001, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+    "intermediate_size": 14336, "max_position_embeddings": 8192, "model_type": "llama", "num_attention_heads": 32,
+    "num_hidden_layers": 32, "num_key_value_heads": 8, "pretraining_tp": 1, "rms_norm_eps": 1e-05,
+    "rope_scaling": None, "rope_theta": 500000.0, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+    "use_cache": True, "vocab_size": 128256,
+}
+# The executing route: build it on the meta device (no weights allocated), then count a forward
+# under FlopCounterMode, which stops at the first `.item()` (meta tensors hold no values); the
+# time is what a user waits to learn that.
+RUN_LLAMA_TORCH = """
+import json, sys, torch
+from torch.utils.flop_counter import FlopCounterMode
+from transformers import AutoConfig, AutoModelForCausalLM
+config = AutoConfig.for_model(**json.load(open("config.json")))
+config.use_cache = False
+with torch.device("meta"):
+    model = AutoModelForCausalLM.from_config(config)
+assert sum(p.numel() for p in model.parameters()) == 8030261248
+try:
+    with torch.device("meta"), torch.no_grad(), FlopCounterMode(display=False):
+        model(torch.zeros(1, 32, dtype=torch.long, device="meta"))
+except RuntimeError as error:
+    assert ".item()" in str(error), error
+else:
+    sys.exit("FlopCounterMode counted a meta forward: the benchmark's premise changed")
+"""
+
+
+def llama_figure(args) -> None:
+    if args.transformers_source is None:
+        print("\n7. Llama-3-8B: skipped (pass --transformers-source DIR, a folder holding transformers 5.23.0's "
+              "`transformers/` and `huggingface_hub/` packages, e.g. a site-packages)")
+        return
+    folder = Path(tempfile.mkdtemp(prefix="staticflops-llama-"))
+    try:
+        (folder / "config.json").write_text(json.dumps(LLAMA_3_8B))
+        analyse = _cli("analyze", str(folder / "config.json"), "--input", "1x32:int64", "--format", "json",
+                       "--source-path", args.transformers_source)
+        forget = f"import shutil; shutil.rmtree({str(folder / '.staticflops_cache')!r}, ignore_errors=True)\n"
+        cases = [("staticflops, Llama-3-8B config.json, cold (empty parsed cache)", (sys.executable, forget + analyse)),
+                 ("  the same, warm (parsed-module cache kept)", (sys.executable, analyse))]
+        if has_torch(args.torch_python):
+            cases.append(("torch: import, build on meta, FlopCounterMode fails at .item()",
+                          (args.torch_python, RUN_LLAMA_TORCH)))
+        timings = measure_side_by_side([case for _, case in cases], args.repeat, cwd=folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print("\n7. Llama-3-8B from its config.json (transformers 5.23.0 source), 1x32 tokens "
+          "(targets: cold <= 2 s, warm <= 0.5 s)")
+    print(f"{'case':64} {'median s':>9} {'best s':>7} {'CPU s':>7} {'peak MiB':>9} {'vs torch':>9} {'(CPU)':>7}")
+    for name, timing in zip([n for n, _ in cases], timings):
+        ratio = (f"{timing.median / timings[2].median:9.3f} {timing.cpu / timings[2].cpu:7.3f}"
+                 if len(timings) > 2 else "")
+        print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.cpu:7.3f} {timing.peak:9.1f} {ratio}")
 
 
 INSTALLED: dict = {}  # PYTHONPATH of the unpacked wheel the children run, when built
@@ -316,10 +380,12 @@ def main() -> None:
     parser.add_argument("--torch-python", default=sys.executable,
                         help="a Python interpreter that has torch installed (default: this one)")
     parser.add_argument("--files", type=int, default=200, help="model files in the throughput folder")
-    parser.add_argument("--skip", default="", help="comma-separated figures to skip: cold,depth,folder,help,timm,check")
+    parser.add_argument("--skip", default="", help="comma-separated figures to skip: cold,depth,folder,help,timm,check,llama")
     parser.add_argument("--from-checkout", action="store_true",
                         help="run this checkout (editable: rule sets read from YAML) instead of its wheel, unpacked")
     parser.add_argument("--timm-source", help="a folder holding timm 1.0.31's `timm/` package (figure 5)")
+    parser.add_argument("--transformers-source",
+                        help="a folder holding transformers 5.23.0 and huggingface_hub (figure 7)")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
 
@@ -420,6 +486,8 @@ def figures(args, skip: set) -> None:
 
     if "check" not in skip:
         check_figure(args)
+    if "llama" not in skip:
+        llama_figure(args)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from staticflops.diagnostics import AnalysisError, UsageError
 from staticflops.frontend.budget import make_budget
 from staticflops.frontend.detect import uses_keras
 from staticflops.frontend.libraries import LibraryFiles, library_roots, recording_reads  # noqa: F401  (project mode's cache)
-from staticflops.frontend.hf_config import config_model, is_model_config, stand_in_reader
+from staticflops.frontend.hf_config import cache_root_of, config_model, is_model_config, stand_in_reader
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.source import FileReader, load_source
 from staticflops.ir.sizes import check_sizes
@@ -156,12 +156,14 @@ def analyze(
                                            environment_inside and str(environment_inside)), budget.max_file_bytes)
     environment = parse_env(env)
     ruleset = load_ruleset(rules)
+    cache_root = None
     if is_model_config(path):  # a Hugging Face config.json: its architecture from the installed transformers
         stand_in, model = config_model(path, reader, budget.max_file_bytes, model)
+        cache_root = cache_root_of(path, reader)
         reader = stand_in_reader(path, stand_in, reader)
     # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
     source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes,
-                                                  parse_limits=budget.parse_limits))
+                                                  parse_limits=budget.parse_limits, cache_root=cache_root))
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise UsageError("--batch must be a positive integer")
     ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, freeze=freeze, batch=batch,

@@ -110,6 +110,20 @@ def test_llama_3_8b_symbolic_sequence_length(tmp_path, source_path):
     assert report.outputs == [[1, "T", 128_256]]
 
 
+def test_second_analysis_of_a_config_reads_cached_trees(tmp_path, source_path):
+    """The config.json route keeps the parsed-module cache in the config's project folder:
+    the first analysis stores a tree per transformers file it read, the second reads them
+    (none written again) and reports the same."""
+    entry = TRUTH["small"]["llama"]
+    first = _analyse(tmp_path, source_path, entry["config"], ["1x32:int64"]).to_json()
+    folder = tmp_path / ".staticflops_cache" / "parsed"
+    stamps = {p: p.stat().st_mtime_ns for p in folder.glob("*.json")}
+    assert len(stamps) > 20  # modeling_llama.py, modeling_utils.py, configuration_utils.py, ...
+    second = _analyse(tmp_path, source_path, entry["config"], ["1x32:int64"]).to_json()
+    assert second == first
+    assert {p: p.stat().st_mtime_ns for p in folder.glob("*.json")} == stamps
+
+
 # ---- bad input: a located message, exit 1 ------------------------------------------------------
 
 @pytest.mark.parametrize("text, message", [

@@ -86,6 +86,13 @@ def _read_json(path, reader, max_bytes: int, name: str):
         raise AnalysisError("the JSON nests too deeply", Location(name, 1, 1), code="SF004") from None
 
 
+def cache_root_of(path, reader) -> Path | None:
+    """The project whose parsed-module cache keeps the trees of the library files the config
+    reaches: the config's own project when it is read from disk (no ``reader``: a git revision
+    keeps no cache).  The stand-in module is read through a reader, which alone means none."""
+    return project_root(path) if reader is None else None
+
+
 def stand_in_reader(path, source: str, reader):
     """A reader that gives the stand-in module for ``path`` and defers every other file."""
     wanted = str(path)

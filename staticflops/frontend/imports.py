@@ -222,8 +222,14 @@ class ProjectImports:
         scope.vars["__name__"] = namespace.name
         scope.vars["__file__"] = str(path)  # Path(__file__).parent / "cfg.yaml": data files next to the code
         scope.vars.setdefault("__spec__", None)  # no import machinery here; code only passes it along
-        previous = interp.source
-        interp.source = source
+        previous = interp.source, interp.import_guards
+        # A module's own imports are eager only inside its own `try` blocks: one imported from
+        # inside a `try` elsewhere binds its imports lazily, as any module does.  Its top level
+        # skips a statement that fails (an import of a missing module included, its names left
+        # unknown; only a syntax error goes on), so nothing else of it could reach the importer's
+        # `except` anyway; eagerly, every module such an import reached was run, transitively
+        # (transformers: half its files).
+        interp.source, interp.import_guards = source, 0
         self.depth += 1
         try:
             interp.exec_module_body(source.module.body, scope)
@@ -231,7 +237,7 @@ class ProjectImports:
             raise
         finally:
             self.depth -= 1
-            interp.source = previous
+            interp.source, interp.import_guards = previous
         # `sys.modules[__name__] = _LazyModule(...)`: Python's import returns that entry, not the module
         stored = interp.sys_modules.get(namespace.name)
         if stored is not None and stored is not namespace:

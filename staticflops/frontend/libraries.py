@@ -123,6 +123,10 @@ class LibraryFiles:
     roots: tuple[Path, ...]  # searched in order
     max_bytes: int = 5_000_000
     _real_roots: tuple = field(default=(), repr=False)
+    # path -> holds(path), for one analysis: import resolution asks about the same files and
+    # folders thousands of times (a realpath each).  Reads are confined again when they happen
+    # (read_regular_file), so a file swapped meanwhile is still refused.
+    _held: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         self._real_roots = tuple(Path(os.path.realpath(r)) for r in self.roots)
@@ -132,8 +136,11 @@ class LibraryFiles:
     def holds(self, path: Path | None) -> bool:
         if path is None:
             return False
-        real = Path(os.path.realpath(path))
-        return any(_inside(real, root) for root in self._real_roots)
+        held = self._held.get(path)
+        if held is None:
+            real = Path(os.path.realpath(path))
+            held = self._held[path] = any(_inside(real, root) for root in self._real_roots)
+        return held
 
     def is_file(self, path: Path) -> bool:
         return self.holds(path) and _is_file(path)

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import libcst as cst
 
+from staticflops.frontend.identifiers import nfkc
 from staticflops.frontend.syntax import node_class
 
 # Fields that hold only layout: whitespace, comments, blank lines and punctuation tokens.
@@ -38,11 +39,15 @@ def _lowered_class(node_type: type) -> type:
     return cls
 
 
-def lower(module: cst.Module, starts: dict) -> tuple:
+def lower(module: cst.Module, starts: dict, normalise: bool = False) -> tuple:
     """(lowered module, {lowered node: (line, zero-based column)}); ``starts`` maps
-    ``id(libcst node)`` to its start, as ``positions.StartPositions.by_id`` does."""
+    ``id(libcst node)`` to its start, as ``positions.StartPositions.by_id`` does.
+    ``normalise``: every ``Name`` gets its identifier as Python binds it (``identifiers.py``):
+    done here, on the lowered copy, rather than by rebuilding libcst's tree, which cost more
+    than the parse for a file with one non-NFKC character anywhere (a comment)."""
     positions: dict = {}
     node_type, sentinel = cst.CSTNode, cst.MaybeSentinel
+    name_type = cst.Name
 
     def value_of(value):
         kind = type(value)
@@ -63,6 +68,8 @@ def lower(module: cst.Module, starts: dict) -> tuple:
                 attributes[name] = _evaluated(original)
             else:
                 attributes[name] = value_of(getattr(original, name))
+        if normalise and kind is name_type:
+            attributes["value"] = nfkc(attributes["value"])
         start = starts.get(id(original))
         if start is not None:
             positions[lowered] = start

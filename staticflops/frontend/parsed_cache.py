@@ -14,7 +14,8 @@ the same rules as the results cache (``project/cache.py``):
   default ``~/.cache/staticflops``, file ``results-key``): a committed or planted entry cannot
   carry a valid one.  No secret, no parsed-module cache: slower, never wrong.
 * The format cannot run code when loaded: JSON (Python's C decoder), decoded into nodes by
-  ``decode``, which builds only ``syntax`` classes by name and plain values.  Nothing is
+  ``decode``, which builds only ``syntax`` classes by name and plain values (a node's fields
+  on first read: a library file's unused function bodies are never turned into nodes).  Nothing is
   unpickled or unmarshalled, and the signature is checked before the JSON is even decoded.
 * The folder is reached from the project root one component at a time with ``O_NOFOLLOW``
   (a symbolic link anywhere on the way: no cache), entries are read non-blocking, regular and
@@ -132,17 +133,22 @@ def decode(data: dict):
             return tuple(map(value, item[1:]))
         if tag == -2:
             return item[1].encode("latin-1")
-        cls, names = table[tag]
+        cls = table[tag][0]
         node = cls.__new__(cls)
-        node.__dict__.update(zip(names, map(value, item[3:])))
+        # Lazily: the node's fields (and the nodes inside) are made on first read
+        # (``CSTNode.__getattr__``); most of a library file is never walked.
+        node.__dict__["_pending"] = (fill, item)
         if item[1]:
             positions[node] = (item[1], item[2])
         return node
 
-    module = value(data["tree"])
-    if not isinstance(module, CSTNode):
+    def fill(node, item):
+        node.__dict__.update(zip(table[item[0]][1], map(value, item[3:])))
+
+    tree = data["tree"]
+    if type(tree) is not list or not isinstance(tree[0], int) or not 0 <= tree[0] < len(table):
         raise ValueError("not a tree")
-    return module, positions
+    return value(tree), positions
 
 
 # --- the folder and the signature (the results cache's rules, see the module docstring)

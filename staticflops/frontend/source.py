@@ -49,15 +49,17 @@ FileReader = Callable[[str], bytes]
 
 def load_source(path: str | Path, display: str | None = None, reader: FileReader | None = None,
                 max_bytes: int = MAX_FILE_BYTES, roots: tuple | None = None,
-                parse_limits: tuple[int, int] = PARSE_LIMITS) -> SourceFile:
-    """``roots``: without a reader, the folders the file must lie in (default: its project root)."""
+                parse_limits: tuple[int, int] = PARSE_LIMITS, cache_root: Path | None = None) -> SourceFile:
+    """``roots``: without a reader, the folders the file must lie in (default: its project root).
+    ``cache_root``: with a reader that still reads the disk (a config.json's stand-in module,
+    hf_config.py), the project whose cache folder keeps parsed trees; a reader alone has none."""
     name = display or str(path)
     try:
         if reader is None and not roots:
             roots = (project_root(path),)
             parsed_cache.use_project(roots[0])  # the analysed file: its project holds the cache
         elif not roots:
-            parsed_cache.use_project(None)  # a git revision, text given to the API: no cache
+            parsed_cache.use_project(cache_root)  # None: a git revision, text given to the API: no cache
     except RefusedRead as refused:  # a pyproject.toml on the way up, which `check` would refuse too
         raise AnalysisError(f"{refused.filename} {refused.reason}", Location(refused.filename, 1, 1),
                             code="SF001") from None
@@ -147,7 +149,7 @@ def _parse(text: str, name: str, internal: bool, parse_limits: tuple[int, int]) 
     """(lowered tree, positions) of a fresh parse by libcst."""
     import libcst as cst
 
-    from staticflops.frontend.identifiers import needs_normalising, normalise_identifiers
+    from staticflops.frontend.identifiers import needs_normalising
     from staticflops.frontend.lowering import lower
     from staticflops.frontend.parse_guard import check_parse_cost
     from staticflops.frontend.positions import start_positions
@@ -160,9 +162,8 @@ def _parse(text: str, name: str, internal: bool, parse_limits: tuple[int, int]) 
         if internal:  # our stub code reports the user's call site, so it needs no positions
             return lower(module, {})
         positions = start_positions(module)
-        if needs_normalising(text):  # `ｗｉｄｔｈ` is `width` to Python
-            module, positions = normalise_identifiers(module, positions)
-        return lower(module, positions.by_id)
+        # `ｗｉｄｔｈ` is `width` to Python
+        return lower(module, positions.by_id, normalise=needs_normalising(text))
     except cst.ParserSyntaxError as error:
         raise _syntax_error(text, name, error) from None
     except cst.CSTValidationError as error:  # parsed, but not a valid node (`return*x`): no position

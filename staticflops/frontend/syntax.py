@@ -36,8 +36,19 @@ class CSTNode:
                 found.extend(item for item in value if isinstance(item, CSTNode))
         return found
 
+    def __getattr__(self, name: str):
+        # Called only for a field not in the node's ``__dict__``: a node loaded from the
+        # parsed-module cache gets its fields on first read (``parsed_cache.decode``), so
+        # the bodies of functions never called are never decoded.
+        pending = self.__dict__.pop("_pending", None)
+        if pending is None:
+            raise AttributeError(f"{type(self).__name__!r} node has no field {name!r}")
+        pending[0](self, pending[1])
+        return getattr(self, name)
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
+        fields = {name: getattr(self, name) for name in type(self)._fields}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in fields.items())})"
 
 
 _CLASSES: dict = {}

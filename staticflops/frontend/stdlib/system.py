@@ -6,7 +6,8 @@ staticflops happens to run on, so an analysis gives the same answer everywhere:
 
 - ``os.environ`` / ``os.getenv``: empty, plus what the user passes with ``--env KEY=VALUE``
   (``analyze(..., env={...})``); writes by the analysed code stay inside the analysis.
-- ``sys.version_info`` is ``PYTHON_VERSION``, ``sys.platform`` ``"linux"``,
+- ``sys.version_info`` is ``PYTHON_VERSION``, ``sys.implementation.name`` ``"cpython"``,
+  ``sys.platform`` ``"linux"``,
   ``platform.system()`` ``"Linux"``, ``platform.machine()`` ``"x86_64"``, ``os.name``
   ``"posix"``.
 - ``importlib.util.find_spec(name)``: a spec for a module we model or can find as source,
@@ -170,6 +171,8 @@ def modules(interp, builtins: dict) -> dict:
         "version_info": version_info, "version": "%d.%d.%d" % PYTHON_VERSION[:3], "platform": PLATFORM["sys.platform"],
         "maxsize": 2**63 - 1, "byteorder": "little", "stdout": quiet_namespace("sys.stdout"),
         "stderr": quiet_namespace("sys.stderr"), "flags": quiet_namespace("sys.flags"),
+        # as platform.python_implementation() says (packaging's version.py asks at import)
+        "implementation": Namespace("sys.implementation", {"name": "cpython", "cache_tag": "cpython-311"}),
     })
     # sys.modules is computed when read, so it lists modules imported later too
     sys_module.loader = lambda name: _module_table(interp) if name == "modules" else MISSING

@@ -63,7 +63,7 @@ def _shape(spec) -> str:
 # ---- small configs, batch 1 x seq 32 (ViT: one 224x224 image; T5: input_ids, attention_mask,
 # decoder_input_ids): params, FLOPs and output shapes exact
 
-@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral", "vit", "t5"])
+@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral", "vit", "t5", "mixtral"])
 def test_small_config_is_exact(tmp_path, source_path, name):
     entry = TRUTH["small"][name]
     inputs = [_shape(spec) for spec in entry["inputs"] if spec["shape"] is not None]
@@ -164,3 +164,36 @@ def test_addmm_gqa_attention_gather_buffers_and_submodules(tmp_path):
     # outputs: addmm 4x32, attention with the query's heads, gather index-shaped; count: one
     # registered buffer, the submodule found, the parameter is that Linear's weight
     assert report.outputs == [[4, 32], [1, 4, 8, 16], [2, 5], [111]]
+
+
+GROUPED = '''
+import torch
+import torch.nn as nn
+
+
+class Experts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Parameter(torch.zeros(4, 16, 32))
+        self.router = nn.Linear(16, 4, bias=False)
+
+    def forward(self, x):
+        weights, index = torch.topk(self.router(x).softmax(-1), 2, dim=-1)
+        ids, perm = torch.sort(index.reshape(-1))
+        counts = torch.histc(ids.float(), bins=4, min=0, max=3)
+        offsets = torch.cumsum(counts, dim=0, dtype=torch.int32)
+        rows = x[perm // 2]
+        batched = torch._grouped_mm(torch.zeros(4, 5, 16), self.up, offs=None)
+        return torch.nn.functional.grouped_mm(rows, self.up, offs=offsets), counts, batched
+'''
+
+
+def test_grouped_mm_counts_every_routed_row_once(tmp_path):
+    """The default mixture-of-experts path of transformers (a grouped GEMM over tokens sorted by
+    expert): each of the 8 tokens x top-2 = 16 routed rows meets one 16 x 32 expert matrix,
+    16 x 16 x 32 = 8,192 MACs whatever the per-expert split; the router is 8 x 16 x 4 = 512 MACs;
+    3-D with 3-D is batched: 4 x 5 x 16 x 32 = 10,240 MACs.  histc: 4 bins, no arithmetic."""
+    from staticflops.api import analyze_text
+    report = analyze_text(GROUPED, tmp_path / "experts.py", inputs=["8x16"])
+    assert report.totals.forward_flops == 2 * (8_192 + 512 + 10_240)
+    assert report.outputs == [[16, 32], [4], [4, 5, 32]]

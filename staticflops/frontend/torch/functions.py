@@ -547,6 +547,31 @@ def build_functions(t: TorchOps) -> dict:
             return t.record(interp, "matmul", label, {}, [shape(interp, a, node), shape(interp, b, node)], node)
         return fn
     f["matmul"], f["mm"], f["bmm"] = matmul("matmul"), matmul("mm"), matmul("bmm")
+
+    def grouped_mm(interp, args, kwargs, node):
+        """F.grouped_mm / torch._grouped_mm(a, b, offs=...): mixture-of-experts' grouped GEMM.
+        2-D ``a`` (rows sorted by group) with 3-D ``b`` (one K x N matrix per group): each row is
+        multiplied by its group's matrix, so it costs what ``a @ b[g]`` costs, S x K x N MACs,
+        whatever the (data-dependent) group sizes in ``offs`` are -- exact when ``offs`` ends at
+        S, i.e. every row is routed (rows past ``offs[-1]`` are skipped by the kernel).  3-D with
+        3-D is a batched matmul; the other layouts (grouping over K) are left unknown."""
+        bound = {**dict(zip(["a", "b"], args)), **{{"mat_a": "a", "mat_b": "b"}.get(k, k): v for k, v in kwargs.items()}}
+        a, b = shape(interp, bound["a"], node), shape(interp, bound["b"], node)
+        if len(a) == 2 and len(b) == 3:
+            return t.record(interp, "matmul", "grouped_mm", {}, [a, b[1:]], node)
+        if len(a) == 3 and len(b) == 3:
+            return t.record(interp, "matmul", "grouped_mm", {}, [a, b], node)
+        raise CannotKnow(f"grouped_mm of a {len(a)}-D and a {len(b)}-D tensor (grouping over K) is not modelled")
+    f["grouped_mm"] = f["_grouped_mm"] = grouped_mm
+
+    def histc(interp, args, kwargs, node):
+        """torch.histc(x, bins=100): the ``bins`` counts (a float tensor); counting is not arithmetic."""
+        bins = _dim_arg(args, kwargs, 1, 100, "bins")
+        if not isinstance(bins, int) or isinstance(bins, bool):
+            raise CannotKnow("torch.histc with an unresolved number of bins")
+        shape(interp, args[0], node)
+        return Tensor((bins,), args[0].dtype)
+    f["histc"] = histc
     f["__matmul__"] = matmul("@")  # the operator: some counters patch torch.matmul but not `@`
 
     def add_product(name):

@@ -60,10 +60,12 @@ def _shape(spec) -> str:
     return "x".join(str(d) for d in spec["shape"]) + (":int64" if spec["dtype"] == "int64" else "")
 
 
-# ---- small configs, batch 1 x seq 32 (ViT: one 224x224 image; T5: input_ids, attention_mask,
-# decoder_input_ids): params, FLOPs and output shapes exact
+# ---- small configs, batch 1 x seq 32 (ViT, ConvNeXt: one 224x224 image; T5: input_ids,
+# attention_mask, decoder_input_ids; Whisper: input_features 1x80x3000, attention_mask 1x3000,
+# decoder_input_ids; Mixtral: recorded with the eager per-expert loop, analysed through the
+# default grouped GEMM -- the same multiplications): params, FLOPs and output shapes exact
 
-@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral", "vit", "t5", "mixtral"])
+@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral", "vit", "t5", "mixtral", "convnext", "whisper"])
 def test_small_config_is_exact(tmp_path, source_path, name):
     entry = TRUTH["small"][name]
     inputs = [_shape(spec) for spec in entry["inputs"] if spec["shape"] is not None]
@@ -88,12 +90,21 @@ def test_model_option_picks_another_head(tmp_path, source_path):
 
 # ---- published sizes --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["gpt2", "bert-base-uncased"])
-def test_published_size_params_and_flops(tmp_path, source_path, name):
+@pytest.mark.parametrize("name, published", [("gpt2", 124_439_808), ("bert-base-uncased", 109_482_240),
+                                             ("mistral-7b-v0.1", 7_241_732_096), ("mixtral-8x7b", 46_702_792_704)])
+def test_published_size_params_and_flops(tmp_path, source_path, name, published):
+    """GPT-2 and BERT-base recorded on CPU; Mistral-7B and Mixtral-8x7B on the meta device (the
+    patches are in record_transformers.measure_on_meta; that route gives the CPU counts on the
+    small Llama, Mistral and Mixtral configs).  Mixtral-8x7B by hand: per token, attention
+    4096 x (4096 + 1024 + 1024 + 4096) = 41,943,040 MACs, 2 of 8 experts x 3 x 4096 x 14336 =
+    352,321,536, router 4096 x 8 = 32,768, in 32 layers, plus the LM head 4096 x 32000 =
+    131,072,000: 12,748,587,008 MACs per token, x 2 x 32 tokens = 815,909,568,512, plus the
+    attention's 2 x 2 x 32 heads x 32 x 32 x 128 x 32 layers = 536,870,912: 816,446,439,424."""
     entry = TRUTH["published"][name]
     report = _analyse(tmp_path, source_path, entry["config"], ["1x32:int64"])
-    assert report.totals.params == entry["params"]  # 124,439,808 (GPT-2) / 109,482,240 (BERT-base)
+    assert report.totals.params == entry["params"] == published
     assert report.totals.forward_flops == entry["forward_flops"]
+    assert report.outputs == list(entry["output_shapes"].values())
 
 
 def test_llama_3_8b_symbolic_sequence_length(tmp_path, source_path):
@@ -107,6 +118,8 @@ def test_llama_3_8b_symbolic_sequence_length(tmp_path, source_path):
     report = _analyse(tmp_path, source_path, entry["config"], ["1xT:int64"])
     assert report.totals.params == entry["params"] == 8_030_261_248
     assert report.totals.forward_flops == "524288*T**2 + 15009316864*T"
+    # at T = 32: the forward recorded on the meta device (record_transformers.measure_on_meta)
+    assert 524288 * 32**2 + 15009316864 * 32 == entry["forward_flops"] == 480_835_010_560
     assert report.outputs == [[1, "T", 128_256]]
 
 
@@ -197,3 +210,43 @@ def test_grouped_mm_counts_every_routed_row_once(tmp_path):
     report = analyze_text(GROUPED, tmp_path / "experts.py", inputs=["8x16"])
     assert report.totals.forward_flops == 2 * (8_192 + 512 + 10_240)
     assert report.outputs == [[16, 32], [4], [4, 5, 32]]
+
+
+# ---- a hub-cache snapshot folder is its config.json --------------------------------------------
+
+def _hub_cache(tmp_path, config: dict, blob_target=None) -> Path:
+    """The layout huggingface_hub writes: models--org--name/{blobs/<hash>, refs/main,
+    snapshots/<rev>/config.json -> ../../blobs/<hash>}."""
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--org--tiny"
+    (repo / "blobs").mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "snapshots" / revision).mkdir(parents=True)
+    (repo / "blobs" / "b1").write_text(json.dumps(config))
+    (repo / "refs" / "main").write_text(revision)
+    (repo / "snapshots" / revision / "config.json").symlink_to(blob_target or Path("../../blobs/b1"))
+    return repo
+
+
+def test_hub_snapshot_folder_is_its_config(tmp_path, source_path):
+    """The snapshot folder (api) and the model's cache folder through refs/main (CLI) both give
+    the recorded small Llama."""
+    entry = TRUTH["small"]["llama"]
+    repo = _hub_cache(tmp_path, entry["config"])
+    snapshot = next((repo / "snapshots").iterdir())
+    report = staticflops.analyze(snapshot, inputs=["1x32:int64"], source_path=[source_path])
+    assert (report.totals.params, report.totals.forward_flops) == (entry["params"], entry["forward_flops"])
+    result = CliRunner().invoke(app, ["analyze", str(repo), "--input", "1x32:int64", "--source-path", str(source_path),
+                                      "--format", "json"])
+    assert result.exit_code == 0, result.output
+    totals = json.loads(result.output)["totals"]
+    assert (totals["params"], totals["forward_flops"]) == (entry["params"], entry["forward_flops"])
+
+
+def test_hub_snapshot_link_leaving_the_cache_folder_is_refused(tmp_path):
+    outside = tmp_path / "secret.json"
+    outside.write_text('{"model_type": "llama", "architectures": ["LlamaForCausalLM"]}')
+    repo = _hub_cache(tmp_path, {}, blob_target=outside)
+    result = CliRunner().invoke(app, ["analyze", str(repo), "--input", "1x32:int64"])
+    assert result.exit_code == 1, result.output
+    assert "config.json:1:1: error:" in result.output and "is outside the project" in result.output

@@ -88,6 +88,18 @@ def test_model_option_picks_another_head(tmp_path, source_path):
     assert report.outputs == [[1, 32, 64]]
 
 
+def test_training_prints_6nt_beside_the_exact_count(tmp_path, source_path):
+    """--training on a config.json: the small Llama's non-embedding params are the recorded
+    220,480 minus the 1000 x 64 token embedding = 156,480; 6 x 156,480 x 32 tokens =
+    30,044,160 FLOPs, printed beside the exact training count."""
+    entry = TRUTH["small"]["llama"]
+    result = CliRunner().invoke(app, ["analyze", str(_config_file(tmp_path, entry["config"])), "--input", "1x32:int64",
+                                      "--training", "--source-path", str(source_path)])
+    assert result.exit_code == 0, result.output
+    assert "Rule of thumb 6·N·T: 30.04 MFLOPs per step (N = non-embedding parameters, T = 32 tokens); exact:" \
+        in " ".join(result.output.split())
+
+
 # ---- published sizes --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, published", [("gpt2", 124_439_808), ("bert-base-uncased", 109_482_240),

@@ -262,3 +262,15 @@ def test_hub_snapshot_link_leaving_the_cache_folder_is_refused(tmp_path):
     result = CliRunner().invoke(app, ["analyze", str(repo), "--input", "1x32:int64"])
     assert result.exit_code == 1, result.output
     assert "config.json:1:1: error:" in result.output and "is outside the project" in result.output
+
+
+def test_tensor_type_cast_and_torch_normal(tmp_path):
+    """DeepSeek-V3's router casts with ``x.type(torch.float32)``; DiffLlama's lambdas are
+    ``torch.normal(0, std, size=(d,))`` parameters.  Params 16 + (4 x 1 broadcast with 1 x 16 =
+    4 x 16) = 80; (8 x 16) @ (16 x 4) = 512 MACs; the exp of a sum is free here."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_type_normal.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="M", inputs=["8x16"])
+    assert report.totals.params == 80
+    assert report.totals.forward_flops == 2 * 512
+    assert report.outputs == [[8, 4], []]

@@ -271,6 +271,14 @@ def build_functions(t: TorchOps) -> dict:
         return Tensor(shape(interp, args[0], node), dtype or args[0].dtype)
     f["to"] = to
 
+    def type_(interp, args, kwargs, node):
+        """``x.type(torch.float32)`` casts like ``x.to(dtype)``; ``x.type()`` is the type's name."""
+        dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+        if not isinstance(dtype, str) or dtype not in DTYPES:
+            raise CannotKnow("Tensor.type() without a torch dtype (the tensor type's name, or a type string)")
+        return Tensor(shape(interp, args[0], node), dtype)
+    f["type"] = type_
+
     def squeeze(interp, args, kwargs, node):
         return Tensor(ops.squeeze(shape(interp, args[0], node), _dim_arg(args, kwargs, 1)), args[0].dtype)
     f["squeeze"] = squeeze
@@ -939,6 +947,20 @@ def build_constructors(t: TorchOps) -> dict:
     def full(interp, args, kwargs, node):
         return Tensor(t.moved(interp, ops.new_shape, "torch.full", node, _sizes(args[:1])), dtype_of(kwargs))
     c["full"] = full
+
+    def normal(interp, args, kwargs, node):
+        """torch.normal(mean, std, size): the given size; with tensor mean/std: their broadcast shape."""
+        size = kwargs.get("size", args[2] if len(args) > 2 else None)
+        if size is not None:
+            return creator("normal")(interp, [size], {}, node)
+        tensors = [a for a in list(args[:2]) + [kwargs.get("mean"), kwargs.get("std")] if isinstance(a, Tensor)]
+        if not tensors:
+            raise CannotKnow("torch.normal of two numbers without a size")
+        result = tensors[0].shape
+        for other in tensors[1:]:
+            result = t.moved(interp, ops.broadcast, "torch.normal", node, result, other.shape)
+        return Tensor(result, "float32")
+    c["normal"] = normal
 
     def randint(interp, args, kwargs, node):
         size = kwargs.get("size", args[-1] if args else ())

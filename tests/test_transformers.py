@@ -274,3 +274,14 @@ def test_tensor_type_cast_and_torch_normal(tmp_path):
     assert report.totals.params == 80
     assert report.totals.forward_flops == 2 * 512
     assert report.outputs == [[8, 4], []]
+
+
+def test_torch_linalg_norms(tmp_path):
+    """ConvNeXt-V2's GRN: torch.linalg.vector_norm(x, ord=2, dim=(1, 2), keepdim=True) and
+    torch.linalg.norm(x, 2, -1) (ord before dim) are reductions, free under the convention; the
+    Linear on 2 x 4 x 4 rows of 8: 32 x 8 x 8 = 2,048 MACs."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_linalg_norm.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="GRN", inputs=["2x4x4x8"])
+    assert report.totals.forward_flops == 2 * 2_048
+    assert report.outputs == [[2, 4, 4, 8], [2, 4, 4]]

@@ -743,6 +743,13 @@ def build_functions(t: TorchOps) -> dict:
     for name in REDUCTIONS:
         f[name] = reduction(name)
 
+    def linalg_norm(interp, args, kwargs, node):
+        """torch.linalg.norm / vector_norm(x, ord, dim, keepdim): ``ord`` comes before ``dim``."""
+        attrs = {"op": "norm", "dim": _dim_arg(args, kwargs, 2), "keepdim": _dim_arg(args, kwargs, 3, False, "keepdim")}
+        return t.record(interp, "reduce", "torch.linalg.norm", attrs, [shape(interp, args[0], node)], node)
+    # reached as torch.linalg.norm / torch.linalg.vector_norm (framework.py's torch.linalg namespace)
+    f["linalg_norm"] = linalg_norm
+
     def max_or_min(name):
         def fn(interp, args, kwargs, node):
             other = args[1] if len(args) > 1 else kwargs.get("dim")

@@ -285,3 +285,13 @@ def test_torch_linalg_norms(tmp_path):
     report = analyze_text(source, tmp_path / "m.py", model="GRN", inputs=["2x4x4x8"])
     assert report.totals.forward_flops == 2 * 2_048
     assert report.outputs == [[2, 4, 4, 8], [2, 4, 4]]
+
+
+def test_pad_by_an_unresolved_amount_names_its_cause(tmp_path):
+    """F.pad by an amount the analysis cannot resolve (falcon_mamba's convolution padding) is a
+    located unknown naming that amount, not a Python TypeError inside the pad rule."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_pad_unknown.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="P", inputs=["2x8"])
+    assert report.outputs == [None]
+    assert [u.what for u in report.unknown] == ["`torch.__file__` is not modelled"]

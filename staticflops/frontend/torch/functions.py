@@ -235,6 +235,10 @@ def build_functions(t: TorchOps) -> dict:
     def pad(interp, args, kwargs, node):
         x = list(shape(interp, args[0], node))
         amounts = args[1] if len(args) > 1 else kwargs["pad"]
+        if isinstance(amounts, Unknown):
+            return amounts
+        if unknown := next((a for a in amounts if isinstance(a, Unknown)), None):
+            return unknown  # an unresolved padding size: the padded size is unknown, and says why
         if len(amounts) % 2 or len(amounts) // 2 > len(x):
             raise CannotKnow(f"F.pad with {len(amounts)} padding sizes for a {len(x)}-dimensional tensor")
         for i in range(len(amounts) // 2):

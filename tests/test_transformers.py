@@ -295,3 +295,14 @@ def test_pad_by_an_unresolved_amount_names_its_cause(tmp_path):
     report = analyze_text(source, tmp_path / "m.py", model="P", inputs=["2x8"])
     assert report.outputs == [None]
     assert [u.what for u in report.unknown] == ["`torch.__file__` is not modelled"]
+
+
+def test_several_index_tensors_broadcast_together(tmp_path):
+    """Index tensors in one subscript broadcast into one index (NumPy's rule, torch's too):
+    mask (2 x 7)[b of 2x1x1x1, kv of 1x1x1x7] is 2x1x1x7 (mbart's and BigBird-Pegasus' padding
+    masks were rank 8); x (4 x 5 x 6)[:, i of 3x1, j of 1x2] keeps the place: 4x3x2; with a slice
+    between them the broadcast index goes first: x[i, :, j] is 3x2x5."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_multi_index.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="Mask", inputs=["2x7:int64", "4x5x6"])
+    assert report.outputs == [[2, 1, 1, 7], [4, 3, 2], [3, 2, 5]]

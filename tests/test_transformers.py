@@ -306,3 +306,15 @@ def test_several_index_tensors_broadcast_together(tmp_path):
     source = (Path(__file__).parent / "fixtures" / "torch_multi_index.py").read_text()
     report = analyze_text(source, tmp_path / "m.py", model="Mask", inputs=["2x7:int64", "4x5x6"])
     assert report.outputs == [[2, 1, 1, 7], [4, 3, 2], [3, 2, 5]]
+
+
+def test_is_floating_point_from_the_dtype(tmp_path):
+    """PreTrainedModel.dtype is next(p.dtype for p in self.parameters() if p.is_floating_point())
+    (LLaVA-NeXT-Video stopped on it).  A float input 1, an int64 tensor 0, torch.is_floating_point
+    of the input 1: 1 + 2*0 + 4*1 = 5; Linear 2 x 4 x 3 = 24 MACs."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_is_floating_point.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="S", inputs=["2x4"])
+    assert report.outputs == [[2, 3], [5]]
+    assert report.totals.forward_flops == 2 * 24
+    assert report.unknown == []

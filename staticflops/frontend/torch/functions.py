@@ -275,6 +275,13 @@ def build_functions(t: TorchOps) -> dict:
         return Tensor(shape(interp, args[0], node), dtype or args[0].dtype)
     f["to"] = to
 
+    def is_floating_point(interp, args, kwargs, node):
+        """From the dtype: transformers' ``PreTrainedModel.dtype`` picks the first floating parameter."""
+        if not isinstance(args[0], Tensor):
+            raise CannotKnow("is_floating_point of a value that is not a tensor")
+        return args[0].dtype in ("float32", "float", "float16", "half", "bfloat16", "float64", "double")
+    f["is_floating_point"] = is_floating_point
+
     def type_(interp, args, kwargs, node):
         """``x.type(torch.float32)`` casts like ``x.to(dtype)``; ``x.type()`` is the type's name."""
         dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)

@@ -318,3 +318,13 @@ def test_is_floating_point_from_the_dtype(tmp_path):
     assert report.outputs == [[2, 3], [5]]
     assert report.totals.forward_flops == 2 * 24
     assert report.unknown == []
+
+
+def test_square_is_a_product_of_the_tensor_with_itself(tmp_path):
+    """torch.square / Tensor.square (nanochat's norm): under `full`, one multiply per element:
+    two squares of 2 x 4 = 16, the mean over 4 = 3 adds + 1 divide per row = 8, the add 8: 32."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_square.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="Sq", inputs=["2x4"], rules="full")
+    assert report.totals.forward_flops == 32
+    assert report.outputs == [[2, 4]]

@@ -715,6 +715,11 @@ def build_functions(t: TorchOps) -> dict:
         for name in names:
             f[name] = binary(kind, name)
 
+    def square(interp, args, kwargs, node):
+        """torch.square(x): x * x, one multiply per element (priced as that product)."""
+        return t.framework.binary(interp, "mul", args[0], args[0], node, label="square")
+    f["square"] = f["square_"] = square
+
     def comparison(name):
         def fn(interp, args, kwargs, node):
             other = args[1] if len(args) > 1 else kwargs.get("other")

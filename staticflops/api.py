@@ -230,7 +230,8 @@ def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu, peak_tf
     facts = training_facts(ir, cost)
     summary = Training(backward_forward_ratio=facts.ratio, notes=facts.notes, frozen=list(freeze),
                        tokens_per_step=count(facts.tokens) if facts.tokens is not None else None,
-                       flops_per_token_vs_6n=facts.versus_6n)
+                       flops_per_token_vs_6n=facts.versus_6n,
+                       flops_6nt=count(facts.six_n_t) if facts.six_n_t is not None else None)
     if steps is not None or hardware is not None or peak_tflops is not None:
         device, peak = load_device(hardware, precision) if hardware else (None, None)
         if peak_tflops is not None:  # the user's own device: no name, no precision to look up

@@ -1195,3 +1195,18 @@ def test_numbers_tower_in_isinstance(tmp_path):
         c = 6 if isinstance(1, numbers.Number) and not isinstance("1", numbers.Number) else 7    # 6
         """, ["a", "b", "c"])
     assert widths == {"a": 2, "b": 4, "c": 6}
+
+
+def test_sum_with_a_start_value_sums_the_iterable(tmp_path):
+    """sum(pairs, ()) concatenates the pairs (LongT5's padding list); min/max of several
+    arguments still compare the arguments."""
+    found = run_probes(tmp_path, "", """
+        pad = [(0, 0)] * 3
+        pad[1] = (0, 5)
+        flat = sum(pad[::-1], ())
+        a = len(flat) + sum(flat)
+        b = sum([[1], [2, 3]], [7])[2]
+        c = max(4, 9, 2)
+        """, ["a", "b", "c"])
+    # 6 items summing to 5: 11; [7, 1, 2, 3][2] = 2
+    assert found == {"a": 11, "b": 2, "c": 9}

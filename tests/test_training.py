@@ -144,6 +144,22 @@ def test_gpt_flops_per_token_against_6n():
     # Non-embedding params: 660,992 - (1000*128 token + 64*128 position embeddings) = 524,800.
     per_token = (entry["forward_flops"] + entry["backward_flops"]) / 64
     assert report.training.flops_per_token_vs_6n == pytest.approx(per_token / (6 * 524_800))
+    # the rule of thumb itself, beside the exact count: 6 x 524,800 x 64 tokens
+    assert report.training.flops_6nt == 6 * 524_800 * 64 == 201_523_200
+
+
+def test_6nt_rule_of_thumb_is_printed_and_symbolic_in_t():
+    from typer.testing import CliRunner
+
+    from staticflops.cli.app import app
+    model = TRUTH["samples/transformer.py"]["class"]
+    result = CliRunner().invoke(app, ["analyze", "samples/transformer.py", "--model", model, "--training",
+                                      "--input", "1xT:int64"])
+    assert result.exit_code == 0, result.output
+    # 6 x 524,800 non-embedding params = 3,148,800 FLOPs per token
+    assert "Rule of thumb 6·N·T: 3.15 MFLOPs·T per step (N = non-embedding parameters, T tokens)" in result.output
+    report = staticflops.analyze("samples/transformer.py", model=model, inputs=["1xT:int64"], training=True)
+    assert report.training.flops_6nt == "3148800*T"
 
 
 def test_hardware_without_mfu_is_a_usage_error():

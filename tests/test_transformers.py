@@ -60,10 +60,12 @@ def _shape(spec) -> str:
     return "x".join(str(d) for d in spec["shape"]) + (":int64" if spec["dtype"] == "int64" else "")
 
 
-# ---- small configs, batch 1 x seq 32 (ViT: one 224x224 image; T5: input_ids, attention_mask,
-# decoder_input_ids): params, FLOPs and output shapes exact
+# ---- small configs, batch 1 x seq 32 (ViT, ConvNeXt: one 224x224 image; T5: input_ids,
+# attention_mask, decoder_input_ids; Whisper: input_features 1x80x3000, attention_mask 1x3000,
+# decoder_input_ids; Mixtral: recorded with the eager per-expert loop, analysed through the
+# default grouped GEMM -- the same multiplications): params, FLOPs and output shapes exact
 
-@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral", "vit", "t5"])
+@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral", "vit", "t5", "mixtral", "convnext", "whisper"])
 def test_small_config_is_exact(tmp_path, source_path, name):
     entry = TRUTH["small"][name]
     inputs = [_shape(spec) for spec in entry["inputs"] if spec["shape"] is not None]
@@ -86,14 +88,35 @@ def test_model_option_picks_another_head(tmp_path, source_path):
     assert report.outputs == [[1, 32, 64]]
 
 
+def test_training_prints_6nt_beside_the_exact_count(tmp_path, source_path):
+    """--training on a config.json: the small Llama's non-embedding params are the recorded
+    220,480 minus the 1000 x 64 token embedding = 156,480; 6 x 156,480 x 32 tokens =
+    30,044,160 FLOPs, printed beside the exact training count."""
+    entry = TRUTH["small"]["llama"]
+    result = CliRunner().invoke(app, ["analyze", str(_config_file(tmp_path, entry["config"])), "--input", "1x32:int64",
+                                      "--training", "--source-path", str(source_path)])
+    assert result.exit_code == 0, result.output
+    assert "Rule of thumb 6·N·T: 30.04 MFLOPs per step (N = non-embedding parameters, T = 32 tokens); exact:" \
+        in " ".join(result.output.split())
+
+
 # ---- published sizes --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["gpt2", "bert-base-uncased"])
-def test_published_size_params_and_flops(tmp_path, source_path, name):
+@pytest.mark.parametrize("name, published", [("gpt2", 124_439_808), ("bert-base-uncased", 109_482_240),
+                                             ("mistral-7b-v0.1", 7_241_732_096), ("mixtral-8x7b", 46_702_792_704)])
+def test_published_size_params_and_flops(tmp_path, source_path, name, published):
+    """GPT-2 and BERT-base recorded on CPU; Mistral-7B and Mixtral-8x7B on the meta device (the
+    patches are in record_transformers.measure_on_meta; that route gives the CPU counts on the
+    small Llama, Mistral and Mixtral configs).  Mixtral-8x7B by hand: per token, attention
+    4096 x (4096 + 1024 + 1024 + 4096) = 41,943,040 MACs, 2 of 8 experts x 3 x 4096 x 14336 =
+    352,321,536, router 4096 x 8 = 32,768, in 32 layers, plus the LM head 4096 x 32000 =
+    131,072,000: 12,748,587,008 MACs per token, x 2 x 32 tokens = 815,909,568,512, plus the
+    attention's 2 x 2 x 32 heads x 32 x 32 x 128 x 32 layers = 536,870,912: 816,446,439,424."""
     entry = TRUTH["published"][name]
     report = _analyse(tmp_path, source_path, entry["config"], ["1x32:int64"])
-    assert report.totals.params == entry["params"]  # 124,439,808 (GPT-2) / 109,482,240 (BERT-base)
+    assert report.totals.params == entry["params"] == published
     assert report.totals.forward_flops == entry["forward_flops"]
+    assert report.outputs == list(entry["output_shapes"].values())
 
 
 def test_llama_3_8b_symbolic_sequence_length(tmp_path, source_path):
@@ -107,6 +130,8 @@ def test_llama_3_8b_symbolic_sequence_length(tmp_path, source_path):
     report = _analyse(tmp_path, source_path, entry["config"], ["1xT:int64"])
     assert report.totals.params == entry["params"] == 8_030_261_248
     assert report.totals.forward_flops == "524288*T**2 + 15009316864*T"
+    # at T = 32: the forward recorded on the meta device (record_transformers.measure_on_meta)
+    assert 524288 * 32**2 + 15009316864 * 32 == entry["forward_flops"] == 480_835_010_560
     assert report.outputs == [[1, "T", 128_256]]
 
 
@@ -178,3 +203,142 @@ def test_addmm_gqa_attention_gather_buffers_and_submodules(tmp_path):
     # outputs: addmm 4x32, attention with the query's heads, gather index-shaped; count: one
     # registered buffer, the submodule found, the parameter is that Linear's weight
     assert report.outputs == [[4, 32], [1, 4, 8, 16], [2, 5], [111]]
+
+
+GROUPED = '''
+import torch
+import torch.nn as nn
+
+
+class Experts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Parameter(torch.zeros(4, 16, 32))
+        self.router = nn.Linear(16, 4, bias=False)
+
+    def forward(self, x):
+        weights, index = torch.topk(self.router(x).softmax(-1), 2, dim=-1)
+        ids, perm = torch.sort(index.reshape(-1))
+        counts = torch.histc(ids.float(), bins=4, min=0, max=3)
+        offsets = torch.cumsum(counts, dim=0, dtype=torch.int32)
+        rows = x[perm // 2]
+        batched = torch._grouped_mm(torch.zeros(4, 5, 16), self.up, offs=None)
+        return torch.nn.functional.grouped_mm(rows, self.up, offs=offsets), counts, batched
+'''
+
+
+def test_grouped_mm_counts_every_routed_row_once(tmp_path):
+    """The default mixture-of-experts path of transformers (a grouped GEMM over tokens sorted by
+    expert): each of the 8 tokens x top-2 = 16 routed rows meets one 16 x 32 expert matrix,
+    16 x 16 x 32 = 8,192 MACs whatever the per-expert split; the router is 8 x 16 x 4 = 512 MACs;
+    3-D with 3-D is batched: 4 x 5 x 16 x 32 = 10,240 MACs.  histc: 4 bins, no arithmetic."""
+    from staticflops.api import analyze_text
+    report = analyze_text(GROUPED, tmp_path / "experts.py", inputs=["8x16"])
+    assert report.totals.forward_flops == 2 * (8_192 + 512 + 10_240)
+    assert report.outputs == [[16, 32], [4], [4, 5, 32]]
+
+
+# ---- a hub-cache snapshot folder is its config.json --------------------------------------------
+
+def _hub_cache(tmp_path, config: dict, blob_target=None) -> Path:
+    """The layout huggingface_hub writes: models--org--name/{blobs/<hash>, refs/main,
+    snapshots/<rev>/config.json -> ../../blobs/<hash>}."""
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--org--tiny"
+    (repo / "blobs").mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "snapshots" / revision).mkdir(parents=True)
+    (repo / "blobs" / "b1").write_text(json.dumps(config))
+    (repo / "refs" / "main").write_text(revision)
+    (repo / "snapshots" / revision / "config.json").symlink_to(blob_target or Path("../../blobs/b1"))
+    return repo
+
+
+def test_hub_snapshot_folder_is_its_config(tmp_path, source_path):
+    """The snapshot folder (api) and the model's cache folder through refs/main (CLI) both give
+    the recorded small Llama."""
+    entry = TRUTH["small"]["llama"]
+    repo = _hub_cache(tmp_path, entry["config"])
+    snapshot = next((repo / "snapshots").iterdir())
+    report = staticflops.analyze(snapshot, inputs=["1x32:int64"], source_path=[source_path])
+    assert (report.totals.params, report.totals.forward_flops) == (entry["params"], entry["forward_flops"])
+    result = CliRunner().invoke(app, ["analyze", str(repo), "--input", "1x32:int64", "--source-path", str(source_path),
+                                      "--format", "json"])
+    assert result.exit_code == 0, result.output
+    totals = json.loads(result.output)["totals"]
+    assert (totals["params"], totals["forward_flops"]) == (entry["params"], entry["forward_flops"])
+
+
+def test_hub_snapshot_link_leaving_the_cache_folder_is_refused(tmp_path):
+    outside = tmp_path / "secret.json"
+    outside.write_text('{"model_type": "llama", "architectures": ["LlamaForCausalLM"]}')
+    repo = _hub_cache(tmp_path, {}, blob_target=outside)
+    result = CliRunner().invoke(app, ["analyze", str(repo), "--input", "1x32:int64"])
+    assert result.exit_code == 1, result.output
+    assert "config.json:1:1: error:" in result.output and "is outside the project" in result.output
+
+
+def test_tensor_type_cast_and_torch_normal(tmp_path):
+    """DeepSeek-V3's router casts with ``x.type(torch.float32)``; DiffLlama's lambdas are
+    ``torch.normal(0, std, size=(d,))`` parameters.  Params 16 + (4 x 1 broadcast with 1 x 16 =
+    4 x 16) = 80; (8 x 16) @ (16 x 4) = 512 MACs; the exp of a sum is free here."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_type_normal.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="M", inputs=["8x16"])
+    assert report.totals.params == 80
+    assert report.totals.forward_flops == 2 * 512
+    assert report.outputs == [[8, 4], []]
+
+
+def test_torch_linalg_norms(tmp_path):
+    """ConvNeXt-V2's GRN: torch.linalg.vector_norm(x, ord=2, dim=(1, 2), keepdim=True) and
+    torch.linalg.norm(x, 2, -1) (ord before dim) are reductions, free under the convention; the
+    Linear on 2 x 4 x 4 rows of 8: 32 x 8 x 8 = 2,048 MACs."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_linalg_norm.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="GRN", inputs=["2x4x4x8"])
+    assert report.totals.forward_flops == 2 * 2_048
+    assert report.outputs == [[2, 4, 4, 8], [2, 4, 4]]
+
+
+def test_pad_by_an_unresolved_amount_names_its_cause(tmp_path):
+    """F.pad by an amount the analysis cannot resolve (falcon_mamba's convolution padding) is a
+    located unknown naming that amount, not a Python TypeError inside the pad rule."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_pad_unknown.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="P", inputs=["2x8"])
+    assert report.outputs == [None]
+    assert [u.what for u in report.unknown] == ["`torch.__file__` is not modelled"]
+
+
+def test_several_index_tensors_broadcast_together(tmp_path):
+    """Index tensors in one subscript broadcast into one index (NumPy's rule, torch's too):
+    mask (2 x 7)[b of 2x1x1x1, kv of 1x1x1x7] is 2x1x1x7 (mbart's and BigBird-Pegasus' padding
+    masks were rank 8); x (4 x 5 x 6)[:, i of 3x1, j of 1x2] keeps the place: 4x3x2; with a slice
+    between them the broadcast index goes first: x[i, :, j] is 3x2x5."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_multi_index.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="Mask", inputs=["2x7:int64", "4x5x6"])
+    assert report.outputs == [[2, 1, 1, 7], [4, 3, 2], [3, 2, 5]]
+
+
+def test_is_floating_point_from_the_dtype(tmp_path):
+    """PreTrainedModel.dtype is next(p.dtype for p in self.parameters() if p.is_floating_point())
+    (LLaVA-NeXT-Video stopped on it).  A float input 1, an int64 tensor 0, torch.is_floating_point
+    of the input 1: 1 + 2*0 + 4*1 = 5; Linear 2 x 4 x 3 = 24 MACs."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_is_floating_point.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="S", inputs=["2x4"])
+    assert report.outputs == [[2, 3], [5]]
+    assert report.totals.forward_flops == 2 * 24
+    assert report.unknown == []
+
+
+def test_square_is_a_product_of_the_tensor_with_itself(tmp_path):
+    """torch.square / Tensor.square (nanochat's norm): under `full`, one multiply per element:
+    two squares of 2 x 4 = 16, the mean over 4 = 3 adds + 1 divide per row = 8, the add 8: 32."""
+    from staticflops.api import analyze_text
+    source = (Path(__file__).parent / "fixtures" / "torch_square.py").read_text()
+    report = analyze_text(source, tmp_path / "m.py", model="Sq", inputs=["2x4"], rules="full")
+    assert report.totals.forward_flops == 32
+    assert report.outputs == [[2, 4]]

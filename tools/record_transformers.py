@@ -9,11 +9,12 @@ Conventions (as tools/record_torch.py): the model built from its config with
 ``experts_implementation="eager"``: the per-expert loop, which FlopCounterMode sees; the default
 grouped GEMM is invisible to it), eval mode under ``torch.no_grad()``, SDPA MATH backend and oneDNN
 off; FlopCounterMode's forward total; params = sum of p.numel() over model.parameters() (tied
-weights once).  Published sizes are built on the ``meta`` device: parameters only, no forward.
+weights once).  Published sizes too big for CPU are built on the ``meta`` device (see
+measure_on_meta for the two patches that needs, checked against the CPU route on small configs).
 
 How to run (repository root):
 
-    /work/torchvenv/bin/python tools/record_transformers.py    # torch==2.13.0 (CPU), transformers==5.23.0
+    /work/gt/torch/bin/python tools/record_transformers.py    # torch==2.13.0 (CPU), transformers==5.23.0
 """
 import json
 import os
@@ -57,7 +58,7 @@ SMALL = {
                  "encoder_attention_heads": 4, "decoder_attention_heads": 4, "encoder_ffn_dim": 128,
                  "decoder_ffn_dim": 128, "max_source_positions": 1500, "max_target_positions": 64, "pad_token_id": 1,
                  "bos_token_id": 2, "eos_token_id": 2, "decoder_start_token_id": 3},
-                [("input_features", [1, 80, 3000], "float32"), ("attention_mask", None, None),
+                [("input_features", [1, 80, 3000], "float32"), ("attention_mask", [1, 3000], "int64"),
                  ("decoder_input_ids", [1, 32], "int64")]),
     "vit": ({"model_type": "vit", "architectures": ["ViTForImageClassification"], "hidden_size": 64,
              "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "image_size": 224,
@@ -86,8 +87,57 @@ PUBLISHED = {
                           "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
                           "intermediate_size": 3072, "max_position_embeddings": 512, "type_vocab_size": 2,
                           "hidden_act": "gelu"},
+    "mistral-7b-v0.1": {"model_type": "mistral", "architectures": ["MistralForCausalLM"], "vocab_size": 32000,
+                        "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                        "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 32768,
+                        "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "sliding_window": 4096,
+                        "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu"},
+    "mixtral-8x7b": {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"], "vocab_size": 32000,
+                     "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                     "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 32768,
+                     "num_local_experts": 8, "num_experts_per_tok": 2, "rms_norm_eps": 1e-05, "rope_theta": 1e6,
+                     "sliding_window": None, "router_aux_loss_coef": 0.02, "tie_word_embeddings": False,
+                     "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu"},
 }
 PUBLISHED_FORWARD_ON_CPU = {"gpt2": [1, 32], "bert-base-uncased": [1, 32]}
+PUBLISHED_FORWARD_ON_META = {"llama-3-8b": [1, 32], "mistral-7b-v0.1": [1, 32], "mixtral-8x7b": [1, 32]}
+# The meta route is checked against the CPU recording on these small configs (the counts must agree).
+META_CHECKED = ("llama", "mistral", "mixtral")
+
+
+def _grouped_mm_flops(a_shape, b_shape, *args, **kwargs):
+    """FlopCounterMode has no formula for aten._grouped_mm (it counts 0).  Rows (S x K) sorted by
+    expert, one K x N matrix per expert: each row meets exactly one matrix, 2*S*K*N FLOPs -- what
+    the eager per-expert loop executes (S = tokens x top-k)."""
+    if len(a_shape) == 2 and len(b_shape) == 3:
+        return 2 * a_shape[0] * a_shape[1] * b_shape[2]
+    raise NotImplementedError(f"grouped_mm {a_shape} x {b_shape}")
+
+
+def measure_on_meta(config_json, shape):
+    """Forward FLOPs of a published size on the meta device (no weights in memory).  Patches,
+    all written here: (1) an explicit all-ones attention_mask, because with none transformers
+    probes position_ids for packed sequences with `.item()`, which meta tensors refuse;
+    (2) mixture-of-experts layers take transformers' grouped-GEMM path (`experts_implementation=
+    "grouped_mm"`; the eager loop's `nonzero()` is data-dependent, impossible on meta), in
+    bfloat16 (the meta kernel of aten._grouped_mm accepts only bf16; the dtype changes no count),
+    counted with _grouped_mm_flops as FlopCounterMode's custom_mapping.  main() checks this route
+    against the CPU eager-loop recording on META_CHECKED small configs."""
+    model = build(config_json, device="meta").to(torch.bfloat16)
+    model.config._experts_implementation = "grouped_mm"
+    with torch.device("meta"), torch.no_grad():
+        ids = torch.zeros(*shape, dtype=torch.int64)
+        counter = FlopCounterMode(display=False, custom_mapping={torch.ops.aten._grouped_mm: _grouped_mm_flops})
+        with counter:
+            out = model(ids, attention_mask=torch.ones(*shape, dtype=torch.int64))
+    return {
+        "inputs": [{"name": "input_ids", "shape": list(shape), "dtype": "int64"}],
+        "output_shapes": {k: list(v.shape) for k, v in out.items() if isinstance(v, torch.Tensor)},
+        "forward_flops": counter.get_total_flops(),
+        "flops_by_op": {str(k): v for k, v in sorted(counter.get_flop_counts()["Global"].items(), key=str)},
+        "params": sum(p.numel() for p in model.parameters()),
+        "device": "meta",
+    }
 
 
 def build(config_json, device="cpu"):
@@ -138,17 +188,24 @@ def main():
         entry["config"] = config_json
         out["small"][name] = entry
         print(name, entry["params"], entry["forward_flops"], entry["output_shapes"])
+        if name in META_CHECKED:
+            on_meta = measure_on_meta(config_json, [1, 32])
+            assert (on_meta["forward_flops"], on_meta["params"]) == (entry["forward_flops"], entry["params"]), name
+            entry["meta_route_forward_flops"] = on_meta["forward_flops"]
     for name, config_json in PUBLISHED.items():
         if name in PUBLISHED_FORWARD_ON_CPU:
             model = build(config_json)
             entry = measure(model, [("input_ids", PUBLISHED_FORWARD_ON_CPU[name], "int64")], config_json["vocab_size"])
+            del model
+        elif name in PUBLISHED_FORWARD_ON_META:
+            entry = measure_on_meta(config_json, PUBLISHED_FORWARD_ON_META[name])
         else:
             model = build(config_json, device="meta")
             entry = {"params": sum(p.numel() for p in model.parameters()), "device": "meta"}
+            del model
         entry["config"] = config_json
         out["published"][name] = entry
         print(name, entry["params"], entry.get("forward_flops"))
-        del model
     with open(OUT, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

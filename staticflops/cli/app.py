@@ -151,7 +151,10 @@ def analyze(
     A --max-* budget hit prints the partial report (marked PARTIAL, a lower bound) and exits 1."""
     from pathlib import Path
 
-    if len(paths) > 1 or Path(paths[0]).is_dir():
+    from staticflops.api import is_model_config
+
+    # a Hugging Face hub-cache snapshot folder is one model (its config.json), not a folder of files
+    if len(paths) > 1 or Path(paths[0]).is_dir() and not is_model_config(paths[0]):
         options = {"model": model, "inputs": inputs or [], "kwargs": kwargs, "rules": rules}
         if training or freeze or steps is not None or hardware is not None or peak_tflops is not None:
             options.update(training=True, freeze=freeze or [], steps=steps, hardware=hardware, precision=precision,

@@ -16,6 +16,7 @@ class TrainingFacts:
     tokens: object = None
     versus_6n: float | None = None
     non_embedding_params: object = None
+    six_n_t: object = None  # the rule of thumb 6 x N x T for the step (an Expr when T is symbolic)
 
 
 def training_facts(ir: ModelIR, cost: CostResult) -> TrainingFacts:
@@ -42,6 +43,8 @@ def training_facts(ir: ModelIR, cost: CostResult) -> TrainingFacts:
         facts.tokens = tokens
         facts.non_embedding_params = non_embedding
         per_token = _ratio(cost.flops + backward, tokens)
+        if isinstance(non_embedding, (int, Expr)) and not _zero(non_embedding):
+            facts.six_n_t = 6 * non_embedding * tokens
         if per_token is not None and isinstance(non_embedding, int) and non_embedding:
             facts.versus_6n = per_token / (6 * non_embedding)
     return facts

@@ -11,6 +11,7 @@ the environment or ``--source-path`` like any third-party package.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -21,8 +22,35 @@ _MODEL_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 _CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
 
 
+_REVISION = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
 def is_model_config(path) -> bool:
-    return str(path).endswith(".json")
+    return str(path).endswith(".json") or hub_snapshot_config(path) is not None
+
+
+def hub_snapshot_config(path) -> tuple[Path, Path] | None:
+    """(config.json, the folder its reads are confined to) of a Hugging Face hub-cache folder:
+    a snapshot ``models--org--name/snapshots/<rev>/``, or ``models--org--name/`` itself (the
+    snapshot its ``refs/main`` names).  In the cache a snapshot's config.json is a symlink into
+    ``models--org--name/blobs/``, so that folder is the root the read must stay inside.  None for
+    any other path (a plain folder stays a folder of model files)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return None
+    if folder.name.startswith("models--") and (folder / "refs" / "main").is_file():
+        try:
+            with read_limit(128):
+                revision = read_file(folder / "refs" / "main", (folder,)).decode("ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not _REVISION.fullmatch(revision):
+            return None
+        folder = folder / "snapshots" / revision
+    if folder.parent.name != "snapshots" or not folder.parent.parent.name.startswith("models--"):
+        return None
+    config = folder / "config.json"
+    return (config, folder.parent.parent) if os.path.lexists(config) else None
 
 
 def config_model(path, reader, max_bytes: int, model: str | None) -> tuple[str, str]:
@@ -31,7 +59,13 @@ def config_model(path, reader, max_bytes: int, model: str | None) -> tuple[str, 
     as one pass over the given tokens."""
     name = str(path)
     where = Location(name, 1, 1)
-    config = _read_json(path, reader, max_bytes, name)
+    snapshot = hub_snapshot_config(path)
+    root = snapshot[1] if snapshot else None
+    if snapshot:
+        path = snapshot[0]
+        name = str(path)
+        where = Location(name, 1, 1)
+    config = _read_json(path, reader, max_bytes, name, root)
     if not isinstance(config, dict):
         raise AnalysisError("a model config is a JSON object", where, "SF101")
     model_type = config.get("model_type")
@@ -67,10 +101,10 @@ def _literal(value) -> str:
     return repr(value)
 
 
-def _read_json(path, reader, max_bytes: int, name: str):
+def _read_json(path, reader, max_bytes: int, name: str, root: Path | None = None):
     try:
         with read_limit(max_bytes):
-            raw = read_file(path, (project_root(path),)) if reader is None else reader(name)
+            raw = read_file(path, (root or project_root(path),)) if reader is None else reader(name)
     except RefusedRead as refused:
         raise AnalysisError(f"{name} {refused.reason}", Location(name, 1, 1), code="SF001") from None
     except OSError as error:

@@ -135,7 +135,9 @@ def build_builtins(object_class: Class) -> dict:
     def reducer(python_fn, name):
         @_fn(name)
         def reduce(interp, args, kwargs, node):
-            items = _iterable(interp, args[0], node) if len(args) == 1 else list(args)
+            # sum(iterable, start) takes one iterable; min/max(a, b, ...) compare their arguments
+            many = len(args) > 1 and name != "sum"
+            items = list(args) if many else _iterable(interp, args[0], node)
             if any(isinstance(v, Unknown) for v in items):
                 return next(v for v in items if isinstance(v, Unknown))
             if any(isinstance(v, Tensor) for v in items):

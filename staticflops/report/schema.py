@@ -107,6 +107,7 @@ class Training(_Contract):
     frozen: list[str] = Field(default_factory=list)  # --freeze patterns
     tokens_per_step: Optional[Count] = None
     flops_per_token_vs_6n: Optional[float] = None  # ours / (6 x non-embedding params)
+    flops_6nt: Optional[Count] = None  # the rule of thumb 6 x N x T (N non-embedding params, T tokens/step)
     budget: Optional[TrainingBudget] = None
 
 

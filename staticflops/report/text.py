@@ -133,6 +133,11 @@ def _message(text) -> str:
     return visible(text, MAX_MESSAGE)
 
 
+def _tokens(tokens) -> str:
+    """``T = 64 tokens``; a symbolic count is its own name (``T tokens``, ``T = B*T tokens``)."""
+    return "T tokens" if tokens == "T" else f"T = {human(tokens)} tokens"
+
+
 def _print_training(report: Report, console: Console) -> None:
     totals, training = report.totals, report.training
     console.print(f"[bold]Backward:[/bold] {human(totals.backward_flops, 'FLOPs')} = input gradients "
@@ -143,7 +148,14 @@ def _print_training(report: Report, console: Console) -> None:
         console.print(Text(f"Frozen: {', '.join(visible(glob) for glob in training.frozen)}"))
     for note in training.notes:
         console.print(Text(f"  - {_message(note)}"))
-    if training.flops_per_token_vs_6n is not None:
+    if training.flops_6nt is not None:
+        # the rule of thumb beside the exact count: 6 x N x T (N non-embedding params, T tokens)
+        versus = (f" = {training.flops_per_token_vs_6n:.3f} x the rule"
+                  if training.flops_per_token_vs_6n is not None else "")
+        console.print(Text(f"Rule of thumb 6·N·T: {human(training.flops_6nt, 'FLOPs')} per step "
+                           f"(N = non-embedding parameters, {_tokens(training.tokens_per_step)}); "
+                           f"exact: {human(totals.training_flops, 'FLOPs')}{versus}"))
+    elif training.flops_per_token_vs_6n is not None:
         console.print(f"Per token ({human(training.tokens_per_step)} tokens/step): {training.flops_per_token_vs_6n:.3f} x "
                       "the 6·N approximation (N = non-embedding parameters)")
     budget = training.budget

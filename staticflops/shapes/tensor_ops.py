@@ -250,6 +250,15 @@ def index(shape: Shape, key) -> Shape:
     if Ellipsis in items:
         at = items.index(Ellipsis)
         items = items[:at] + [slice(None)] * (len(shape) - consumed) + items[at + 1:]
+    # Several index tensors are one advanced index: their shapes broadcast together, and the
+    # result goes where the first one stands if the advanced indices (tensors and integers) are
+    # adjacent, else in front (NumPy's rule, which torch follows): padding_mask[b, kv] with b of
+    # Bx1x1x1 and kv of 1x1x1xK is Bx1x1xK.
+    arrays = [item for item in items if isinstance(item, IndexArray)]
+    joint = broadcast(*(a.shape for a in arrays)) if len(arrays) > 1 else None
+    advanced = [i for i, item in enumerate(items) if isinstance(item, IndexArray)
+                or isinstance(item, (int, Expr)) and not isinstance(item, bool)]
+    in_front = joint is not None and advanced != list(range(advanced[0], advanced[-1] + 1))
     out: list = []
     position = 0
     for item in items:
@@ -264,11 +273,14 @@ def index(shape: Shape, key) -> Shape:
             if isinstance(item, int) and isinstance(size, int) and not -size <= item < size:
                 raise ShapeError(f"index {item} is out of range for a dimension of size {size}")
         elif isinstance(item, IndexArray):
-            out.extend(item.shape)
+            if joint is None:
+                out.extend(item.shape)
+            elif item is arrays[0] and not in_front:
+                out.extend(joint)
         else:
             raise ShapeError(f"unsupported index {item!r}")
     out.extend(shape[position:])
-    return tuple(out)
+    return tuple(joint) + tuple(out) if in_front else tuple(out)
 
 
 def slice_length(size: Dim, item: slice) -> Dim:

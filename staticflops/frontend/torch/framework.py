@@ -79,6 +79,8 @@ class TorchFramework:
         self.module_class.bases = (self.object_class,)
         self.ops = TorchOps(self)
         self.functions = {name: self._with_grad(name, fn) for name, fn in build_functions(self.ops).items()}
+        # torch.linalg's norms: in their own namespace, not torch.* nor a tensor method
+        self.linalg_norm = self.functions.pop("linalg_norm")
 
     def _with_grad(self, name: str, fn):
         """Run a tensor function with its tensor arguments known to ``record`` and let
@@ -148,13 +150,16 @@ class TorchFramework:
             "utils": Namespace("torch.utils", {"checkpoint": checkpoint}),
             "_C": Namespace("torch._C", _passive()),  # _log_api_usage_once and friends
             "onnx": Namespace("torch.onnx", _passive()),  # exporter registration, never cost
+            "linalg": Namespace("torch.linalg", {name: Builtin(f"torch.linalg.{name}", self.linalg_norm,
+                                                              bind_self=False) for name in ("norm", "vector_norm")}),
             **{name: DTypeName(name) for name in DTYPES},
         })
         self._stub_context = (nn, functional, stdlib["copy"])
         self.namespaces = {
             "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
             "torch.nn.modules": nn.members["modules"], "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
-            "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"], **stdlib,
+            "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"],
+            "torch.linalg": torch.members["linalg"], **stdlib,
             "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False)}),
         }
         self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()}

@@ -235,6 +235,10 @@ def build_functions(t: TorchOps) -> dict:
     def pad(interp, args, kwargs, node):
         x = list(shape(interp, args[0], node))
         amounts = args[1] if len(args) > 1 else kwargs["pad"]
+        if isinstance(amounts, Unknown):
+            return amounts
+        if unknown := next((a for a in amounts if isinstance(a, Unknown)), None):
+            return unknown  # an unresolved padding size: the padded size is unknown, and says why
         if len(amounts) % 2 or len(amounts) // 2 > len(x):
             raise CannotKnow(f"F.pad with {len(amounts)} padding sizes for a {len(x)}-dimensional tensor")
         for i in range(len(amounts) // 2):
@@ -270,6 +274,21 @@ def build_functions(t: TorchOps) -> dict:
                 dtype = value
         return Tensor(shape(interp, args[0], node), dtype or args[0].dtype)
     f["to"] = to
+
+    def is_floating_point(interp, args, kwargs, node):
+        """From the dtype: transformers' ``PreTrainedModel.dtype`` picks the first floating parameter."""
+        if not isinstance(args[0], Tensor):
+            raise CannotKnow("is_floating_point of a value that is not a tensor")
+        return args[0].dtype in ("float32", "float", "float16", "half", "bfloat16", "float64", "double")
+    f["is_floating_point"] = is_floating_point
+
+    def type_(interp, args, kwargs, node):
+        """``x.type(torch.float32)`` casts like ``x.to(dtype)``; ``x.type()`` is the type's name."""
+        dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+        if not isinstance(dtype, str) or dtype not in DTYPES:
+            raise CannotKnow("Tensor.type() without a torch dtype (the tensor type's name, or a type string)")
+        return Tensor(shape(interp, args[0], node), dtype)
+    f["type"] = type_
 
     def squeeze(interp, args, kwargs, node):
         return Tensor(ops.squeeze(shape(interp, args[0], node), _dim_arg(args, kwargs, 1)), args[0].dtype)
@@ -547,6 +566,31 @@ def build_functions(t: TorchOps) -> dict:
             return t.record(interp, "matmul", label, {}, [shape(interp, a, node), shape(interp, b, node)], node)
         return fn
     f["matmul"], f["mm"], f["bmm"] = matmul("matmul"), matmul("mm"), matmul("bmm")
+
+    def grouped_mm(interp, args, kwargs, node):
+        """F.grouped_mm / torch._grouped_mm(a, b, offs=...): mixture-of-experts' grouped GEMM.
+        2-D ``a`` (rows sorted by group) with 3-D ``b`` (one K x N matrix per group): each row is
+        multiplied by its group's matrix, so it costs what ``a @ b[g]`` costs, S x K x N MACs,
+        whatever the (data-dependent) group sizes in ``offs`` are -- exact when ``offs`` ends at
+        S, i.e. every row is routed (rows past ``offs[-1]`` are skipped by the kernel).  3-D with
+        3-D is a batched matmul; the other layouts (grouping over K) are left unknown."""
+        bound = {**dict(zip(["a", "b"], args)), **{{"mat_a": "a", "mat_b": "b"}.get(k, k): v for k, v in kwargs.items()}}
+        a, b = shape(interp, bound["a"], node), shape(interp, bound["b"], node)
+        if len(a) == 2 and len(b) == 3:
+            return t.record(interp, "matmul", "grouped_mm", {}, [a, b[1:]], node)
+        if len(a) == 3 and len(b) == 3:
+            return t.record(interp, "matmul", "grouped_mm", {}, [a, b], node)
+        raise CannotKnow(f"grouped_mm of a {len(a)}-D and a {len(b)}-D tensor (grouping over K) is not modelled")
+    f["grouped_mm"] = f["_grouped_mm"] = grouped_mm
+
+    def histc(interp, args, kwargs, node):
+        """torch.histc(x, bins=100): the ``bins`` counts (a float tensor); counting is not arithmetic."""
+        bins = _dim_arg(args, kwargs, 1, 100, "bins")
+        if not isinstance(bins, int) or isinstance(bins, bool):
+            raise CannotKnow("torch.histc with an unresolved number of bins")
+        shape(interp, args[0], node)
+        return Tensor((bins,), args[0].dtype)
+    f["histc"] = histc
     f["__matmul__"] = matmul("@")  # the operator: some counters patch torch.matmul but not `@`
 
     def add_product(name):
@@ -671,6 +715,11 @@ def build_functions(t: TorchOps) -> dict:
         for name in names:
             f[name] = binary(kind, name)
 
+    def square(interp, args, kwargs, node):
+        """torch.square(x): x * x, one multiply per element (priced as that product)."""
+        return t.framework.binary(interp, "mul", args[0], args[0], node, label="square")
+    f["square"] = f["square_"] = square
+
     def comparison(name):
         def fn(interp, args, kwargs, node):
             other = args[1] if len(args) > 1 else kwargs.get("other")
@@ -709,6 +758,13 @@ def build_functions(t: TorchOps) -> dict:
         return fn
     for name in REDUCTIONS:
         f[name] = reduction(name)
+
+    def linalg_norm(interp, args, kwargs, node):
+        """torch.linalg.norm / vector_norm(x, ord, dim, keepdim): ``ord`` comes before ``dim``."""
+        attrs = {"op": "norm", "dim": _dim_arg(args, kwargs, 2), "keepdim": _dim_arg(args, kwargs, 3, False, "keepdim")}
+        return t.record(interp, "reduce", "torch.linalg.norm", attrs, [shape(interp, args[0], node)], node)
+    # reached as torch.linalg.norm / torch.linalg.vector_norm (framework.py's torch.linalg namespace)
+    f["linalg_norm"] = linalg_norm
 
     def max_or_min(name):
         def fn(interp, args, kwargs, node):
@@ -914,6 +970,20 @@ def build_constructors(t: TorchOps) -> dict:
     def full(interp, args, kwargs, node):
         return Tensor(t.moved(interp, ops.new_shape, "torch.full", node, _sizes(args[:1])), dtype_of(kwargs))
     c["full"] = full
+
+    def normal(interp, args, kwargs, node):
+        """torch.normal(mean, std, size): the given size; with tensor mean/std: their broadcast shape."""
+        size = kwargs.get("size", args[2] if len(args) > 2 else None)
+        if size is not None:
+            return creator("normal")(interp, [size], {}, node)
+        tensors = [a for a in list(args[:2]) + [kwargs.get("mean"), kwargs.get("std")] if isinstance(a, Tensor)]
+        if not tensors:
+            raise CannotKnow("torch.normal of two numbers without a size")
+        result = tensors[0].shape
+        for other in tensors[1:]:
+            result = t.moved(interp, ops.broadcast, "torch.normal", node, result, other.shape)
+        return Tensor(result, "float32")
+    c["normal"] = normal
 
     def randint(interp, args, kwargs, node):
         size = kwargs.get("size", args[-1] if args else ())

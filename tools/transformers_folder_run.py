@@ -1,0 +1,146 @@
+"""Coverage of Hugging Face transformers: every ``models/*/modeling_*.py`` analysed with its
+default config, in parallel, each with a time budget; prints the summary the README quotes.
+
+Runs the installed ``staticflops`` console script (no torch needed) on the transformers found
+with ``--source-path`` (an unpacked wheel folder, or a site-packages):
+
+    python tools/transformers_folder_run.py --source-path /path/site-packages --jobs 2 \\
+        --max-seconds 120 --out /tmp/hf-coverage.jsonl [--stride N] [--start K] [--limit N]
+
+Per file: the model class is ``<Prefix>Model`` where ``<Prefix>PreTrainedModel`` is the file's
+pre-trained base class (else the first class deriving from it), built with the default config
+class the file imports from its ``configuration_*`` module: ``--model 'XModel(XConfig())'``.  The
+input follows ``forward``'s first parameter: ``input_ids`` 1x32:int64, ``pixel_values``
+1x3x224x224, ``input_features`` 1x80x3000, ``input_values`` 1x16000 (other names: 1x32:int64).
+These choices are this script's, not staticflops': a wrong guess shows as a located error.
+
+Outcome per file (one JSON line each in --out, so an interrupted run still summarises):
+``complete`` exit 0, every count resolved; ``analysed`` exit 0 with located unknowns (lower-bound
+totals); ``partial`` a --max-* budget stopped it (exit 1, PARTIAL); ``failed`` exit 1 with a
+located first cause; ``internal`` exit 3 (an interpreter bug: must be zero); ``no-model`` the
+script found no model class.  Files already in --out are skipped (resume).
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+INPUTS = {"input_ids": "1x32:int64", "pixel_values": "1x3x224x224", "input_features": "1x80x3000",
+          "input_values": "1x16000"}
+
+
+def model_expression(text: str):
+    """(``XModel(XConfig())``, the input spec) for a modeling file's text, or None."""
+    base = re.search(r"^class (\w+)PreTrainedModel\(", text, re.M)
+    if not base:
+        return None
+    prefix = base.group(1)
+    classes = re.findall(rf"^class (\w+)\((?:[\w.]+, )*{prefix}PreTrainedModel\b", text, re.M)
+    name = f"{prefix}Model" if f"{prefix}Model" in classes else (classes[0] if classes else None)
+    config = re.search(r"from \.configuration_\w+ import \(?\s*(\w+Config)\b", text)
+    if name is None or config is None:
+        return None
+    forward = re.search(rf"^class {name}\(.*?^    def forward\(\s*self,\s*(\w+)", text, re.M | re.S)
+    spec = INPUTS.get(forward.group(1) if forward else "", "1x32:int64")
+    return f"{name}({config.group(1)}())", spec
+
+
+def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
+    found = model_expression(path.read_text(encoding="utf-8"))
+    row = {"file": f"{path.parent.name}/{path.name}"}
+    if found is None:
+        return dict(row, outcome="no-model")
+    model, spec = found
+    row.update(model=model, input=spec)
+    command = ["staticflops", "analyze", str(path), "--model", model, "--input", spec, "--format", "json",
+               "--source-path", source_path, "--max-seconds", str(max_seconds)]
+    start = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=max_seconds * 2 + 60)
+    except subprocess.TimeoutExpired:
+        return dict(row, outcome="timeout", seconds=round(time.monotonic() - start, 1))
+    row["seconds"] = round(time.monotonic() - start, 1)
+    row["exit"] = done.returncode
+    report = None
+    try:
+        report = json.loads(done.stdout) if done.stdout.strip().startswith("{") else None
+    except ValueError:
+        pass
+    if done.returncode == 3:
+        return dict(row, outcome="internal", cause=done.stderr.strip()[-600:])
+    if report is not None and report.get("partial"):
+        return dict(row, outcome="partial", cause=(report.get("stopped") or {}).get("message", ""))
+    if done.returncode == 0 and report is not None:
+        complete = report["totals"].get("complete")
+        return dict(row, outcome="complete" if complete else "analysed", params=report["totals"].get("params"),
+                    flops=report["totals"].get("forward_flops"))
+    errors = [line for line in done.stderr.splitlines() if ": error: " in line]
+    cause = errors[0] if errors else done.stderr.strip()[-300:]
+    # a budget hit before the model was built (transformers' import-time code) is a partial run too
+    return dict(row, outcome="partial" if "budget of" in cause else "failed", cause=cause)
+
+
+def first_cause(cause: str) -> str:
+    """The error's text without the file location, to group causes: an unknown value's chain
+    (`a` on `b` on `c` is not modelled) is named by its root, `c`."""
+    text = re.sub(r"^.*?: error: ", "", cause)
+    chain = re.search(r"\((.*)\)$", text)
+    if chain and " on " in chain.group(1):
+        text = text[:chain.start()] + "(" + chain.group(1).split(" on ")[-1] + ")"
+    text = re.sub(r"'[^']*'", "'…'", text)
+    return re.sub(r"\d+", "N", text)[:120]
+
+
+def outcome(row: dict) -> str:
+    """Rows written before budget hits counted as partial are regrouped the same way."""
+    if row["outcome"] == "failed" and "budget of" in row.get("cause", ""):
+        return "partial"
+    return row["outcome"]
+
+
+def summarise(rows: list) -> str:
+    outcomes = Counter(outcome(r) for r in rows)
+    lines = [f"{len(rows)} modeling files: " + ", ".join(f"{n} {k}" for k, n in outcomes.most_common())]
+    causes = Counter(first_cause(r.get("cause", "")) for r in rows if outcome(r) == "failed")
+    for cause, n in causes.most_common(15):
+        lines.append(f"  {n:4d}  {cause}")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--source-path", required=True)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--max-seconds", type=int, default=120)
+    parser.add_argument("--out", default="transformers-coverage.jsonl")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--stride", type=int, default=1, help="every Nth file (an even sample across the alphabet)")
+    parser.add_argument("--summary-only", action="store_true")
+    args = parser.parse_args()
+    out = Path(args.out)
+    rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    if not args.summary_only:
+        done = {r["file"] for r in rows}
+        files = sorted(Path(args.source_path, "transformers", "models").glob("*/modeling_*.py"))
+        files = [f for f in files if not f.name.startswith(("modeling_tf_", "modeling_flax_"))]
+        files = files[args.start::args.stride][:args.limit]
+        todo = [f for f in files if f"{f.parent.name}/{f.name}" not in done]
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool, out.open("a") as sink:
+            for row in pool.map(lambda f: run_one(f, args.source_path, args.max_seconds), todo):
+                rows.append(row)
+                sink.write(json.dumps(row) + "\n")
+                sink.flush()
+                print(row["file"], row["outcome"], row.get("seconds", ""), row.get("cause", "")[:160], flush=True)
+    print(summarise(rows))
+    return 1 if any(r["outcome"] == "internal" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

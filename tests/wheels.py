@@ -31,19 +31,20 @@ def wheel(folder: Path, project: str, version: str) -> Path:
     return wheels[0]
 
 
-def unpack(archive_path: Path, target: Path, prefix: str = "") -> None:
+def unpack(archive_path: Path, target: Path, prefix: str = "", suffix: str = "") -> None:
     """The wheel's members whose name starts with ``prefix`` (a package folder ``pkg/`` or one
-    file), extracted under ``target``."""
+    file) and ends with ``suffix`` (``.py``: not the compiled extensions), extracted under ``target``."""
     with zipfile.ZipFile(archive_path) as archive:
-        archive.extractall(target, [name for name in archive.namelist() if name.startswith(prefix)])
+        archive.extractall(target, [name for name in archive.namelist()
+                                    if name.startswith(prefix) and name.endswith(suffix)])
 
 
 def unpacked(request, tmp_path_factory, project: str, version: str, prefix: str, *,
-             folder: str | None = None, under: str = "") -> Path:
+             folder: str | None = None, under: str = "", suffix: str = "") -> Path:
     """The folder (``<cache>/<folder>/<under>``) holding ``prefix`` of ``project==version``'s wheel:
     downloaded and unpacked on first use, reused afterwards."""
     root = cache_folder(request, tmp_path_factory, folder or f"{project}-{version}")
     target = root / under if under else root
     if not (target / prefix).exists():
-        unpack(wheel(root, project, version), target, prefix)
+        unpack(wheel(root, project, version), target, prefix, suffix)
     return target

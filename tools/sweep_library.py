@@ -158,7 +158,8 @@ def _logged(path: Path | None) -> dict[str, dict]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("packages", nargs="*", help="installed packages (import names) to sweep")
+    parser.add_argument("packages", nargs="*", help="installed packages (import names) to sweep, "
+                        "or LABEL=DIR for a folder (as --folder), in the order to sweep them")
     parser.add_argument("--site", type=Path, default=Path(sysconfig.get_paths()["purelib"]),
                         help="site-packages holding them (default: this interpreter's)")
     parser.add_argument("--folder", action="append", default=[], metavar="LABEL=DIR",
@@ -173,11 +174,15 @@ def main(argv=None) -> int:
                         "files already in it are not analysed again (resume an interrupted sweep)")
     args = parser.parse_args(argv)
 
-    folders = package_folders(args.packages, args.site)
-    versions = {name: _version(name, args.site) for name in folders}
-    for item in args.folder:
+    folders: dict[str, Path] = {}
+    versions: dict[str, str] = {}
+    for item in [*args.packages, *args.folder]:  # in the order given: the sweep's order
         label, _, folder = item.partition("=")
-        folders[label] = Path(folder)
+        if folder:
+            folders[label] = Path(folder)
+        else:
+            folders.update(package_folders([label], args.site))
+            versions[label] = _version(label, args.site)
     work = [(label, path) for label, folder in folders.items() for path in python_files(folder)
             if args.only is None or args.only in str(path)]
     start = time.perf_counter()

@@ -1,0 +1,42 @@
+"""Constructs found by tools/sweep_library.py (every file of timm, diffusers, ultralytics, einops,
+vit-pytorch and torchvision's models analysed alone) that the interpreter got wrong, each
+reduced to a tiny project.  Expected numbers by hand, in the comments."""
+
+import textwrap
+
+import staticflops
+
+
+def _write(root, files: dict) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def test_a_package_that_imports_its_own_submodule_by_its_absolute_name(tmp_path):
+    # ultralytics/models/yolo/__init__.py: `from ultralytics.models.yolo import detect, obb, ...`.
+    # While that line binds `sub`, Python finds no attribute `sub` on the half-run package and
+    # imports the submodule; we looped on the binding itself (a RecursionError, reported as
+    # "nests too deeply").
+    _write(tmp_path, {
+        "pkg/__init__.py": "from pkg import sub\n",
+        "pkg/sub/__init__.py": "from .layer import WIDTH\n",
+        "pkg/sub/layer.py": "WIDTH = 3\n",
+        "model.py": '''
+            import torch.nn as nn
+            import pkg
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, pkg.sub.WIDTH)
+
+                def forward(self, x):
+                    return self.fc(x)
+        ''',
+    })
+    report = staticflops.analyze(tmp_path / "model.py", inputs=["1x4"])
+    # Linear(4, 3): 4 * 3 + 3 = 15 params; 2 * 4 * 3 = 24 FLOPs
+    assert report.unknown == []
+    assert report.totals.params == 15 and report.totals.forward_flops == 24

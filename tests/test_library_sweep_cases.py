@@ -40,3 +40,28 @@ def test_a_package_that_imports_its_own_submodule_by_its_absolute_name(tmp_path)
     # Linear(4, 3): 4 * 3 + 3 = 15 params; 2 * 4 * 3 = 24 FLOPs
     assert report.unknown == []
     assert report.totals.params == 15 and report.totals.forward_flops == 24
+
+
+def test_itertools_product_and_combinations(tmp_path):
+    # ultralytics' TinyViT attention: `points = list(itertools.product(range(h), range(w)))`
+    # ("cannot iterate over an unknown value (`itertools.product` is not modelled)")
+    _write(tmp_path, {"model.py": '''
+        import itertools
+        from itertools import combinations
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                points = list(itertools.product(range(2), range(3)))   # 6 pairs, (0, 0) ... (1, 2)
+                pairs = list(combinations("abcd", 2))                  # C(4, 2) = 6
+                bits = list(itertools.product([0, 1], repeat=2))       # 4
+                self.fc = nn.Linear(4, len(points) + len(pairs) + len(bits) + sum(points[-1]))
+
+            def forward(self, x):
+                return self.fc(x)
+    '''})
+    report = staticflops.analyze(tmp_path / "model.py", inputs=["1x4"])
+    # width 6 + 6 + 4 + (1 + 2) = 19: params 4 * 19 + 19 = 95, FLOPs 2 * 4 * 19 = 152
+    assert report.unknown == []
+    assert report.totals.params == 95 and report.totals.forward_flops == 152

@@ -21,8 +21,9 @@ Outcomes (one per file):
 - ``exit 1``: any other located error (``path:line:col: error: ...``): a model that needs what
   could not be resolved, or wrong input;
 - ``exit 3``: internal error (a bug of ours): the traceback goes to ``--internal-errors``;
-- ``timed out``: the subprocess outlived ``--max-seconds`` + 30 s (the CLI's own budget stops
-  it first as a PARTIAL exit 1 in most cases).
+- ``timed out``: the CLI's ``--max-seconds`` budget stopped it before a report (or the
+  subprocess outlived ``--max-seconds`` + 30 s); a budget hit after the model was built is a
+  PARTIAL report, counted as ``partial``.
 """
 
 from __future__ import annotations
@@ -108,7 +109,10 @@ def analyse(path: Path, max_seconds: int) -> dict:
         row["outcome"] = "complete" if report.get("totals", {}).get("complete") else "partial"
         row["unknown"] = len(report.get("unknown", []))
     elif done.returncode == 1 and report is not None:
-        row["outcome"] = "partial"  # a budget stopped it: the PARTIAL report is printed
+        row["outcome"] = "partial"  # a budget stopped it after the model was built: the PARTIAL report
+        row["error"] = message
+    elif done.returncode == 1 and "(--max-seconds)" in message:
+        row["outcome"] = "timed out"  # the wall-time budget stopped it before any report
         row["error"] = message
     elif done.returncode == 1:
         skipped = _skipped(match, path) if match else any(text in message for text in _NO_MODEL)

@@ -65,3 +65,30 @@ def test_itertools_product_and_combinations(tmp_path):
     # width 6 + 6 + 4 + (1 + 2) = 19: params 4 * 19 + 19 = 95, FLOPs 2 * 4 * 19 = 152
     assert report.unknown == []
     assert report.totals.params == 95 and report.totals.forward_flops == 152
+
+
+def test_isinstance_of_an_unknown_is_undecidable_not_false(tmp_path):
+    # ultralytics' AutoBackend: `ckpt = torch_safe_load(w)` (torch.load, not modelled), then
+    # `if not isinstance(candidate, torch.nn.Module): raise TypeError(...)`.  isinstance of an
+    # unknown was False, so the raise was taken as certain and named instead of the first cause.
+    # Undecidable, the `if` takes the branch that does not raise (README, "When the analyser
+    # cannot decide"), and the model is built.
+    _write(tmp_path, {"model.py": '''
+        import torch.nn as nn
+        from somelib import load
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                checkpoint = load("weights.pt")
+                if not isinstance(checkpoint, dict):
+                    raise TypeError("not a checkpoint")
+                self.fc = nn.Linear(4, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+    '''})
+    report = staticflops.analyze(tmp_path / "model.py", inputs=["1x4"])
+    # Linear(4, 2): 4 * 2 + 2 = 10 params, 2 * 4 * 2 = 16 FLOPs
+    assert report.totals.params == 10 and report.totals.forward_flops == 16
+    assert [d.code for d in report.diagnostics if str(d.location).endswith("model.py:9:12")] == ["SF131"]

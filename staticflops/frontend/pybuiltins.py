@@ -223,6 +223,8 @@ def build_builtins(object_class: Class) -> dict:
     @_fn("isinstance")
     def isinstance_(interp, args, kwargs, node):
         value, kinds = args
+        if isinstance(value, Unknown):
+            return value  # undecidable: it carries its first cause to the `if` that asks
         return is_instance(value, kinds)
     b["isinstance"] = isinstance_
 

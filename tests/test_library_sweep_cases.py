@@ -4,7 +4,10 @@ reduced to a tiny project.  Expected numbers by hand, in the comments."""
 
 import textwrap
 
+import pytest
+
 import staticflops
+from staticflops.diagnostics import AnalysisError
 
 
 def _write(root, files: dict) -> None:
@@ -92,3 +95,57 @@ def test_isinstance_of_an_unknown_is_undecidable_not_false(tmp_path):
     # Linear(4, 2): 4 * 2 + 2 = 10 params, 2 * 4 * 2 = 16 FLOPs
     assert report.totals.params == 10 and report.totals.forward_flops == 16
     assert [d.code for d in report.diagnostics if str(d.location).endswith("model.py:9:12")] == ["SF131"]
+
+
+def test_an_error_in_a_branch_taken_on_an_assumption_names_the_condition_and_its_first_cause(tmp_path):
+    # diffusers' HunyuanImage refiner: `if i < np.log2(ratio):` (numpy not followed) assumed
+    # true, then `block_out_channels[i + 1]` out of range: the error named only the IndexError.
+    _write(tmp_path, {"model.py": '''
+        import torch.nn as nn
+        from somelib import ratio
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                widths = [4, 8]
+                for i in range(len(widths)):
+                    if i < ratio:
+                        self.fc = nn.Linear(widths[i], widths[i + 1])
+
+            def forward(self, x):
+                return self.fc(x)
+    '''})
+    with pytest.raises(AnalysisError) as error:
+        staticflops.analyze(tmp_path / "model.py", inputs=["1x4"])
+    message = str(error.value)
+    assert "\n" not in message
+    # the symptom where it happened (line 11), then the assumed condition (line 10, col 16) and
+    # its first cause, the import of somelib (line 3, col 1); line 1 is the text's empty first line
+    assert message.startswith(f"{tmp_path / 'model.py'}:11:")
+    assert "index 2 is out of range" in message
+    assert f"the condition at {tmp_path / 'model.py'}:10:16 could not be decided ({tmp_path / 'model.py'}:3:1: " in message
+
+
+def test_an_exception_from_an_assumed_branch_is_still_caught_by_the_try_around_it(tmp_path):
+    _write(tmp_path, {"model.py": '''
+        import torch.nn as nn
+        from somelib import ratio
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                widths = [4, 8]
+                try:
+                    if ratio:
+                        widths[5]
+                    width = 1
+                except IndexError as error:
+                    width = 2 + len(error.args)
+                self.fc = nn.Linear(4, width)
+
+            def forward(self, x):
+                return self.fc(x)
+    '''})
+    report = staticflops.analyze(tmp_path / "model.py", inputs=["1x4"])
+    # caught: width = 2 + 1 (one message in args) = 3; Linear(4, 3): 15 params, 24 FLOPs
+    assert report.totals.params == 15 and report.totals.forward_flops == 24

@@ -128,19 +128,27 @@ def analyse(path: Path, max_seconds: int) -> dict:
     return row
 
 
-def markdown(rows_by_package: dict[str, list[dict]], versions: dict[str, str]) -> str:
+def markdown(rows_by_package: dict[str, list[dict]], versions: dict[str, str], sizes: dict[str, int]) -> str:
+    """One row per package; ``files`` says "n of N" when only n of its N files were swept."""
     lines = ["| package | files | complete | partial | skipped (no model alone) | exit 1 | exit 3 | timed out |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    totals = dict.fromkeys(["files", *OUTCOMES], 0)
+    totals = dict.fromkeys(["files", "size", *OUTCOMES], 0)
     for package, rows in rows_by_package.items():
         counts = {outcome: sum(r["outcome"] == outcome for r in rows) for outcome in OUTCOMES}
         for key, value in counts.items():
             totals[key] += value
         totals["files"] += len(rows)
+        totals["size"] += sizes[package]
         label = f"{package} {versions.get(package, '')}".strip()
-        lines.append(f"| {label} | {len(rows)} | " + " | ".join(str(counts[o]) for o in OUTCOMES) + " |")
-    lines.append("| **all** | " + str(totals["files"]) + " | " + " | ".join(str(totals[o]) for o in OUTCOMES) + " |")
+        lines.append(f"| {label} | {_swept(len(rows), sizes[package])} | "
+                     + " | ".join(str(counts[o]) for o in OUTCOMES) + " |")
+    lines.append(f"| **all** | {_swept(totals['files'], totals['size'])} | "
+                 + " | ".join(str(totals[o]) for o in OUTCOMES) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _swept(count: int, size: int) -> str:
+    return str(count) if count == size else f"{count} of {size}"
 
 
 def _version(name: str, site: Path) -> str:
@@ -174,6 +182,8 @@ def main(argv=None) -> int:
     parser.add_argument("--markdown", type=Path, help="write the summary table here")
     parser.add_argument("--internal-errors", type=Path, help="write the exit-3 cases (with tracebacks) here")
     parser.add_argument("--results", type=Path, help="write every file's row here (JSON)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="analyse nothing: the summary of the files already in --log")
     parser.add_argument("--log", type=Path, help="append each file's row here as it ends (JSON lines); "
                         "files already in it are not analysed again (resume an interrupted sweep)")
     args = parser.parse_args(argv)
@@ -194,9 +204,11 @@ def main(argv=None) -> int:
     done = _logged(args.log)
     log = args.log.open("a") if args.log else None
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [(label, pool.submit(analyse, path, args.max_seconds) if str(path) not in done else None)
-                   for label, path in work]
+        futures = [(label, pool.submit(analyse, path, args.max_seconds)
+                    if str(path) not in done and not args.report_only else None) for label, path in work]
         for count, ((label, future), (_, path)) in enumerate(zip(futures, work), 1):
+            if future is None and str(path) not in done:
+                continue  # --report-only: not swept
             row = done[str(path)] if future is None else future.result()
             rows_by_package[label].append(row)
             if log is not None and future is not None:
@@ -204,7 +216,8 @@ def main(argv=None) -> int:
                 log.flush()
             print(f"[{count}/{len(work)}] {row['outcome']:9} {row.get('seconds', '')}s {row['path']}",
                   file=sys.stderr, flush=True)
-    table = markdown(rows_by_package, versions)
+    sizes = {label: sum(1 for lab, _ in work if lab == label) for label in folders}
+    table = markdown(rows_by_package, versions, sizes)
     print(table)
     print(f"{len(work)} files in {time.perf_counter() - start:.0f} s, {args.jobs} processes", file=sys.stderr)
     internal = [row for rows in rows_by_package.values() for row in rows if row["outcome"] == "exit 3"]

@@ -10,15 +10,13 @@ cache folder; without network the tests are skipped, saying why.
 """
 
 import json
-import subprocess
-import sys
 import textwrap
-import zipfile
 from pathlib import Path
 
 import pytest
 
 import staticflops
+import wheels
 
 HERE = Path(__file__).parent
 TRUTH = json.loads((HERE / "fixtures" / "diffusers_ground_truth.json").read_text())
@@ -28,18 +26,7 @@ VERSION = TRUTH["_meta"]["diffusers"]
 @pytest.fixture(scope="module")
 def diffusers_source(request, tmp_path_factory) -> Path:
     """The folder holding diffusers/ as published (the wheel unpacked; not ours to commit)."""
-    cache = getattr(request.config, "cache", None)
-    name = f"diffusers-{VERSION}"
-    folder = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
-    if not (folder / "diffusers" / "__init__.py").is_file():
-        done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                               f"diffusers=={VERSION}", "-d", str(folder)], capture_output=True, text=True)
-        wheels = sorted(folder.glob("diffusers-*.whl"))
-        if done.returncode != 0 or not wheels:
-            pytest.skip(f"cannot download diffusers=={VERSION} from PyPI: {done.stderr.strip()[-200:]}")
-        with zipfile.ZipFile(wheels[0]) as archive:
-            archive.extractall(folder, [n for n in archive.namelist() if n.startswith("diffusers/")])
-    return folder
+    return wheels.unpacked(request, tmp_path_factory, "diffusers", VERSION, "diffusers/")
 
 
 def _shapes(entry) -> list[str]:

@@ -7,16 +7,14 @@ executing torch 2.13.0 CPU + einops 0.8.2 (FlopCounterMode, SDPA MATH backend, o
 
 import json
 import re
-import subprocess
-import sys
 import textwrap
-import zipfile
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import staticflops
+import wheels
 from staticflops.api import analyze_text
 from staticflops.cli.app import app
 from staticflops.shapes import symbol
@@ -51,19 +49,8 @@ def test_functional_einops_model_is_exact():
 def vit_file(request, tmp_path_factory) -> Path:
     """lucidrains' vit_pytorch/vit.py as published (not ours to commit): downloaded once into
     pytest's cache folder (a temporary one when the cache plugin is off)."""
-    cache = getattr(request.config, "cache", None)
-    name = f"vit-pytorch-{VIT_VERSION}"
-    folder = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
-    target = folder / "vit_pytorch" / "vit.py"
-    if not target.is_file():
-        done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                               f"vit-pytorch=={VIT_VERSION}", "-d", str(folder)], capture_output=True, text=True)
-        wheels = sorted(folder.glob("vit_pytorch-*.whl"))
-        if done.returncode != 0 or not wheels:
-            pytest.skip(f"cannot download vit-pytorch=={VIT_VERSION} from PyPI: {done.stderr.strip()[-200:]}")
-        with zipfile.ZipFile(wheels[0]) as archive:
-            archive.extract("vit_pytorch/vit.py", folder)
-    return target
+    folder = wheels.unpacked(request, tmp_path_factory, "vit-pytorch", VIT_VERSION, "vit_pytorch/vit.py")
+    return folder / "vit_pytorch" / "vit.py"
 
 
 @pytest.mark.parametrize("name", ["vit_b16", "vit_small_mean_pool"])

@@ -8,15 +8,14 @@ cache folder; the tests skip, saying why, when PyPI cannot be reached.
 """
 
 import json
-import subprocess
 import sys
 import textwrap
-import zipfile
 from pathlib import Path
 
 import pytest
 
 import staticflops
+import wheels
 from staticflops.api import analyze_text
 
 HERE = Path(__file__).parent
@@ -29,17 +28,8 @@ PY = f"python{sys.version_info.major}.{sys.version_info.minor}"
 
 @pytest.fixture(scope="module")
 def timm_wheel(request, tmp_path_factory) -> Path:
-    cache = getattr(request.config, "cache", None)
-    name = f"timm-{VERSION}"
-    folder = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
-    wheels = sorted(folder.glob(f"timm-{VERSION}-*.whl"))
-    if not wheels:
-        done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", f"timm=={VERSION}",
-                               "-d", str(folder)], capture_output=True, text=True)
-        wheels = sorted(folder.glob(f"timm-{VERSION}-*.whl"))
-        if done.returncode != 0 or not wheels:
-            pytest.skip(f"cannot download timm=={VERSION} from PyPI: {done.stderr.strip()[-200:]}")
-    return wheels[0]
+    folder = wheels.cache_folder(request, tmp_path_factory, f"timm-{VERSION}")
+    return wheels.wheel(folder, "timm", VERSION)
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +42,7 @@ def venv(timm_wheel, tmp_path_factory) -> Path:
     (root / "bin").mkdir()
     (root / "bin" / "python").write_text("#!/bin/sh\nexit 1\n")  # never run: only its pyvenv.cfg is read
     site = root / "lib" / PY / "site-packages"
-    with zipfile.ZipFile(timm_wheel) as archive:
-        archive.extractall(site)
+    wheels.unpack(timm_wheel, site)
     return root
 
 

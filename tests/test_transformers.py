@@ -9,15 +9,13 @@ imported) given by --source-path.
 """
 
 import json
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import staticflops
+import wheels
 from staticflops.cli.app import app
 
 HERE = Path(__file__).parent
@@ -30,19 +28,9 @@ def source_path(request, tmp_path_factory) -> Path:
     """transformers 5.23.0 and huggingface_hub 2.4.0 (its config classes are huggingface_hub
     strict dataclasses) unpacked once into pytest's cache folder (a temporary one when the
     cache plugin is off); skipped with the reason when PyPI cannot be reached."""
-    cache = getattr(request.config, "cache", None)
     name = "transformers-" + "-".join(f"{k}{v}" for k, v in PACKAGES.items())
-    folder = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
     for package, version in PACKAGES.items():
-        if (folder / package / "__init__.py").is_file():
-            continue
-        done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", f"{package}=={version}",
-                               "-d", str(folder)], capture_output=True, text=True)
-        wheels = sorted(folder.glob(f"{package}-{version}-*.whl"))
-        if done.returncode != 0 or not wheels:
-            pytest.skip(f"cannot download {package}=={version} from PyPI: {done.stderr.strip()[-200:]}")
-        with zipfile.ZipFile(wheels[0]) as archive:
-            archive.extractall(folder, [m for m in archive.namelist() if m.startswith(f"{package}/")])
+        folder = wheels.unpacked(request, tmp_path_factory, package, version, f"{package}/", folder=name)
     return folder
 
 

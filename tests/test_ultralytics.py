@@ -10,16 +10,14 @@ CPython 3.11 gives, written next to each.
 """
 
 import json
-import subprocess
-import sys
 import textwrap
-import zipfile
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import staticflops
+import wheels
 from staticflops.cli.app import app
 
 HERE = Path(__file__).parent
@@ -33,19 +31,7 @@ USER_FILE = "from ultralytics.nn.tasks import DetectionModel\n"
 def ultralytics_source(request, tmp_path_factory) -> Path:
     """The folder holding ultralytics' package as published (not ours to commit): the wheel is
     downloaded once into pytest's cache folder (a temporary one when the cache plugin is off)."""
-    cache = getattr(request.config, "cache", None)
-    name = f"ultralytics-{VERSION}"
-    folder = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
-    source = folder / "src"
-    if not (source / "ultralytics" / "nn" / "tasks.py").is_file():
-        done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                               f"ultralytics=={VERSION}", "-d", str(folder)], capture_output=True, text=True)
-        wheels = sorted(folder.glob(f"ultralytics-{VERSION}-*.whl"))
-        if done.returncode != 0 or not wheels:
-            pytest.skip(f"cannot download ultralytics=={VERSION} from PyPI: {done.stderr.strip()[-200:]}")
-        with zipfile.ZipFile(wheels[0]) as archive:
-            archive.extractall(source, [n for n in archive.namelist() if n.startswith("ultralytics/")])
-    return source
+    return wheels.unpacked(request, tmp_path_factory, "ultralytics", VERSION, "ultralytics/", under="src")
 
 
 @pytest.fixture(scope="module")

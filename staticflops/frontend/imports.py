@@ -31,7 +31,7 @@ from staticflops.frontend.budget import MAX_FILE_BYTES
 from staticflops.frontend.libraries import LibraryFiles, Refused, read_regular_file
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import load_source
-from staticflops.frontend.values import Namespace
+from staticflops.frontend.values import LazyValue, Namespace
 
 
 class ProjectFiles:
@@ -258,8 +258,9 @@ class _PackageLoader:
 
     def __call__(self, name: str):
         self.run_init()
-        if name in self.namespace.members:
-            return self.namespace.members[name]
+        member = self.namespace.members.get(name, MISSING)
+        if member is not MISSING and not (isinstance(member, LazyValue) and member.loading):
+            return member  # a name bound by a `from pkg import name` under way is not bound yet
         return _submodule(self.imports, self.namespace, [self.init_file.parent], name, self.files)
 
 

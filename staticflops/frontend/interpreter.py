@@ -505,6 +505,10 @@ class Interpreter(Statements, Expressions):
             if receiver.replaced_by is not None:
                 return self._replaced_module_attribute(receiver, name, node)
             value = receiver.members[name] if name in receiver.members else MISSING
+            if isinstance(value, LazyValue) and value.loading:
+                # `from pkg import sub` in pkg/__init__.py asks pkg for `sub` while binding it:
+                # Python finds no attribute yet and imports the submodule (the loader's job)
+                value = MISSING
             if value is MISSING and receiver.loader is not None:
                 value = receiver.loader(name)
                 if receiver.replaced_by is not None:  # its __init__.py just ran and replaced it

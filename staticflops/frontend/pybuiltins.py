@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import itertools
 import math
 
 from staticflops.diagnostics import AnalysisError, reason
@@ -224,6 +225,8 @@ def build_builtins(object_class: Class) -> dict:
     @_fn("isinstance")
     def isinstance_(interp, args, kwargs, node):
         value, kinds = args
+        if isinstance(value, Unknown):
+            return value  # undecidable: it carries its first cause to the `if` that asks
         return is_instance(value, kinds)
     b["isinstance"] = isinstance_
 
@@ -577,12 +580,47 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         **datafiles.namespaces(),
         **pathqueries.namespaces(),
         "itertools": namespace("itertools", {"chain": Builtin("chain", lambda i, a, k, n: [x for v in a for x in _iterable(i, v, n)], bind_self=False),
-                                             "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False)}),
+                                             "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False),
+                                             "product": Builtin("product", _itertools_product, bind_self=False),
+                                             "combinations": Builtin("combinations", _itertools_combinations, bind_self=False)}),
     }
     if interp is not None:  # collections, functools, inspect, re, os, sys, logging, ...: see frontend/stdlib
         from staticflops.frontend import stdlib
         modules.update(stdlib.build(interp, builtins))
     return modules
+
+
+def _itertools_product(interp, args, kwargs, node):
+    """``itertools.product(*iterables, repeat=1)``, as a list: TinyViT's attention offsets
+    iterate ``product(range(h), range(w))``.  Its length is checked before it is built."""
+    repeat = kwargs.get("repeat", 1)
+    if isinstance(repeat, Unknown):
+        return repeat  # carries its first cause
+    pools = [tuple(_iterable(interp, a, node)) for a in args] * _itertools_count(interp, repeat, node)
+    length = math.prod(len(p) for p in pools)
+    interp.budget.build(interp, length, length * _ITEM_BYTES * max(1, len(pools)), node, "`itertools.product()`")
+    return list(itertools.product(*pools))
+
+
+def _itertools_combinations(interp, args, kwargs, node):
+    """``itertools.combinations(iterable, r)``, as a list, its length checked first."""
+    pool = tuple(_iterable(interp, args[0], node))
+    r = args[1] if len(args) > 1 else kwargs.get("r")
+    if isinstance(r, Unknown):
+        return r
+    r = _itertools_count(interp, r, node)
+    length = math.comb(len(pool), r)
+    interp.budget.build(interp, length, length * _ITEM_BYTES * max(1, r), node, "`itertools.combinations()`")
+    return list(itertools.combinations(pool, r))
+
+
+def _itertools_count(interp, value, node) -> int:
+    if type(value) is not int:  # an unknown or symbolic count is not guessed
+        raise interp.fail(f"itertools: the count must be an integer, not {type(value).__name__}", node, python="TypeError")
+    return max(0, value)
+
+
+_ITEM_BYTES = 8  # a reference per item, as the budget counts list items
 
 
 def _module_type(object_class: Class) -> Class:

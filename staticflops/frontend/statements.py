@@ -305,7 +305,9 @@ class Statements:
     def _exec_If(self, node, scope):
         truth = self.truth(self.evaluate_node(node.test, scope), node.test)
         branch = self.assume_branch(node, truth) if isinstance(truth, Unknown) else truth
-        if branch:
+        if branch and isinstance(truth, Unknown):
+            self._exec_assumed(node, truth)(node.body, scope)
+        elif branch:
             self.exec_statement(node.body, scope)
         elif node.orelse is not None:
             orelse = node.orelse
@@ -313,6 +315,27 @@ class Statements:
                 self._exec_If(orelse, scope)
             else:
                 self.exec_statement(orelse.body, scope)
+
+    def _exec_assumed(self, node, truth: Unknown):
+        """Run a branch taken on an undecidable test: an error inside it may only be the
+        assumption's consequence, so its message names the test and the test's first cause."""
+        def run(body, scope):
+            try:
+                self.exec_statement(body, scope)
+            except BudgetExceeded:
+                raise
+            except AnalysisError as error:
+                if getattr(error, "names_assumption", False):
+                    raise  # an inner assumed branch named its own (the nearest) already
+                cause = f"{truth.location}: {truth.reason}" if truth.location else truth.reason
+                message = (f"{error.message} (in a branch taken on an assumption: the condition at "
+                           f"{self.location(node.test)} could not be decided ({cause}))")
+                # an exception of the analysed code stays one (a `try` around may catch it)
+                named = (Raised(message, error.location, error.code, error.exception) if isinstance(error, Raised)
+                         else AnalysisError(message, error.location, error.code))
+                named.names_assumption = True
+                raise named from None
+        return run
 
     def assume_branch(self, node, truth: Unknown) -> bool:
         """The branch of an `if` whose test cannot be decided.  When exactly one side surely

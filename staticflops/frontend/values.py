@@ -223,10 +223,15 @@ class LazyValue:
     load: Callable
     resolved: Any = None
     done: bool = False
+    loading: bool = False  # its import is under way: the name is not bound yet, as in Python
 
     def force(self):
         if not self.done:
-            self.resolved, self.done = self.load(), True
+            self.loading = True
+            try:
+                self.resolved, self.done = self.load(), True
+            finally:
+                self.loading = False
             while isinstance(self.resolved, LazyValue):
                 self.resolved = self.resolved.force()
         return self.resolved

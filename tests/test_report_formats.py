@@ -287,3 +287,18 @@ def test_check_github_points_at_the_layer_that_grew(tmp_path):
     base = git(tmp_path, "rev-parse", "HEAD")[:12]  # the commit that wrote the budget line
     assert lines[2] == (f"::warning file=models/mlp.py,line=11,col=13,title=staticflops grew::mlp: body.2 (Linear) "
                         f"+1.02 KFLOPs since {base} (new)")
+
+
+def test_html_training_section_says_what_the_text_output_says(tmp_path):
+    # One wording for both (report/training_lines.py).  The GPT sample at 1x64 tokens:
+    # N = 660,992 params - 128,000 token - 8,192 position embedding = 524,800 non-embedding,
+    # 6 x 524,800 x 64 = 201,523,200 FLOPs; a device given by --peak-tflops has no name.
+    page = tmp_path / "gpt.html"
+    args = ("samples/transformer.py", "-i", "1x64:int64", "--training", "--steps", "10",
+            "--peak-tflops", "100", "--mfu", "0.5")
+    run("analyze", *args, "--format", "html", "-o", str(page))
+    text = run("analyze", *args).stdout
+    html = page.read_text()
+    for sentence in ("Rule of thumb 6·N·T: 201.52 MFLOPs per step", "at a peak of 100.0 TFLOP/s (--peak-tflops), MFU 0.5"):
+        assert sentence in text and sentence in html
+    assert "None" not in html

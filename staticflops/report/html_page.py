@@ -12,6 +12,7 @@ from __future__ import annotations
 from staticflops.report.escape import MAX_MESSAGE, html_text
 from staticflops.report.html_charts import icicle, is_symbolic, type_bars
 from staticflops.report.schema import Report
+from staticflops.report.training_lines import rule_of_thumb, run_line
 from staticflops.report.units import completeness, human, notes, partial_banner, share
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -135,21 +136,12 @@ def _training_details(report: Report) -> list[str]:
         lines.append(f"backward/forward = {training.backward_forward_ratio:.3f}")
     if training.frozen:
         lines.append("Frozen: " + ", ".join(f"<code>{_t(p)}</code>" for p in training.frozen))
-    if training.flops_per_token_vs_6n is not None:
-        lines.append(f"Per token ({_count(training.tokens_per_step)} tokens/step): "
-                     f"{training.flops_per_token_vs_6n:.3f} x "
-                     "the 6·N approximation (N = non-embedding parameters)")
-    budget = training.budget
-    if budget is not None:
-        line = f"Run: {budget.steps:,} steps = {_count(budget.total_flops, 'FLOPs')}"
-        if budget.gpu_hours is not None:
-            hours = budget.gpu_hours
-            hours = (f"{hours:,.1f}" if hours >= 10 else f"{hours:.3g}") if isinstance(hours, float) else hours
-            peak = (f" peak {budget.peak_flops_per_second / 1e12:,.1f} TFLOP/s"
-                    if budget.peak_flops_per_second is not None else "")
-            line += (f" = {_t(hours)} GPU-hours on {_t(budget.hardware)} ({_t(budget.precision)}{peak}, "
-                     f"MFU {budget.mfu})")
-        lines.append(f'{line} <span class="note">({_message(budget.formula)})</span>')
+    thumb = rule_of_thumb(report)
+    if thumb is not None:
+        lines.append(_t(thumb))
+    run = run_line(report)
+    if run is not None:
+        lines.append(f'{_t(run)} <span class="note">({_message(training.budget.formula)})</span>')
     lines += [_message(note) for note in training.notes]
     return ["<ul>" + "".join(f"<li>{line}</li>" for line in lines) + "</ul>"] if lines else []
 

@@ -5,13 +5,14 @@ Names, paths and messages come from the analysed project: they reach rich only a
 from __future__ import annotations
 
 from rich.console import Console
-from rich.text import Text
+from rich.text import Span, Text
 
 from staticflops.report.by_type import by_type, leading_sum
 from staticflops.report.escape import MAX_MESSAGE, visible
 from staticflops.report.grid import fitted_grid
 from staticflops.report.schema import Report
 from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim, written_terms
+from staticflops.report.training_lines import rule_of_thumb, run_line
 from staticflops.report.units import completeness, human, notes, partial_banner, share
 
 
@@ -133,11 +134,6 @@ def _message(text) -> str:
     return visible(text, MAX_MESSAGE)
 
 
-def _tokens(tokens) -> str:
-    """``T = 64 tokens``; a symbolic count is its own name (``T tokens``, ``T = B*T tokens``)."""
-    return "T tokens" if tokens == "T" else f"T = {human(tokens)} tokens"
-
-
 def _print_training(report: Report, console: Console) -> None:
     totals, training = report.totals, report.training
     console.print(f"[bold]Backward:[/bold] {human(totals.backward_flops, 'FLOPs')} = input gradients "
@@ -148,25 +144,10 @@ def _print_training(report: Report, console: Console) -> None:
         console.print(Text(f"Frozen: {', '.join(visible(glob) for glob in training.frozen)}"))
     for note in training.notes:
         console.print(Text(f"  - {_message(note)}"))
-    if training.flops_6nt is not None:
-        # the rule of thumb beside the exact count: 6 x N x T (N non-embedding params, T tokens)
-        versus = (f" = {training.flops_per_token_vs_6n:.3f} x the rule"
-                  if training.flops_per_token_vs_6n is not None else "")
-        console.print(Text(f"Rule of thumb 6·N·T: {human(training.flops_6nt, 'FLOPs')} per step "
-                           f"(N = non-embedding parameters, {_tokens(training.tokens_per_step)}); "
-                           f"exact: {human(totals.training_flops, 'FLOPs')}{versus}"))
-    elif training.flops_per_token_vs_6n is not None:
-        console.print(f"Per token ({human(training.tokens_per_step)} tokens/step): {training.flops_per_token_vs_6n:.3f} x "
-                      "the 6·N approximation (N = non-embedding parameters)")
-    budget = training.budget
-    if budget is not None:
-        line = f"[bold]Run:[/bold] {budget.steps:,} steps = {human(budget.total_flops, 'FLOPs')}"
-        if budget.gpu_hours is not None:
-            hours = budget.gpu_hours
-            hours = (f"{hours:,.1f}" if hours >= 10 else f"{hours:.3g}") if isinstance(hours, float) else hours
-            peak = f"{budget.peak_flops_per_second / 1e12:,.1f} TFLOP/s"
-            line += (f" = {hours} GPU-hours on {budget.hardware} ({budget.precision} peak {peak}, MFU {budget.mfu})"
-                     if budget.hardware is not None else  # --peak-tflops: the user's device
-                     f" = {hours} GPU-hours at a peak of {peak} (--peak-tflops), MFU {budget.mfu}")
-        console.print(line)
-        console.print(Text(f"  {_message(budget.formula)}"))
+    thumb = rule_of_thumb(report)
+    if thumb is not None:
+        console.print(Text(thumb))
+    run = run_line(report)
+    if run is not None:
+        console.print(Text(run, spans=[Span(0, 4, "bold")]))
+        console.print(Text(f"  {_message(training.budget.formula)}"))

@@ -199,9 +199,16 @@ def test_check_github_annotations_are_located_and_escaped(tmp_path):
     assert all(line.startswith(("::error file=", "staticflops check: ")) for line in lines), lines
     name = "net%25,x:y\\n::warning::forged"  # in a message: only % (and CR, LF) are escaped
     where = "file=models/m%2C1%3A2.py"  # in a property, `,` and `:` are escaped too
-    assert f"::error {where},title=staticflops budget::{name}: forward_flops is over budget: 1,792 > 1,000 (+792)" \
-        in lines
-    assert f"::error {where},title=staticflops budget::{name}: params is over budget: 504 > 300 (+204)" in lines
+    # a failed budget points at its key in the config: line 5 is `budget = { forward_flops = 1000,
+    # params = 300 }`; `forward_flops` starts after the 11 characters "budget = { " (column 12),
+    # `params` after those and the 22 of "forward_flops = 1000, " (column 11 + 22 + 1 = 34)
+    assert (f"::error file=pyproject.toml,line=5,col=12,title=staticflops budget::{name}: forward_flops is over "
+            "budget: 1,792 > 1,000 (+792)") in lines
+    assert (f"::error file=pyproject.toml,line=5,col=34,title=staticflops budget::{name}: params is over budget: "
+            "504 > 300 (+204)") in lines
+    # the model's other problem (the unknown makes its counts lower bounds) stays on its file
+    assert any(line.startswith(f"::error {where},title=staticflops budget::{name}: 1 thing(s) could not be resolved")
+               for line in lines)
     assert (f"::error {where},line={UNKNOWN_LINE},col={UNKNOWN_COL},title=staticflops SF400::{name}: not resolved: "
             "`torch.nn.</svg><script>alert(3)</script>\\n::error::fake` is not modelled [SF400]") in lines
     assert lines[-1] == "staticflops check: budget check failed: 0 of 1 model(s) pass"
@@ -281,9 +288,13 @@ def test_check_github_points_at_the_layer_that_grew(tmp_path):
     result = run("check", "--format", "github", "--no-cache", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
+    # at the budget's key in review_helpers.PYPROJECT, line 8: `budget = { forward_flops = "1K",
+    # params = 300 }`: column 11 + 1 = 12, and 11 + len('forward_flops = "1K", ') + 1 = 34
     assert lines[:2] == [
-        "::error file=models/mlp.py,title=staticflops budget::mlp: forward_flops is over budget: 1,792 > 1,000 (+792)",
-        "::error file=models/mlp.py,title=staticflops budget::mlp: params is over budget: 484 > 300 (+184)"]
+        "::error file=pyproject.toml,line=8,col=12,title=staticflops budget::mlp: forward_flops is over budget: "
+        "1,792 > 1,000 (+792)",
+        "::error file=pyproject.toml,line=8,col=34,title=staticflops budget::mlp: params is over budget: 484 > 300 "
+        "(+184)"]
     base = git(tmp_path, "rev-parse", "HEAD")[:12]  # the commit that wrote the budget line
     assert lines[2] == (f"::warning file=models/mlp.py,line=11,col=13,title=staticflops grew::mlp: body.2 (Linear) "
                         f"+1.02 KFLOPs since {base} (new)")

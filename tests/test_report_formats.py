@@ -298,3 +298,37 @@ def test_check_github_points_at_the_layer_that_grew(tmp_path):
     base = git(tmp_path, "rev-parse", "HEAD")[:12]  # the commit that wrote the budget line
     assert lines[2] == (f"::warning file=models/mlp.py,line=11,col=13,title=staticflops grew::mlp: body.2 (Linear) "
                         f"+1.02 KFLOPs since {base} (new)")
+
+
+def _table_rows(page: str, table_id: str) -> list[list[str]]:
+    """The cells' text of each body row of the table with that id."""
+    table = page[page.index(f'<table id="{table_id}">'):]
+    table = table[:table.index("</table>")]
+    return [[re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table[table.index("<tbody>"):])]
+
+
+def test_html_honours_exact_and_by_type(tmp_path):
+    """review_helpers' MLP on 64x8.  body.0 = Linear(8, 16): MACs 64*8*16 = 8,192, FLOPs
+    2*8,192 = 16,384, params 8*16 + 16 = 144; body.2 = Linear(16, 4): MACs 64*16*4 = 4,096,
+    FLOPs 8,192, params 16*4 + 4 = 68; the two Linear: 24,576 FLOPs, 12,288 MACs, 212 params
+    (= 24.58 K, 12.29 K in human units); ReLU is 0 under `standard`."""
+    model = tmp_path / "mlp.py"
+    model.write_text(MLP)
+    exact = run("analyze", model, "-i", "64x8", "--exact", "--format", "html")
+    assert exact.returncode == 0, exact.stderr
+    rows = {cells[0]: cells for cells in _table_rows(exact.stdout, "layers")}
+    assert rows["body.0"][3:6] == ["16,384", "8,192", "144"]
+    assert rows["body.2"][3:6] == ["8,192", "4,096", "68"]
+    assert rows["body"][3:5] == ["24,576", "12,288"]
+    assert 'id="types"' not in exact.stdout
+    human_units = run("analyze", model, "-i", "64x8", "--format", "html")
+    assert {cells[0]: cells for cells in _table_rows(human_units.stdout, "layers")}["body"][3:5] == ["24.58 K", "12.29 K"]
+
+    for flags, counts in ((["--by-type"], ["24.58 K", "12.29 K"]), (["--by-type", "--exact"], ["24,576", "12,288"])):
+        typed = run("analyze", model, "-i", "64x8", *flags, "--format", "html")
+        assert typed.returncode == 0, typed.stderr
+        assert 'id="layers"' not in typed.stdout  # the type table instead, as in the terminal
+        types = {cells[0]: cells for cells in _table_rows(typed.stdout, "types")}
+        assert types["Linear"] == ["Linear", "2", *counts, "212", "100.0%"]
+        assert types["ReLU"][:4] == ["ReLU", "1", "0", "0"]

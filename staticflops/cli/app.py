@@ -136,8 +136,8 @@ def analyze(
     peak_tflops: Annotated[Optional[float], typer.Option("--peak-tflops", help="Peak throughput in TFLOP/s of a device not in rules/hardware.yaml, instead of --hardware (with --mfu) for GPU-hours. Implies --training.")] = None,
     batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, float64, float8, int8 (or fp32, bf16, half...: the names --precision takes).")] = "float32",
-    exact: Annotated[bool, typer.Option("--exact", help="Table: whole numbers with separators (12,614,656) instead of 12.61 M.")] = False,
-    by_type_: Annotated[bool, typer.Option("--by-type", help="Table: one row per layer or op type (summed), instead of one per layer.")] = False,
+    exact: Annotated[bool, typer.Option("--exact", help="Table (and HTML): whole numbers with separators (12,614,656) instead of 12.61 M.")] = False,
+    by_type_: Annotated[bool, typer.Option("--by-type", help="Table (and HTML): one row per layer or op type (summed), instead of one per layer.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run; default: staticflops' own).")] = None,
@@ -195,7 +195,7 @@ def analyze(
             out.write(render_markdown(report, depth))
         elif output_format is ReportFormat.html:
             from staticflops.report.html_page import render_html
-            out.write(render_html(report, depth))
+            out.write(render_html(report, depth, exact=exact, by_type=by_type_))
         elif output_format is ReportFormat.csv:
             from staticflops.report.csv_rows import render_csv
             out.write(render_csv(report))

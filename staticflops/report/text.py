@@ -7,11 +7,11 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from staticflops.report.by_type import by_type, leading_sum
+from staticflops.report.by_type import COLUMNS as TYPE_COLUMNS, type_cells
 from staticflops.report.escape import MAX_MESSAGE, visible
 from staticflops.report.grid import fitted_grid
 from staticflops.report.schema import Report
-from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim, written_terms
+from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim
 from staticflops.report.units import completeness, human, notes, partial_banner, share
 
 
@@ -107,16 +107,8 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
 
 def _type_rows(report: Report, exact: bool) -> tuple[list, list, list]:
     """``--by-type``: the leaves of the layer tree summed per type (``by_type.py``)."""
-    columns = [("Type", "left"), ("Calls", "right"), ("FLOPs", "right"), ("MACs", "right"), ("Params", "right"),
-               ("%FLOPs", "right")]
-    rows = []
-    for row in by_type(report.layers):
-        flops = (written_terms(leading_sum(row.symbolic), human) or "?") if row.symbolic else _amount(row.flops, exact)
-        flops += f" + {row.unknown} unknown" if row.unknown else ""
-        rows.append([visible(row.type), str(row.calls), visible(flops), "" if row.symbolic else _amount(row.macs, exact),
-                     _amount(row.params, exact) if row.params else "",
-                     "" if row.symbolic else share(row.flops, report.totals.forward_flops)])
-    return columns, rows, [None] * len(rows)
+    rows = [[visible(cell) for cell in cells] for cells in type_cells(report, lambda value: _amount(value, exact))]
+    return TYPE_COLUMNS, rows, [None] * len(rows)
 
 
 def _print_layout_notes(shortened: bool, dropped: list, console: Console) -> None:

@@ -233,7 +233,10 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
     if not files:
         _error_line(f"staticflops: error: no model file (importing torch, keras or tensorflow) in {' '.join(paths)}")
         raise typer.Exit(1)
-    data = analyse_files(files, options, jobs, use_cache).to_dict()
+    from staticflops.cli.progress import folder_progress
+
+    with folder_progress(len(files)) as advance:  # on stderr, only when it is a terminal
+        data = analyse_files(files, options, jobs, use_cache, progress=advance).to_dict()
     from staticflops.report.schema import contract_dict
 
     for entry in data["files"]:

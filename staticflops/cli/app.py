@@ -138,6 +138,7 @@ def analyze(
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, float64, float8, int8 (or fp32, bf16, half...: the names --precision takes).")] = "float32",
     exact: Annotated[bool, typer.Option("--exact", help="Table (and HTML): whole numbers with separators (12,614,656) instead of 12.61 M.")] = False,
     by_type_: Annotated[bool, typer.Option("--by-type", help="Table (and HTML): one row per layer or op type (summed), instead of one per layer.")] = False,
+    expand: Annotated[bool, typer.Option("--expand", help="Table: every repeated block on its own rows, instead of one row `h.0-11 ×12` for identical numbered siblings.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run; default: staticflops' own).")] = None,
@@ -201,7 +202,7 @@ def analyze(
             out.write(render_csv(report))
         else:
             from staticflops.report.text import render_table
-            render_table(report, _console(out), depth, exact, by_type_)
+            render_table(report, _console(out), depth, exact, by_type_, expand)
 
     def show() -> None:
         if output is None:

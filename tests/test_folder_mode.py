@@ -109,3 +109,33 @@ def test_missing_path_is_a_usage_error(tmp_path):
     result = run("analyze", "nope", "also-nope", cwd=tmp_path)
     assert result.returncode == 1  # bad input: exit 1 (issue 8)
     assert "nope: no such file or folder" in result.stderr
+
+
+OPTIONS = {"model": None, "inputs": ["1x4"], "kwargs": None, "rules": "standard"}  # the CLI's defaults
+
+
+def test_progress_bar_only_on_a_terminal(models, monkeypatch):
+    """The bar goes to stderr when it is a terminal; piped (CI logs, `| jq`) nothing is written."""
+    import io
+
+    from rich.console import Console
+
+    from staticflops.cli.progress import folder_progress
+
+    piped = run("analyze", ".", "--input", "1x4", "--no-cache", cwd=models)
+    assert piped.returncode == 0 and piped.stderr == ""
+
+    quiet = io.StringIO()
+    with folder_progress(2, Console(file=quiet, force_terminal=False)) as advance:
+        advance("a.py")
+    assert quiet.getvalue() == ""
+
+    monkeypatch.chdir(models)
+    seen, shown = [], io.StringIO()
+    terminal = Console(file=shown, force_terminal=True, width=100)
+    with folder_progress(2, terminal) as advance:
+        done = folder_mode.analyse_files(["a.py", "sub/b.py"], OPTIONS, jobs=1, use_cache=False,
+                                         progress=lambda path: (seen.append(path), advance(path)))
+    assert seen == ["a.py", "sub/b.py"]  # once per file, in order
+    assert [r.report["totals"]["params"] for r in done.results] == [15, 25], done.results
+    assert "Analysing" in shown.getvalue() and "2/2" in shown.getvalue()  # the last refresh: both files done

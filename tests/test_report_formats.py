@@ -199,9 +199,16 @@ def test_check_github_annotations_are_located_and_escaped(tmp_path):
     assert all(line.startswith(("::error file=", "staticflops check: ")) for line in lines), lines
     name = "net%25,x:y\\n::warning::forged"  # in a message: only % (and CR, LF) are escaped
     where = "file=models/m%2C1%3A2.py"  # in a property, `,` and `:` are escaped too
-    assert f"::error {where},title=staticflops budget::{name}: forward_flops is over budget: 1,792 > 1,000 (+792)" \
-        in lines
-    assert f"::error {where},title=staticflops budget::{name}: params is over budget: 504 > 300 (+204)" in lines
+    # a failed budget points at its key in the config: line 5 is `budget = { forward_flops = 1000,
+    # params = 300 }`; `forward_flops` starts after the 11 characters "budget = { " (column 12),
+    # `params` after those and the 22 of "forward_flops = 1000, " (column 11 + 22 + 1 = 34)
+    assert (f"::error file=pyproject.toml,line=5,col=12,title=staticflops budget::{name}: forward_flops is over "
+            "budget: 1,792 > 1,000 (+792)") in lines
+    assert (f"::error file=pyproject.toml,line=5,col=34,title=staticflops budget::{name}: params is over budget: "
+            "504 > 300 (+204)") in lines
+    # the model's other problem (the unknown makes its counts lower bounds) stays on its file
+    assert any(line.startswith(f"::error {where},title=staticflops budget::{name}: 1 thing(s) could not be resolved")
+               for line in lines)
     assert (f"::error {where},line={UNKNOWN_LINE},col={UNKNOWN_COL},title=staticflops SF400::{name}: not resolved: "
             "`torch.nn.</svg><script>alert(3)</script>\\n::error::fake` is not modelled [SF400]") in lines
     assert lines[-1] == "staticflops check: budget check failed: 0 of 1 model(s) pass"
@@ -281,9 +288,13 @@ def test_check_github_points_at_the_layer_that_grew(tmp_path):
     result = run("check", "--format", "github", "--no-cache", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
+    # at the budget's key in review_helpers.PYPROJECT, line 8: `budget = { forward_flops = "1K",
+    # params = 300 }`: column 11 + 1 = 12, and 11 + len('forward_flops = "1K", ') + 1 = 34
     assert lines[:2] == [
-        "::error file=models/mlp.py,title=staticflops budget::mlp: forward_flops is over budget: 1,792 > 1,000 (+792)",
-        "::error file=models/mlp.py,title=staticflops budget::mlp: params is over budget: 484 > 300 (+184)"]
+        "::error file=pyproject.toml,line=8,col=12,title=staticflops budget::mlp: forward_flops is over budget: "
+        "1,792 > 1,000 (+792)",
+        "::error file=pyproject.toml,line=8,col=34,title=staticflops budget::mlp: params is over budget: 484 > 300 "
+        "(+184)"]
     base = git(tmp_path, "rev-parse", "HEAD")[:12]  # the commit that wrote the budget line
     assert lines[2] == (f"::warning file=models/mlp.py,line=11,col=13,title=staticflops grew::mlp: body.2 (Linear) "
                         f"+1.02 KFLOPs since {base} (new)")
@@ -302,3 +313,37 @@ def test_html_training_section_says_what_the_text_output_says(tmp_path):
     for sentence in ("Rule of thumb 6·N·T: 201.52 MFLOPs per step", "at a peak of 100.0 TFLOP/s (--peak-tflops), MFU 0.5"):
         assert sentence in text and sentence in html
     assert "None" not in html
+
+
+def _table_rows(page: str, table_id: str) -> list[list[str]]:
+    """The cells' text of each body row of the table with that id."""
+    table = page[page.index(f'<table id="{table_id}">'):]
+    table = table[:table.index("</table>")]
+    return [[re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table[table.index("<tbody>"):])]
+
+
+def test_html_honours_exact_and_by_type(tmp_path):
+    """review_helpers' MLP on 64x8.  body.0 = Linear(8, 16): MACs 64*8*16 = 8,192, FLOPs
+    2*8,192 = 16,384, params 8*16 + 16 = 144; body.2 = Linear(16, 4): MACs 64*16*4 = 4,096,
+    FLOPs 8,192, params 16*4 + 4 = 68; the two Linear: 24,576 FLOPs, 12,288 MACs, 212 params
+    (= 24.58 K, 12.29 K in human units); ReLU is 0 under `standard`."""
+    model = tmp_path / "mlp.py"
+    model.write_text(MLP)
+    exact = run("analyze", model, "-i", "64x8", "--exact", "--format", "html")
+    assert exact.returncode == 0, exact.stderr
+    rows = {cells[0]: cells for cells in _table_rows(exact.stdout, "layers")}
+    assert rows["body.0"][3:6] == ["16,384", "8,192", "144"]
+    assert rows["body.2"][3:6] == ["8,192", "4,096", "68"]
+    assert rows["body"][3:5] == ["24,576", "12,288"]
+    assert 'id="types"' not in exact.stdout
+    human_units = run("analyze", model, "-i", "64x8", "--format", "html")
+    assert {cells[0]: cells for cells in _table_rows(human_units.stdout, "layers")}["body"][3:5] == ["24.58 K", "12.29 K"]
+
+    for flags, counts in ((["--by-type"], ["24.58 K", "12.29 K"]), (["--by-type", "--exact"], ["24,576", "12,288"])):
+        typed = run("analyze", model, "-i", "64x8", *flags, "--format", "html")
+        assert typed.returncode == 0, typed.stderr
+        assert 'id="layers"' not in typed.stdout  # the type table instead, as in the terminal
+        types = {cells[0]: cells for cells in _table_rows(typed.stdout, "types")}
+        assert types["Linear"] == ["Linear", "2", *counts, "212", "100.0%"]
+        assert types["ReLU"][:4] == ["ReLU", "1", "0", "0"]

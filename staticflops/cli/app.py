@@ -136,8 +136,9 @@ def analyze(
     peak_tflops: Annotated[Optional[float], typer.Option("--peak-tflops", help="Peak throughput in TFLOP/s of a device not in rules/hardware.yaml, instead of --hardware (with --mfu) for GPU-hours. Implies --training.")] = None,
     batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
     dtype: Annotated[str, typer.Option("--dtype", help="Element type for the memory figures: float32, bfloat16, float16, float64, float8, int8 (or fp32, bf16, half...: the names --precision takes).")] = "float32",
-    exact: Annotated[bool, typer.Option("--exact", help="Table: whole numbers with separators (12,614,656) instead of 12.61 M.")] = False,
-    by_type_: Annotated[bool, typer.Option("--by-type", help="Table: one row per layer or op type (summed), instead of one per layer.")] = False,
+    exact: Annotated[bool, typer.Option("--exact", help="Table (and HTML): whole numbers with separators (12,614,656) instead of 12.61 M.")] = False,
+    by_type_: Annotated[bool, typer.Option("--by-type", help="Table (and HTML): one row per layer or op type (summed), instead of one per layer.")] = False,
+    expand: Annotated[bool, typer.Option("--expand", help="Table: every repeated block on its own rows, instead of one row `h.0-11 ×12` for identical numbered siblings.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run; default: staticflops' own).")] = None,
@@ -198,13 +199,13 @@ def analyze(
             out.write(render_markdown(report, depth))
         elif output_format is ReportFormat.html:
             from staticflops.report.html_page import render_html
-            out.write(render_html(report, depth))
+            out.write(render_html(report, depth, exact=exact, by_type=by_type_))
         elif output_format is ReportFormat.csv:
             from staticflops.report.csv_rows import render_csv
             out.write(render_csv(report))
         else:
             from staticflops.report.text import render_table
-            render_table(report, _console(out), depth, exact, by_type_)
+            render_table(report, _console(out), depth, exact, by_type_, expand)
 
     def show() -> None:
         if output is None:
@@ -236,7 +237,10 @@ def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs
     if not files:
         _error_line(f"staticflops: error: no model file (importing torch, keras or tensorflow) in {' '.join(paths)}")
         raise typer.Exit(1)
-    data = analyse_files(files, options, jobs, use_cache).to_dict()
+    from staticflops.cli.progress import folder_progress
+
+    with folder_progress(len(files)) as advance:  # on stderr, only when it is a terminal
+        data = analyse_files(files, options, jobs, use_cache, progress=advance).to_dict()
     from staticflops.report.schema import contract_dict
 
     for entry in data["files"]:

@@ -8,6 +8,7 @@ from fnmatch import fnmatch
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic, Location, UsageError
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
+from staticflops.frontend.torch.example_input import example_inputs
 from staticflops.frontend.torch.framework import TorchFramework
 from staticflops.frontend.torch.modules import is_module, layer_parameters, set_training
 from staticflops.frontend.imports import start_main_file
@@ -40,9 +41,11 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     if stopped is None and not is_module(root):
         where = interp.location(anchor) if anchor is not None else None
         raise AnalysisError(f"`{name}` did not produce an nn.Module ({_why(root)})", where, "SF101")
+    if not inputs:  # Lightning's `self.example_input_array`, as the constructor left it (nothing run)
+        inputs = example_inputs(root)
     if not inputs:
-        raise AnalysisError(f"no --input given: pass one shape per argument of {name}.forward, e.g. --input 1x3x224x224",
-                            code="SF102")
+        raise AnalysisError(f"no --input given: pass one shape per argument of {name}.forward, e.g. --input 1x3x224x224 "
+                            "(or set self.example_input_array in __init__)", code="SF102")
     _freeze(root, freeze, complete=stopped is None)
     result = None
     if stopped is None:

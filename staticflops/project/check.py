@@ -58,6 +58,8 @@ def check_model(config: ProjectConfig, model: ModelConfig, outcome: Outcome, use
                           allow_unknown=allow_unknown, cached=outcome.cached)
     report = outcome.report
     lines = [budget_line(report, metric, model.budget[metric]) for metric in METRICS if metric in model.budget]
+    for line in lines:
+        line.location = config.budget_location(model, line.metric)
     problems = [f"{line.metric} {line.note}" for line in lines if line.status == "fail"]
     if report.unknown and not allow_unknown:
         problems.append(f"{len(report.unknown)} thing(s) could not be resolved, so the counts are lower bounds "

@@ -104,7 +104,7 @@ class ProjectConfig(BaseModel):
 
     _root: Path = PrivateAttr(default=Path("."))  # the directory holding the config
     _file: Path = PrivateAttr(default=Path("."))
-    _budget_lines: dict = PrivateAttr(default_factory=dict)  # (model name, metric) -> line in the config
+    _budget_lines: dict = PrivateAttr(default_factory=dict)  # (model name, metric) -> Location in the config
 
     @property
     def root(self) -> Path:
@@ -124,7 +124,13 @@ class ProjectConfig(BaseModel):
         return self
 
     def budget_line(self, model: ModelConfig, metric: str) -> int | None:
-        return self._budget_lines.get((model.name, metric))
+        place = self._budget_lines.get((model.name, metric))
+        return place.line if place else None
+
+    def budget_location(self, model: ModelConfig, metric: str) -> str | None:
+        """``path:line:col`` of the budget's key in the config (where an annotation points)."""
+        place = self._budget_lines.get((model.name, metric))
+        return str(place) if place else None
 
     def rules_for(self, model: ModelConfig) -> str:
         """A rule file path is relative to the project root; a built-in name stays a name."""
@@ -193,7 +199,7 @@ def load_config(path: Path, named_by_user: bool = False) -> ProjectConfig:
         raise ConfigError(f"`{dotted}`: {message}", locate(loc)) from None
     config._root = path.resolve().parent
     config._file = path.resolve()
-    config._budget_lines = {(model.name, metric): locate(("models", index, "budget", metric)).line
+    config._budget_lines = {(model.name, metric): locate(("models", index, "budget", metric))
                             for index, model in enumerate(config.models) for metric in model.budget}
     _refuse_paths_outside(config, locate)
     return config
@@ -292,9 +298,9 @@ def _toml_position(path: Path, text: str, loc: tuple) -> Location:
         if isinstance(key, str):
             for i in range(start, end):
                 found = re.match(rf"^(\s*(?:\[\s*tool\.staticflops\.models\.)?){re.escape(key)}\b", lines[i])
-                inline = re.search(rf"[{{,]\s*{re.escape(key)}\s*=", lines[i])
+                inline = re.search(rf"[{{,]\s*({re.escape(key)})\s*=", lines[i])
                 if found or inline:
-                    column = (found.end(1) if found else inline.start() + 1) + 1
+                    column = (found.end(1) if found else inline.start(1)) + 1  # 1-based, at the key
                     return Location(str(path), i + 1, column)
     return Location(str(path), start + 1, 1)
 

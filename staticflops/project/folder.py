@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,11 +198,13 @@ def _settings_of(path: str, roots) -> tuple[dict, str | None]:
 
 
 def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_cache: bool = True,
-                  cache_dir: str | None = None) -> FolderRun:
+                  cache_dir: str | None = None, progress: Callable[[str], None] | None = None) -> FolderRun:
     """Analyse ``files`` with ``options`` (``model``, ``inputs``, ``kwargs``, ``rules``); a
     file's own ``# staticflops: input=...`` / ``model=...`` lines replace those two for it.
-    ``cache_dir``: the results cache's folder, relative to the working directory."""
+    ``cache_dir``: the results cache's folder, relative to the working directory.
+    ``progress``: called with each file's path once it is done (cached ones first)."""
     start = time.perf_counter()
+    done = progress or (lambda path: None)
     roots = _ProjectRoots()
     cache = ResultCache(Path.cwd() if use_cache else None, cache_dir or CACHE_DIR)
     results: dict[str, FileResult] = {}
@@ -212,27 +215,36 @@ def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_
         except OSError as error:  # a pyproject.toml on the way that may not be read
             why = error.reason if isinstance(error, RefusedRead) else f"cannot be read: {error.strerror or error}"
             results[path] = FileResult(path, error=f"{error.filename}:1:1: error: {error.filename} {why}")
+            done(path)
             continue
         settings, bad = _settings_of(path, roots)
         if bad is not None:
             results[path] = FileResult(path, error=bad)
+            done(path)
             continue
         request = {"path": path, **options, **settings}
         key = cache.key(request)
         entry = cache.lookup(key, reader, path)
         if entry is not None:
             results[path] = FileResult(path, entry["report"], cached=True)
+            done(path)
         else:
             missing.append((path, key, request, reader))
     workers = max(1, min(jobs or os.cpu_count() or 1, len(missing)))
     if len(missing) >= PARALLEL_FROM and workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             chunk = max(1, len(missing) // (workers * 4))  # few round trips, still balanced
-            outcomes = list(pool.map(_analyse_guarded, [r for _, _, r, _ in missing], [d for *_, d in missing],
-                                     chunksize=chunk))
+            outcomes = pool.map(_analyse_guarded, [r for _, _, r, _ in missing], [d for *_, d in missing],
+                                chunksize=chunk)
+            _collect(missing, outcomes, cache, results, done)  # in order, as each result arrives
     else:
         workers = 1
-        outcomes = [_analyse_guarded(request, reader) for _, _, request, reader in missing]
+        outcomes = (_analyse_guarded(request, reader) for _, _, request, reader in missing)
+        _collect(missing, outcomes, cache, results, done)
+    return FolderRun([results[path] for path in files], time.perf_counter() - start, workers)
+
+
+def _collect(missing: list, outcomes, cache: ResultCache, results: dict, done: Callable[[str], None]) -> None:
     for (path, key, request, _reader), (report, error, sources, disk, code) in zip(missing, outcomes):
         if report is not None and error is None:  # a partial report is analysed again next time
             cache.store(key, path, sources, disk, report)
@@ -240,4 +252,4 @@ def analyse_files(files: list[str], options: dict, jobs: int | None = None, use_
             results[path] = FileResult(path, skipped=error.replace(": error: ", ": ", 1))
         else:
             results[path] = FileResult(path, report, error)
-    return FolderRun([results[path] for path in files], time.perf_counter() - start, workers)
+        done(path)

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from staticflops.report.symbolic import leading
+from staticflops.report.symbolic import leading, written_terms
+from staticflops.report.units import human, share
+
+# The ``--by-type`` table's columns, the same in the terminal and the HTML report.
+COLUMNS = [("Type", "left"), ("Calls", "right"), ("FLOPs", "right"), ("MACs", "right"), ("Params", "right"),
+           ("%FLOPs", "right")]
 
 
 @dataclass
@@ -40,6 +45,19 @@ def by_type(layers: list) -> list[TypeRow]:
                 row.symbolic.append(value)
     # symbolic counts first (they are the non-zero ones of a symbolic input), then by FLOPs
     return sorted(rows.values(), key=lambda r: (not r.symbolic, tuple(-x for x in symbolic_size(r)), -r.flops, r.type))
+
+
+def type_cells(report, amount) -> list[list[str]]:
+    """The ``--by-type`` rows as plain text, one list of cells per ``COLUMNS`` (each renderer
+    escapes them its own way); ``amount`` writes an integer count (human or exact)."""
+    rows = []
+    for row in by_type(report.layers):
+        flops = (written_terms(leading_sum(row.symbolic), human) or "?") if row.symbolic else amount(row.flops)
+        flops += f" + {row.unknown} unknown" if row.unknown else ""
+        rows.append([row.type, str(row.calls), flops, "" if row.symbolic else amount(row.macs),
+                     amount(row.params) if row.params else "",
+                     "" if row.symbolic else share(row.flops, report.totals.forward_flops)])
+    return rows
 
 
 def leading_sum(formulas: list[str]) -> dict | None:

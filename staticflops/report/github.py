@@ -41,7 +41,8 @@ def located(location: str | None) -> dict:
 
 
 def render_check_annotations(result: CheckResult, exact: bool = False) -> str:
-    """An error per problem of a model that fails (on its file), per unresolved call (at its
+    """An error per problem of a model that fails (a failed budget at its line in the config,
+    anything else on the model's file), per unresolved call (at its
     line; a warning when the model sets ``allow_unknown``), a warning per budget not checked
     and per layer that grew most since the budget's baseline (at its line); then the verdict
     as a plain line."""
@@ -52,8 +53,17 @@ def render_check_annotations(result: CheckResult, exact: bool = False) -> str:
                 lines.append(command("warning", f"{model.name}: {budget.metric} budget not checked: {budget.note}",
                                      file=model.file, title="staticflops budget"))
         if model.status != "pass":
+            at_budget = set()  # a failed budget is reported where it is set (the config's line)
+            for budget in model.budgets:
+                if budget.status == "fail" and budget.location:
+                    problem = f"{budget.metric} {budget.note}"
+                    at_budget.add(problem)
+                    lines.append(command("error", f"{model.name}: {problem}", title="staticflops budget",
+                                         **located(budget.location)))
             for problem in model.problems:
-                lines.append(command("error", f"{model.name}: {problem}", file=model.file, title="staticflops budget"))
+                if problem not in at_budget:
+                    lines.append(command("error", f"{model.name}: {problem}", file=model.file,
+                                         title="staticflops budget"))
         for layer in model.grew:  # where an overrun comes from, at the layer's line
             was = "new" if layer.before is None else f"was {amount(layer.before, layer.metric, exact)}"
             lines.append(command("warning", f"{model.name}: {layer.name} ({layer.type}) "

@@ -9,6 +9,7 @@ so even a rendering bug could not make it run code or call out."""
 
 from __future__ import annotations
 
+from staticflops.report.by_type import COLUMNS as TYPE_COLUMNS, type_cells
 from staticflops.report.escape import MAX_MESSAGE, html_text
 from staticflops.report.html_charts import icicle, is_symbolic, type_bars
 from staticflops.report.schema import Report
@@ -40,10 +41,13 @@ def _message(text) -> str:
     return html_text(text, MAX_MESSAGE)
 
 
-def _count(value, unit: str = "") -> str:
-    """``8.18 G`` for an integer; a formula as written (in code type), ``unknown`` as is."""
+def _count(value, unit: str = "", exact: bool = False) -> str:
+    """``8.18 G`` (``exact``: ``8,178,368,512``) for an integer; a formula as written (in
+    code type), ``unknown`` as is."""
     if value is None:
         return ""
+    if exact and isinstance(value, int):
+        return _t(f"{value:,} {unit}".strip())
     if is_symbolic(value):
         return f"<code>{_t(human(value, unit), MAX_MESSAGE)}</code>"
     return _t(human(value, unit)) if value != "unknown" else "unknown"
@@ -68,9 +72,12 @@ def totals_line(report: Report) -> str:
             f"(trainable {_count(totals.trainable_params)})</p>")
 
 
-def render_html(report: Report, depth: int | None = None, page: bool = True) -> str:
-    """The report as HTML: a whole page, or (``page=False``, for Jupyter) one ``<div>``."""
-    body = "\n".join(_sections(report, depth))
+def render_html(report: Report, depth: int | None = None, page: bool = True, exact: bool = False,
+                by_type: bool = False) -> str:
+    """The report as HTML: a whole page, or (``page=False``, for Jupyter) one ``<div>``.
+    As in the terminal table, ``exact`` writes the table's counts as whole numbers with
+    separators, and ``by_type`` shows the table by layer or op type instead of by layer."""
+    body = "\n".join(_sections(report, depth, exact, by_type))
     fragment = f'<div class="sf"><style>{STYLE}</style>\n{body}\n</div>'
     if not page:
         return fragment
@@ -81,7 +88,7 @@ def render_html(report: Report, depth: int | None = None, page: bool = True) -> 
             f'<body style="margin:16px">\n{fragment}\n</body></html>\n')
 
 
-def _sections(report: Report, depth: int | None) -> list[str]:
+def _sections(report: Report, depth: int | None, exact: bool = False, by_type: bool = False) -> list[str]:
     totals = report.totals
     parts = [f'<h1 id="title">{_t(report.model)}</h1>',
              f'<p class="sub">{_t(report.file)} · rules {_t(report.rules)}'
@@ -113,7 +120,7 @@ def _sections(report: Report, depth: int | None) -> list[str]:
               icicle(report, "forward_flops", "flops-chart", "FLOPs"),
               "<h2>Where the parameters are</h2>", icicle(report, "params", "params-chart"),
               "<h2>FLOPs by layer or op type</h2>", type_bars(report, "type-chart")]
-    parts += _layer_table(report, depth, training)
+    parts += _type_table(report, exact) if by_type else _layer_table(report, depth, training, exact)
     if report.unknown:
         parts += [f'<h2 class="incomplete">Not resolved ({len(report.unknown)}); totals are lower bounds</h2>', "<ul>"]
         parts += [f"<li><code>{_t(u.location)}</code>: {_message(u.what)} [{_t(u.code)}]</li>" for u in report.unknown]
@@ -152,7 +159,19 @@ def _where(location: str, main_file: str) -> str:
     return line if path == main_file else f"{path.rsplit('/', 1)[-1]}:{line}".rstrip(":")
 
 
-def _layer_table(report: Report, depth: int | None, training: bool) -> list[str]:
+def _type_table(report: Report, exact: bool) -> list[str]:
+    """``--by-type``: the terminal's type table (``by_type.type_cells``), as HTML."""
+    amount = (lambda value: f"{value:,}") if exact else human
+    rows = ["<h2>By layer or op type</h2>", '<div class="scroll"><table id="types"><thead><tr>'
+            + "".join(f"<th>{header}</th>" for header, _ in TYPE_COLUMNS) + "</tr></thead><tbody>"]
+    for cells in type_cells(report, amount):
+        rows.append("<tr>" + "".join(f'<td class="n">{_t(cell)}</td>' if justify == "right" else f"<td>{_t(cell)}</td>"
+                                     for cell, (_, justify) in zip(cells, TYPE_COLUMNS)) + "</tr>")
+    rows.append("</tbody></table></div>")
+    return rows
+
+
+def _layer_table(report: Report, depth: int | None, training: bool, exact: bool = False) -> list[str]:
     totals = report.totals
     head = ["Layer", "Type", "Output", "FLOPs", "MACs"] + (["Bwd FLOPs"] if training else [])
     head += ["Params", "%FLOPs", "Line"]
@@ -164,9 +183,10 @@ def _layer_table(report: Report, depth: int | None, training: bool) -> list[str]
         indent = f' style="padding-left:{8 + 14 * (row.depth - 1)}px"'
         cells = [f"<td{indent}>{_t(row.name)}</td>", f"<td>{_t(row.type)}</td>",
                  f"<td><code>{_t(_shape(row.output_shape, row.calls), MAX_MESSAGE)}</code></td>",
-                 f'<td class="n">{_count(row.forward_flops)}</td>', f'<td class="n">{_count(row.macs)}</td>']
-        cells += [f'<td class="n">{_count(row.backward_flops)}</td>'] if training else []
-        cells += [f'<td class="n">{_count(row.params) if row.params else ""}</td>',
+                 f'<td class="n">{_count(row.forward_flops, exact=exact)}</td>',
+                 f'<td class="n">{_count(row.macs, exact=exact)}</td>']
+        cells += [f'<td class="n">{_count(row.backward_flops, exact=exact)}</td>'] if training else []
+        cells += [f'<td class="n">{_count(row.params, exact=exact) if row.params else ""}</td>',
                   f'<td class="n">{share(row.forward_flops, totals.forward_flops)}</td>',
                   f'<td title="{_t(row.location)}"><code>{_t(_where(row.location, report.file))}</code></td>']
         rows.append(f'<tr{" class=op" if row.kind == "op" else ""}>' + "".join(cells) + "</tr>")

@@ -20,6 +20,7 @@ class BudgetLine(BaseModel):
     headroom_percent: Optional[float] = None  # (budget - measured) / budget x 100; negative = over
     status: Literal["pass", "fail", "not available"]
     note: Optional[str] = None
+    location: Optional[str] = None  # path:line:col of the budget's key in the config (annotations point there)
 
 
 class LayerGrowth(BaseModel):

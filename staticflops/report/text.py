@@ -7,11 +7,12 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Span, Text
 
-from staticflops.report.by_type import by_type, leading_sum
+from staticflops.report.by_type import COLUMNS as TYPE_COLUMNS, type_cells
 from staticflops.report.escape import MAX_MESSAGE, visible
 from staticflops.report.grid import fitted_grid
+from staticflops.report.repeats import Shown, collapsed
 from staticflops.report.schema import Report
-from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim, written_terms
+from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim
 from staticflops.report.training_lines import rule_of_thumb, run_line
 from staticflops.report.units import completeness, human, notes, partial_banner, share
 
@@ -46,9 +47,10 @@ def _where(location: str, main_file: str) -> str:
 
 
 def render_table(report: Report, console: Console, max_depth: int | None = None, exact: bool = False,
-                 by_type: bool = False) -> None:
+                 by_type: bool = False, expand: bool = False) -> None:
     """The layer table fitted to ``console.width`` (``DROP_ORDER``), then the totals;
-    ``by_type``: one row per layer or op type instead of one per layer."""
+    ``by_type``: one row per layer or op type instead of one per layer; ``expand``: every
+    repeated block on its own rows instead of one folded row (``repeats.py``)."""
     totals = report.totals
     if report.partial:
         console.print(Text(partial_banner(report, _message), style="bold red"))
@@ -56,11 +58,15 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
     columns = [("Layer", "left"), ("Type", "left"), ("Output", "left"), ("FLOPs", "right"), ("MACs", "right")]
     columns += [("Bwd FLOPs", "right")] if training else []
     columns += [("Params", "right"), ("%FLOPs", "right"), ("Line", "right")]
-    rows, styles, shortened = [], [], False
-    for row in ([] if by_type else report.layers):
+    rows, styles, shortened, folded = [], [], False, None
+    shown = [] if by_type else [Shown(row) for row in report.layers] if expand else collapsed(report.layers)
+    for row, repeats, span in ((item.row, item.repeats, item.label) for item in shown):
         if max_depth is not None and row.depth > max_depth:
             continue
         label = visible(row.name.rsplit(".", 1)[-1]) if row.kind == "module" else "↳ " + visible(row.type)
+        if span is not None:  # a folded run: `0-11 ×12`, its figures the sum of the 12
+            label = f"{visible(span)} ×{repeats}"
+            folded = folded or (label, repeats)
         shape = visible(_shape(row.output_shape, row.calls, short_dim))
         shortened = shortened or shape != visible(_shape(row.output_shape, row.calls))
         cells = ["  " * (row.depth - 1) + label, visible(row.type), shape, visible(_amount(row.forward_flops, exact)),
@@ -78,6 +84,9 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
     console.print(table, soft_wrap=True, highlight=False)
     shortened = shortened or any(cell.startswith(APPROXIMATE) for cells in rows for cell in cells)
     _print_layout_notes(shortened, dropped, console)
+    if folded:
+        console.print(Text(f"{folded[0]}: {folded[1]} identical blocks in one row, its figures their sum; the rows "
+                           "under it are one block's (--expand shows every block).", style="dim"))
     prefix = "[bold red]PARTIAL (lower bound)[/bold red] " if report.partial else ""
     bound, incomplete = completeness(report)
     console.print(f"{prefix}[bold]Total forward:[/bold] {bound}{human(totals.forward_flops, 'FLOPs')}"
@@ -108,16 +117,8 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
 
 def _type_rows(report: Report, exact: bool) -> tuple[list, list, list]:
     """``--by-type``: the leaves of the layer tree summed per type (``by_type.py``)."""
-    columns = [("Type", "left"), ("Calls", "right"), ("FLOPs", "right"), ("MACs", "right"), ("Params", "right"),
-               ("%FLOPs", "right")]
-    rows = []
-    for row in by_type(report.layers):
-        flops = (written_terms(leading_sum(row.symbolic), human) or "?") if row.symbolic else _amount(row.flops, exact)
-        flops += f" + {row.unknown} unknown" if row.unknown else ""
-        rows.append([visible(row.type), str(row.calls), visible(flops), "" if row.symbolic else _amount(row.macs, exact),
-                     _amount(row.params, exact) if row.params else "",
-                     "" if row.symbolic else share(row.flops, report.totals.forward_flops)])
-    return columns, rows, [None] * len(rows)
+    rows = [[visible(cell) for cell in cells] for cells in type_cells(report, lambda value: _amount(value, exact))]
+    return TYPE_COLUMNS, rows, [None] * len(rows)
 
 
 def _print_layout_notes(shortened: bool, dropped: list, console: Console) -> None:

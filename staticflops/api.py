@@ -60,14 +60,19 @@ class _WhileAnalysing:
 def _skip_full_collections():
     """An analysis only grows its heap (syntax trees, interpreter values, the IR) until it
     returns, and each full collection rescans all of it: a 10,000-layer file spent 2.9 s of
-    8.5 s in 9 of them, which found nothing to free.  Short-lived cycles still die young."""
+    8.5 s in 9 of them, which found nothing to free.  Short-lived cycles still die young.
+    The youngest generation is collected after 10,000 new objects instead of 700: most of an
+    analysis's short-lived containers are freed by reference counting before a collection
+    would look at them (a 96-block GPT: 125 collections, 12 ms of 0.37 s, became 7, 4.5 ms);
+    at most that many objects of unreachable cycles wait a little longer to be freed."""
     saved = gc.get_threshold()
     young, middle, full = saved
-    gc.set_threshold(young, middle, max(full, _FULL_AFTER))
+    gc.set_threshold(max(young, _YOUNG_AFTER), middle, max(full, _FULL_AFTER))
     return saved
 
 
 _FULL_AFTER = 1_000  # young (generation-1) collections per full one; Python's default is 10
+_YOUNG_AFTER = 10_000  # new objects per collection of the youngest generation; Python's default is 700
 _HEAP = _WhileAnalysing(_skip_full_collections, lambda saved: gc.set_threshold(*saved))
 
 

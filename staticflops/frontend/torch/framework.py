@@ -42,7 +42,8 @@ class CallCache:
     """Module calls already analysed, for replaying repeated blocks (see replay.py)."""
 
     calls: dict = field(default_factory=dict)
-    structures: dict = field(default_factory=dict)
+    structures: dict = field(default_factory=dict)  # id(module) -> its subtree's description number
+    descriptions: dict = field(default_factory=dict)  # description tuple -> number (replay.structure)
 
 
 # The PyTorch release whose behaviour (shapes, FlopCounterMode counts) the model follows: what

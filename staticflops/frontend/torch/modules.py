@@ -58,7 +58,8 @@ def _call(interp, args, kwargs, node):
     self = args[0]
     tracer = interp.framework.tracer
     cache = interp.framework.call_cache
-    key = replay.call_key(self, list(args[1:]), kwargs, cache.structures) if self.module.kind is None else None
+    key = replay.call_key(self, list(args[1:]), kwargs, cache.structures,
+                          cache.descriptions) if self.module.kind is None else None
     if key is not None and key in cache.calls:
         subtree = {path: module for path, module in named_modules(self)}
         result = replay.replay(cache.calls[key], self, tracer, subtree, interp.location(node))

@@ -25,9 +25,16 @@ class CachedCall:
     result: object  # output template
 
 
-def structure(module: Instance, memo: dict) -> object:
-    """A hashable description of a module subtree: classes, layer attributes, plain settings.
-    (List comprehensions, not generators: every module of a 96-block model is described once.)"""
+def structure(module: Instance, memo: dict, numbers: dict) -> int:
+    """A module subtree's description (classes, layer attributes, plain settings), as a number.
+    (List comprehensions, not generators: every module of a 96-block model is described once.)
+
+    ``numbers`` maps each distinct description tuple to a number, handed out in order and kept
+    for the whole analysis (with the call cache), so equal numbers are equal descriptions: a
+    module's tuple holds its children's numbers, which by the same argument stand for their
+    whole subtrees.  The call key is then a short tuple: nested description tuples were hashed
+    and compared element by element on every lookup (three hashes and a deep comparison per
+    replayed block), a number once per module."""
     key = id(module)
     found = memo.get(key)
     if found is not None:
@@ -39,12 +46,13 @@ def structure(module: Instance, memo: dict) -> object:
     params = tuple([(n, p.shape, p.trainable) for n, p in state.parameters.items()])
     weights = tuple([p.trainable for n in ("weight", "bias")
                      if isinstance(p := attrs.get(n), Parameter) and p.owner is module])
-    children = tuple([(n, structure(c, memo) if c is not None else None) for n, c in state.children.items()])
-    found = memo[key] = (id(module.cls), state.kind, state.frozen, settings, layer, params, weights, children)
+    children = tuple([(n, structure(c, memo, numbers) if c is not None else None) for n, c in state.children.items()])
+    description = (id(module.cls), state.kind, state.frozen, settings, layer, params, weights, children)
+    found = memo[key] = numbers.setdefault(description, len(numbers))  # unhashable: TypeError, no key
     return found
 
 
-def call_key(module: Instance, args: list, kwargs: dict, memo: dict):
+def call_key(module: Instance, args: list, kwargs: dict, memo: dict, numbers: dict):
     parts = []
     for name, value in [*((None, a) for a in args), *sorted(kwargs.items())]:
         if isinstance(value, Tensor) and not isinstance(value, Parameter) and value.shape is not None:
@@ -54,7 +62,7 @@ def call_key(module: Instance, args: list, kwargs: dict, memo: dict):
         else:
             return None
     try:
-        key = (structure(module, memo), tuple(parts))
+        key = (structure(module, memo, numbers), tuple(parts))
         hash(key)
     except TypeError:
         return None

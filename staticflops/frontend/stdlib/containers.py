@@ -13,6 +13,7 @@ from collections import Counter, OrderedDict, deque
 
 from staticflops.diagnostics import reason
 from staticflops.frontend import pyclasses
+from staticflops.frontend.stdlib import regex  # Pattern and Match objects of `re`
 from staticflops.frontend.values import BoundMethod, Builtin, Class, Instance, Unknown
 
 
@@ -92,7 +93,6 @@ def attribute(interp, value, name: str, node):
     """An attribute of one of our Python-side stdlib objects, or None for anything else."""
     methods = _METHODS.get(type(value))
     if methods is None:
-        from staticflops.frontend.stdlib import regex  # Pattern and Match objects of `re`
         return regex.attribute(interp, value, name, node)
     if name == "default_factory" and isinstance(value, DefaultDict):
         return value.default_factory

@@ -517,6 +517,8 @@ def surface() -> dict:
             out["nn_modules"][name] = "not an nn.Module"
         elif name in containers:
             out["nn_modules"][name] = "container: its children are the ops"
+        elif name.endswith("Base"):
+            out["nn_modules"][name] = "base class of the recurrent modules, not built by models"
         else:
             families["nn_modules"].append((name, RECIPES.get(name, []), _module_attempts(name)))
     for name, obj in sorted(vars(F).items()):

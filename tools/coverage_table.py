@@ -7,8 +7,9 @@ per-family coverage table that README.md's "Single ops" section shows.
 
 Each case is classified:
 
-* ``exact``: no unknown, and the output shapes, parameters and `standard` forward FLOPs are
-  the recorded ones;
+* ``exact``: no unknown, and the output shapes, parameters and forward FLOPs are the recorded
+  ones (torch: `standard` against FlopCounterMode; Keras: `tf-profiler` against the TF
+  profiler, batch 1, as tests/test_keras_cases.py);
 * ``wrong``: no unknown, but a number or shape differs (the worst outcome);
 * ``not modelled``: the analysis names what it could not resolve (a located unknown, or a
   located ``path:line:col: error`` about the op);
@@ -29,7 +30,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures" / "coverage"
-FAMILIES = {"nn_modules": "nn modules", "nn_functional": "nn.functional", "tensor_ops": "tensor ops"}
+FAMILIES = {"nn_modules": "nn modules", "nn_functional": "nn.functional", "tensor_ops": "tensor ops",
+            "keras_layers": "keras layers", "keras_ops": "keras ops"}
 CLASSES = ("exact", "wrong", "not modelled", "error")
 
 # Where `standard` deliberately counts what FlopCounterMode has no formula for (it says 0), as in
@@ -54,6 +56,19 @@ def case_source(header: str, case: dict) -> str:
             + f"    def forward(self, {', '.join(names)}):\n        return {case['call']}\n")
 
 
+def keras_case_source(header: str, case: dict) -> str:
+    """The Functional model tools/record_coverage_keras.py executed (its ``case_source``)."""
+    lines = []
+    for spec in case["inputs"]:
+        name, _, rest = spec.partition(":")
+        dtype, _, dims = rest.rpartition(":")
+        shape = ", ".join(dims.split("x")) + ("," if "x" not in dims else "")
+        lines.append(f"{name} = keras.Input(shape=({shape})" + (f', dtype="{dtype}"' if dtype else "") + ")\n")
+    names = [spec.split(":")[0] for spec in case["inputs"]]
+    model_inputs = names[0] if len(names) == 1 else f"[{', '.join(names)}]"
+    return header + "".join(lines) + f"out = {case['call']}\nmodel = keras.Model({model_inputs}, out)\n"
+
+
 def _input_specs(case: dict) -> list:
     """``x:2x3`` -> ``2x3``; ``i:int64:2x3`` -> ``2x3:int64`` (the CLI's --input form)."""
     out = []
@@ -71,8 +86,13 @@ def classify(header: str, case: dict) -> tuple[str, str]:
     from staticflops.diagnostics import UsageError
 
     path = "case.py"
+    keras = "tf_profiler_flops" in case  # Keras ground truth is the TF profiler's (tools/record_keras.py)
+    if keras:
+        source, options = keras_case_source(header, case), {"rules": "tf-profiler", "batch": 1}
+    else:
+        source, options = case_source(header, case), {"model": "Model", "inputs": _input_specs(case)}
     try:
-        report = analyze_text(case_source(header, case), path, model="Model", inputs=_input_specs(case))
+        report = analyze_text(source, path, **options)
     except (AnalysisError, UsageError) as error:
         location = getattr(error, "location", None)
         if location is not None and str(location).startswith(path):
@@ -85,7 +105,7 @@ def classify(header: str, case: dict) -> tuple[str, str]:
     outputs = [list(s) if s is not None else None for s in report.outputs]
     if any(s is None for s in outputs):
         return "not modelled", "an output's shape is unknown"
-    flops = DELIBERATE.get((case["op"], case["call"]), case["forward_flops"])
+    flops = DELIBERATE.get((case["op"], case["call"]), case["tf_profiler_flops" if keras else "forward_flops"])
     got = (outputs, report.totals.params, report.totals.forward_flops)
     want = (case["output_shapes"], case["params"], flops)
     if got != want:

@@ -16,7 +16,10 @@ and runs (``ATTEMPTS``), else it is a ``no recipe`` gap.  A case is a Functional
 recorded as tools/record_keras.py records a model at batch 1, called with ``training=False``
 (inference: augmentation and dropout layers pass images through; their random-state variables
 cannot be frozen otherwise): output shapes, ``count_params()`` and the TF profiler's FLOPs of
-the frozen graph (the ``tf-profiler`` rule set's ground truth),
+the frozen graph (the ``tf-profiler`` rule set's ground truth); the output shapes are those of
+the model executed on a batch of 1 (a flattening op folds the batch into another dimension,
+which ``model.outputs``' symbolic shapes cannot show).  ``--replay FAMILY`` re-runs the recorded
+cases without enumerating again;
 written to ``tests/fixtures/coverage/keras_layers.json`` and ``keras_ops.json``.
 
 How to run (tensorflow-cpu 2.21, keras 3.15.1):

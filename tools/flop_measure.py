@@ -24,3 +24,26 @@ def measure(model, shape):
         "params": sum(p.numel() for p in model.parameters()),
         "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
     }
+
+
+def _shapes(value) -> list:
+    """A tensor's shape, or a tuple/list output's tensors' shapes depth-first (others skipped)."""
+    if isinstance(value, torch.Tensor):
+        return [list(value.shape)]
+    if isinstance(value, (tuple, list)):
+        return [shape for item in value for shape in _shapes(item)]
+    return []
+
+
+def measure_call(model, tensors):
+    """As ``measure``, for a model called on several given tensors (tools/record_coverage.py)."""
+    model.eval()
+    with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False):
+        counter = FlopCounterMode(display=False)
+        with counter:
+            out = model(*tensors)
+    return {
+        "output_shapes": _shapes(out),
+        "forward_flops": counter.get_total_flops(),
+        "params": sum(p.numel() for p in model.parameters()),
+    }

@@ -288,6 +288,8 @@ for _name, _signature in (("CenterCrop", "height, width, data_format=None, **kwa
     LAYERS[_name] = KerasLayerSpec("crop_to", _signature, lambda a, n: {
         "height": a["height"], "width": a["width"], "data_format": _data_format(a["data_format"])})
 
+# Keras's own defaults differ per rank: Cropping2D crops nothing, Cropping1D/3D one on each side.
+_CROPPING_DEFAULT = {1: (1, 1), 2: ((0, 0), (0, 0)), 3: ((1, 1), (1, 1), (1, 1))}
 for _n in (1, 2, 3):
     LAYERS[f"Conv{_n}D"] = KerasLayerSpec("conv", _CONV, _conv, _conv_build, dims=_n)
     LAYERS[f"Conv{_n}DTranspose"] = KerasLayerSpec("conv_transpose", _CONVT, _conv_transpose, _conv_build, dims=_n)
@@ -299,7 +301,7 @@ for _n in (1, 2, 3):
         "pad", f"padding={1 if _n == 1 else (1,) * _n}, data_format=None, **kwargs",
         lambda a, n: {"padding": _pairs(a["padding"], n), "data_format": _data_format(a["data_format"])}, dims=_n)
     LAYERS[f"Cropping{_n}D"] = KerasLayerSpec(
-        "crop", f"cropping={(1, 1) if _n == 1 else ((0, 0),) * _n}, data_format=None, **kwargs",
+        "crop", f"cropping={_CROPPING_DEFAULT[_n]}, data_format=None, **kwargs",
         lambda a, n: {"padding": _pairs(a["cropping"], n), "data_format": _data_format(a["data_format"])}, dims=_n)
     LAYERS[f"UpSampling{_n}D"] = KerasLayerSpec(
         "upsample", f"size={2 if _n == 1 else (2,) * _n}, data_format=None, interpolation='nearest', **kwargs",

@@ -791,7 +791,7 @@ def build_functions(t: TorchOps) -> dict:
         f[name] = cumulative(name.rstrip("_"))
 
     def sorting(name):
-        """sort / argsort / msort / topk: (values, indices), indices only for argsort."""
+        """sort / topk: (values, indices); argsort: the indices; msort: the values (a plain tensor)."""
         def fn(interp, args, kwargs, node):
             x = shape(interp, args[0], node)
             if name == "topk":
@@ -809,6 +809,8 @@ def build_functions(t: TorchOps) -> dict:
             indices = Tensor(result.shape, "int64")
             if name == "argsort":
                 return indices
+            if name == "msort":  # torch.msort returns the sorted tensor, no indices
+                return result
             return values_and_indices(result, indices)
         return fn
     for name in ("sort", "argsort", "msort", "topk"):

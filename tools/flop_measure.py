@@ -4,8 +4,27 @@ torch (eval mode, no_grad, SDPA MATH backend, oneDNN off — the conventions of
 beside it (run as `python tools/record_X.py`); tests never import torch."""
 
 import torch
+import torch.library
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
+
+
+def allow_cuda_torchvision():
+    """Let ``import torchvision`` succeed beside the CPU torch.  torchvision 0.28.0's wheel on
+    PyPI is a CUDA build: its C++ operators (nms, roi_align, ...) do not exist here, and the
+    import fails while registering their meta kernels.  Skip those registrations only: the model
+    code the scripts run (maxvit_t; transformers, which calflops imports, probes torchvision)
+    uses none of the operators.  Call it before anything imports torchvision."""
+    register = torch.library.Library.impl
+
+    def register_if_present(self, *args, **kwargs):
+        try:
+            return register(self, *args, **kwargs)
+        except RuntimeError as error:
+            if "does not exist" not in str(error):
+                raise
+
+    torch.library.Library.impl = register_if_present
 
 
 def measure(model, shape):

@@ -18,31 +18,28 @@ dies with it.
 """
 import argparse
 import contextlib
-import importlib.util
 import io
 import json
 import multiprocessing
 import os
+import sys
 import warnings
 
 warnings.filterwarnings("ignore")
 
 import torch  # noqa: E402
-from calflops import calculate_flops  # noqa: E402  (imports transformers: once, before the forks)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # flop_measure and record_torch beside this script
+from flop_measure import allow_cuda_torchvision  # noqa: E402
+
+allow_cuda_torchvision()  # calflops imports transformers, which imports torchvision when installed
+from calflops import calculate_flops  # noqa: E402  (imports transformers: once, before the forks)
 REPO = os.path.dirname(HERE)
 OUT = os.path.join(REPO, "tests", "fixtures", "calflops_ground_truth.json")
 
 
-def _record_torch_module():
-    spec = importlib.util.spec_from_file_location("record_torch", os.path.join(HERE, "record_torch.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-RT = _record_torch_module()
+import record_torch as RT  # noqa: E402  (the targets and inputs of tools/record_torch.py)
 
 
 def run_calflops(model, inputs):

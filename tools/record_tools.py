@@ -42,7 +42,6 @@ them, or ``{"error": "..."}`` when the tool raised:
 import argparse
 import contextlib
 import copy
-import importlib.util
 import io
 import json
 import os
@@ -59,14 +58,9 @@ REPO = os.path.dirname(HERE)
 OUT = os.path.join(REPO, "tests", "fixtures", "tools_ground_truth.json")
 
 
-def _record_torch_module():
-    spec = importlib.util.spec_from_file_location("record_torch", os.path.join(HERE, "record_torch.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-RT = _record_torch_module()
+# The targets and inputs of tools/record_torch.py (this script's folder is on sys.path when it runs).
+sys.path.insert(0, HERE)
+import record_torch as RT  # noqa: E402
 
 
 def forward_arg_names(model, count):

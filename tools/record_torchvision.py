@@ -26,26 +26,11 @@ warnings.filterwarnings("ignore", category=UserWarning)  # oneDNN TF32 notices; 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
-import torch.library  # noqa: E402
+from flop_measure import allow_cuda_torchvision, measure  # noqa: E402
 
-# torchvision 0.28.0's wheel on PyPI is a CUDA build: beside the CPU torch its C++ operators
-# (nms, roi_align, ...) do not exist, and `import torchvision` fails while registering their
-# meta kernels.  Skip those registrations only; maxvit_t's Python code uses none of the operators.
-_register = torch.library.Library.impl
-
-
-def _register_if_present(self, *args, **kwargs):
-    try:
-        return _register(self, *args, **kwargs)
-    except RuntimeError as error:
-        if "does not exist" not in str(error):
-            raise
-
-
-torch.library.Library.impl = _register_if_present
+allow_cuda_torchvision()  # the PyPI wheel of torchvision 0.28.0 is a CUDA build
 import torchvision  # noqa: E402
 
-from flop_measure import measure  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(REPO, "tests", "fixtures", "torchvision_ground_truth.json")

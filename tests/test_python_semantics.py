@@ -1105,6 +1105,53 @@ def test_a_package_replacing_itself_in_sys_modules_is_what_importers_get(tmp_pat
     assert widths == {"a": 6, "b": 10, "c": 4, "d": 8, "e": 7}
 
 
+LISTING_PACKAGE = """
+import os
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .layers import WIDTH as WIDTH
+    from .models import *
+else:
+    # the lazy table is made by listing the package's folder (transformers' define_import_structure)
+    _names = [entry.name for entry in os.scandir(os.path.dirname(__file__))]
+    sys.modules[__name__] = ModuleType(__name__)
+"""
+
+TYPE_CHECKING_STARS = """
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .{0} import *
+"""
+
+
+def test_a_lazy_package_whose_table_lists_folders_answers_from_its_type_checking_imports(tmp_path):
+    """The folder listing that would build the lazy table is not read, so the statement that
+    installs the lazy module is skipped; `from pkg import Name` then follows what the package
+    declares for type checkers: an explicit import, or star imports through nested packages."""
+    package = tmp_path / "pkg"
+    for folder in ("alpha", "beta"):
+        (package / "models" / folder).mkdir(parents=True)
+        (package / "models" / folder / "__init__.py").write_text(TYPE_CHECKING_STARS.format(f"modeling_{folder}"))
+    (package / "__init__.py").write_text(LISTING_PACKAGE)
+    (package / "layers.py").write_text("WIDTH = 6\n")
+    (package / "models" / "__init__.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .alpha import *\n    from .beta import *\n")
+    (package / "models" / "alpha" / "modeling_alpha.py").write_text("def depth(n):\n    return n + 1\n")
+    (package / "models" / "beta" / "modeling_beta.py").write_text("class Backbone:\n    channels = 12\n")
+    found = run_probes(tmp_path, """
+        from pkg import WIDTH, Backbone, depth
+        """, """
+        a = WIDTH               # 6: `from .layers import WIDTH as WIDTH`
+        b = Backbone.channels   # 12: pkg -> models (*) -> beta (*) -> modeling_beta
+        c = depth(4)            # 4 + 1 = 5: pkg -> models (*) -> alpha (*) -> modeling_alpha
+        """, ["a", "b", "c"])
+    assert found == {"a": 6, "b": 12, "c": 5}
+
+
 def test_a_class_getattr_answers_missing_names_and_hasattr_honours_attribute_error(tmp_path):
     widths = run_probes(tmp_path, """
         class Table:

@@ -314,6 +314,18 @@ Spec = namedtuple("Spec", "width depth", defaults=[1])
     assert found["d"] == 20 + 2 + 2  # width 5 x depth 4, two fields, two dict entries
 
 
+def test_ordered_dict_views_iterate(tmp_path):
+    """OrderedDict's views are `odict_items`/`odict_keys`/`odict_values`, not dict's own
+    (transformers' `{v: k for k, v in config_mapping.items()}` over an OrderedDict)."""
+    body = """
+    order = OrderedDict([("x", 1), ("y", 2), ("z", 3)])
+    reverse = {v: k for k, v in order.items()}
+    a = len(reverse) * 100 + sum(order.values()) * 10 + len([k for k in order.keys() if k != "y"])
+    """
+    found = run_probes(tmp_path, "from collections import OrderedDict\n", body, ["a"])
+    assert found["a"] == 3 * 100 + (1 + 2 + 3) * 10 + 2  # 3 entries, values sum 6, keys x and z
+
+
 def test_mutable_mapping_subclass_gets_the_mixin_methods(tmp_path):
     header = """
 from collections.abc import Mapping, MutableMapping

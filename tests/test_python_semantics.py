@@ -1155,13 +1155,15 @@ def test_a_lazy_package_whose_table_lists_folders_answers_from_its_type_checking
     (package / "models" / "alpha" / "modeling_alpha.py").write_text("def depth(n):\n    return n + 1\n")
     (package / "models" / "beta" / "modeling_beta.py").write_text("class Backbone:\n    channels = 12\n")
     found = run_probes(tmp_path, """
+        import pkg.models
         from pkg import WIDTH, Backbone, depth
         """, """
         a = WIDTH               # 6: `from .layers import WIDTH as WIDTH`
         b = Backbone.channels   # 12: pkg -> models (*) -> beta (*) -> modeling_beta
         c = depth(4)            # 4 + 1 = 5: pkg -> models (*) -> alpha (*) -> modeling_alpha
-        """, ["a", "b", "c"])
-    assert found == {"a": 6, "b": 12, "c": 5}
+        d = hasattr(pkg.models, "Backbone") * 10 + hasattr(pkg.models, "Missing")  # 1 * 10 + 0
+        """, ["a", "b", "c", "d"])
+    assert found == {"a": 6, "b": 12, "c": 5, "d": 10}
 
 
 def test_a_class_getattr_answers_missing_names_and_hasattr_honours_attribute_error(tmp_path):

@@ -264,14 +264,20 @@ class _PackageLoader:
         if member is not MISSING and not (isinstance(member, LazyValue) and member.loading):
             return member  # a name bound by a `from pkg import name` under way is not bound yet
         found = _submodule(self.imports, self.namespace, [self.init_file.parent], name, self.files)
-        if found is MISSING and not name.startswith("__"):
-            key = (self.init_file, name)
-            if key not in self.imports.type_checking_names:  # a missing name reads hundreds of files once
-                self.imports.type_checking_names[key] = MISSING  # asked again while looking: not found
-                self.imports.type_checking_names[key] = type_checking_export(self.imports, self.init_file, name,
-                                                                             self.files)
-            found = self.imports.type_checking_names[key]
-        return found
+        return self.declared(name) if found is MISSING else found
+
+    def declared(self, name: str):
+        """``name`` as the package's ``if TYPE_CHECKING:`` imports give it (a lazy package whose
+        own code could not make its table: type_checking_exports.py), else MISSING."""
+        if name.startswith("__"):
+            return MISSING
+        self.run_init()
+        key = (self.init_file, name)
+        if key not in self.imports.type_checking_names:  # a missing name reads hundreds of files once
+            self.imports.type_checking_names[key] = MISSING  # asked again while looking: not found
+            self.imports.type_checking_names[key] = type_checking_export(self.imports, self.init_file, name,
+                                                                         self.files)
+        return self.imports.type_checking_names[key]
 
 
 class _NamespacePackageLoader:

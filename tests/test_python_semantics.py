@@ -1166,6 +1166,15 @@ def test_a_lazy_package_whose_table_lists_folders_answers_from_its_type_checking
     assert found == {"a": 6, "b": 12, "c": 5, "d": 10}
 
 
+def test_hasattr_on_a_class_knows_the_attributes_every_class_has(tmp_path):
+    """transformers' `_LazyAutoMapping.__contains__` asks `hasattr(config_class, "__name__")`."""
+    found = run_probes(tmp_path, "class Plain:\n    pass\n", """
+    a = hasattr(Plain, "__name__") * 1000 + hasattr(Plain, "__mro__") * 100 + hasattr(Plain, "__bases__") * 10
+    b = 5 - hasattr(Plain, "missing")
+    """, ["a", "b"])
+    assert found == {"a": 1110, "b": 5}  # True * 1000 + True * 100 + True * 10; 5 - False (no `missing`)
+
+
 def test_a_class_getattr_answers_missing_names_and_hasattr_honours_attribute_error(tmp_path):
     widths = run_probes(tmp_path, """
         class Table:

@@ -265,8 +265,8 @@ def build_builtins(object_class: Class) -> dict:
             try:
                 value.lookup(name)
                 return True
-            except KeyError:
-                return False
+            except KeyError:  # the attributes every class has, which the interpreter answers too
+                return name in ("__name__", "__mro__", "__dict__", "__bases__")
         if isinstance(value, Namespace):
             if value.replaced_by is not None:  # sys.modules[__name__] = ...: the replacement answers
                 return hasattr_.fn(interp, [value.replaced_by, name], {}, node)

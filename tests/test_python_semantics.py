@@ -314,6 +314,18 @@ Spec = namedtuple("Spec", "width depth", defaults=[1])
     assert found["d"] == 20 + 2 + 2  # width 5 x depth 4, two fields, two dict entries
 
 
+def test_ordered_dict_views_iterate(tmp_path):
+    """OrderedDict's views are `odict_items`/`odict_keys`/`odict_values`, not dict's own
+    (transformers' `{v: k for k, v in config_mapping.items()}` over an OrderedDict)."""
+    body = """
+    order = OrderedDict([("x", 1), ("y", 2), ("z", 3)])
+    reverse = {v: k for k, v in order.items()}
+    a = len(reverse) * 100 + sum(order.values()) * 10 + len([k for k in order.keys() if k != "y"])
+    """
+    found = run_probes(tmp_path, "from collections import OrderedDict\n", body, ["a"])
+    assert found["a"] == 3 * 100 + (1 + 2 + 3) * 10 + 2  # 3 entries, values sum 6, keys x and z
+
+
 def test_mutable_mapping_subclass_gets_the_mixin_methods(tmp_path):
     header = """
 from collections.abc import Mapping, MutableMapping
@@ -1103,6 +1115,64 @@ def test_a_package_replacing_itself_in_sys_modules_is_what_importers_get(tmp_pat
         """, ["a", "b", "c", "d", "e"])
     # a = 6 (layers.WIDTH), b = 2*5, c = 4 (AttributeError -> hasattr False), d = 8, e = 7
     assert widths == {"a": 6, "b": 10, "c": 4, "d": 8, "e": 7}
+
+
+LISTING_PACKAGE = """
+import os
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .layers import WIDTH as WIDTH
+    from .models import *
+else:
+    # the lazy table is made by listing the package's folder (transformers' define_import_structure)
+    _names = [entry.name for entry in os.scandir(os.path.dirname(__file__))]
+    sys.modules[__name__] = ModuleType(__name__)
+"""
+
+TYPE_CHECKING_STARS = """
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .{0} import *
+"""
+
+
+def test_a_lazy_package_whose_table_lists_folders_answers_from_its_type_checking_imports(tmp_path):
+    """The folder listing that would build the lazy table is not read, so the statement that
+    installs the lazy module is skipped; `from pkg import Name` then follows what the package
+    declares for type checkers: an explicit import, or star imports through nested packages."""
+    package = tmp_path / "pkg"
+    for folder in ("alpha", "beta"):
+        (package / "models" / folder).mkdir(parents=True)
+        (package / "models" / folder / "__init__.py").write_text(TYPE_CHECKING_STARS.format(f"modeling_{folder}"))
+    (package / "__init__.py").write_text(LISTING_PACKAGE)
+    (package / "layers.py").write_text("WIDTH = 6\n")
+    (package / "models" / "__init__.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .alpha import *\n    from .beta import *\n")
+    (package / "models" / "alpha" / "modeling_alpha.py").write_text("def depth(n):\n    return n + 1\n")
+    (package / "models" / "beta" / "modeling_beta.py").write_text("class Backbone:\n    channels = 12\n")
+    found = run_probes(tmp_path, """
+        import pkg.models
+        from pkg import WIDTH, Backbone, depth
+        """, """
+        a = WIDTH               # 6: `from .layers import WIDTH as WIDTH`
+        b = Backbone.channels   # 12: pkg -> models (*) -> beta (*) -> modeling_beta
+        c = depth(4)            # 4 + 1 = 5: pkg -> models (*) -> alpha (*) -> modeling_alpha
+        d = hasattr(pkg.models, "Backbone") * 10 + hasattr(pkg.models, "Missing")  # 1 * 10 + 0
+        """, ["a", "b", "c", "d"])
+    assert found == {"a": 6, "b": 12, "c": 5, "d": 10}
+
+
+def test_hasattr_on_a_class_knows_the_attributes_every_class_has(tmp_path):
+    """transformers' `_LazyAutoMapping.__contains__` asks `hasattr(config_class, "__name__")`."""
+    found = run_probes(tmp_path, "class Plain:\n    pass\n", """
+    a = hasattr(Plain, "__name__") * 1000 + hasattr(Plain, "__mro__") * 100 + hasattr(Plain, "__bases__") * 10
+    b = 5 - hasattr(Plain, "missing")
+    """, ["a", "b"])
+    assert found == {"a": 1110, "b": 5}  # True * 1000 + True * 100 + True * 10; 5 - False (no `missing`)
 
 
 def test_a_class_getattr_answers_missing_names_and_hasattr_honours_attribute_error(tmp_path):

@@ -28,6 +28,12 @@ def _collect(node, names: list[str]) -> None:
         return  # decorators and defaults bind nothing worth following
     if isinstance(node, _OWN_SCOPE):
         return
+    if isinstance(node, cst.If) and names_type_checking(node.test):
+        # `if TYPE_CHECKING:` is False when the code runs: only the `else` binds (a lazy
+        # package's body names are found again through type_checking_exports.py)
+        if node.orelse is not None:
+            _collect(node.orelse, names)
+        return
     if isinstance(node, cst.Import):
         for alias in node.names:
             names.append(alias.asname.name.value if alias.asname else dotted_name(alias.name).split(".")[0])
@@ -47,6 +53,12 @@ def _collect(node, names: list[str]) -> None:
         _targets(node.name.name, names)
     for child in node.children:
         _collect(child, names)
+
+
+def names_type_checking(test) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``: the test of a block only type checkers read."""
+    return (isinstance(test, cst.Name) and test.value == "TYPE_CHECKING"
+            or isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING")
 
 
 def _targets(target, names: list[str]) -> None:

@@ -31,6 +31,7 @@ from staticflops.frontend.budget import MAX_FILE_BYTES
 from staticflops.frontend.libraries import LibraryFiles, Refused, read_regular_file
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import load_source
+from staticflops.frontend.type_checking_exports import type_checking_export
 from staticflops.frontend.values import LazyValue, Namespace
 
 
@@ -86,6 +87,7 @@ class ProjectImports:
         self.modules: dict[Path, Namespace] = {}
         self.files_read = 0
         self.depth = 0  # files being run, one importing the next
+        self.type_checking_names: dict = {}  # (package __init__.py, name) -> what type_checking_export found
 
     # ---- finding files ----------------------------------------------------------------
     def find(self, dotted: str, importer: Path | None, node=None) -> Namespace | None:
@@ -261,7 +263,21 @@ class _PackageLoader:
         member = self.namespace.members.get(name, MISSING)
         if member is not MISSING and not (isinstance(member, LazyValue) and member.loading):
             return member  # a name bound by a `from pkg import name` under way is not bound yet
-        return _submodule(self.imports, self.namespace, [self.init_file.parent], name, self.files)
+        found = _submodule(self.imports, self.namespace, [self.init_file.parent], name, self.files)
+        return self.declared(name) if found is MISSING else found
+
+    def declared(self, name: str):
+        """``name`` as the package's ``if TYPE_CHECKING:`` imports give it (a lazy package whose
+        own code could not make its table: type_checking_exports.py), else MISSING."""
+        if name.startswith("__"):
+            return MISSING
+        self.run_init()
+        key = (self.init_file, name)
+        if key not in self.imports.type_checking_names:  # a missing name reads hundreds of files once
+            self.imports.type_checking_names[key] = MISSING  # asked again while looking: not found
+            self.imports.type_checking_names[key] = type_checking_export(self.imports, self.init_file, name,
+                                                                         self.files)
+        return self.imports.type_checking_names[key]
 
 
 class _NamespacePackageLoader:

@@ -9,6 +9,7 @@ import math
 from staticflops.diagnostics import AnalysisError, reason
 from staticflops.frontend import datafiles, pathqueries, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
+from staticflops.frontend.scope import MISSING
 from staticflops.frontend.stdlib import containers, inspect_, literals
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
@@ -264,12 +265,13 @@ def build_builtins(object_class: Class) -> dict:
             try:
                 value.lookup(name)
                 return True
-            except KeyError:
-                return False
+            except KeyError:  # the attributes every class has, which the interpreter answers too
+                return name in ("__name__", "__mro__", "__dict__", "__bases__")
         if isinstance(value, Namespace):
             if value.replaced_by is not None:  # sys.modules[__name__] = ...: the replacement answers
                 return hasattr_.fn(interp, [value.replaced_by, name], {}, node)
-            return name in value.members
+            declared = getattr(value.loader, "declared", None)  # a lazy package's type-checking names
+            return name in value.members or declared is not None and declared(name) is not MISSING
         if isinstance(value, Function):
             return name in value.attrs or name in ("__name__", "__qualname__", "__module__", "__doc__", "__call__")
         if isinstance(value, Record):

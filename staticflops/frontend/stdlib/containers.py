@@ -10,6 +10,7 @@ see :func:`defaultdict_getitem` — never by Python.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict, deque
+from collections.abc import ItemsView, KeysView, ValuesView
 
 from staticflops.diagnostics import reason
 from staticflops.frontend import pyclasses
@@ -110,8 +111,8 @@ def attribute(interp, value, name: str, node):
             result = method(*args, **kwargs)
         except (TypeError, ValueError, KeyError, IndexError) as error:
             return interp.unknown(f"`.{name}()` failed: {reason(error)}", call_node)
-        if type(result).__name__ in ("dict_items", "dict_keys", "dict_values", "itertools.chain"):
-            return list(result)
+        if isinstance(result, (KeysView, ValuesView, ItemsView)) or type(result).__name__ == "itertools.chain":
+            return list(result)  # views (OrderedDict's are odict_items, ...) as the lists the interpreter iterates
         return list(result) if name == "elements" else result
     return Builtin(name, call, bind_self=False)
 

@@ -117,14 +117,20 @@ def write_record(dependencies: dict, rendering: dict | None) -> None:
         write_entry(folder, name, sign(DOMAIN, name, payload) + b"\n" + payload, "results cache")
 
 
-def _read_record(root: Path, parts: tuple, name: str) -> dict | None:
+def _existing_folder(root: Path, parts: tuple) -> int | None:
+    """The cache folder's descriptor, None when it is missing or a link is in the way (then the
+    full path decides, and says why)."""
     try:
-        folder = open_folder(root, parts, create=False)
+        return open_folder(root, parts, create=False)
     except LinkInTheWay:
         return None
+
+
+def _read_record(root: Path, parts: tuple, name: str) -> dict | None:
+    folder = _existing_folder(root, parts)
     if folder is None:
         return None
-    payload = signed_payload(DOMAIN, name, read_entry(folder, name, MAX_RECORD_BYTES))
+    payload = signed_payload(DOMAIN, name, read_entry(folder, name, MAX_RECORD_BYTES))  # read_entry closes it
     if payload is None:
         return None
     try:
@@ -245,7 +251,7 @@ def _inside_root(value: str) -> bool:
 
 
 def _entries_unchanged(root: Path, parts: tuple, entries: dict) -> bool:
-    folder = open_folder(root, parts, create=False)
+    folder = _existing_folder(root, parts)
     if folder is None:
         return False
     try:
@@ -256,10 +262,7 @@ def _entries_unchanged(root: Path, parts: tuple, entries: dict) -> bool:
 
 def entry_stamp(root: Path, parts: tuple, name: str) -> list | None:
     """(inode, size, mtime_ns) of a results-cache entry file, None when absent."""
-    try:
-        folder = open_folder(root, parts, create=False)
-    except LinkInTheWay:
-        return None
+    folder = _existing_folder(root, parts)
     if folder is None:
         return None
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from staticflops import __version__
+from staticflops.version import __version__
 from staticflops.cost import CostResult
 from staticflops.cost.memory import dtype_bytes
 from staticflops.diagnostics import code_of

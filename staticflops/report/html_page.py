@@ -9,12 +9,16 @@ so even a rendering bug could not make it run code or call out."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from staticflops.report.by_type import COLUMNS as TYPE_COLUMNS, type_cells
 from staticflops.report.escape import MAX_MESSAGE, html_text
 from staticflops.report.html_charts import icicle, is_symbolic, type_bars
-from staticflops.report.schema import Report
 from staticflops.report.training_lines import rule_of_thumb, run_line
 from staticflops.report.units import completeness, human, notes, partial_banner, share
+
+if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
+    from staticflops.report.schema import Report
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 

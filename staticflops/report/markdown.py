@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from staticflops.report.escape import MAX_MESSAGE, md_code, visible
-from staticflops.report.schema import Report
 from staticflops.report.units import completeness, human, notes, partial_banner, share
+
+if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
+    from staticflops.report.schema import Report
 
 
 def render_markdown(report: Report, max_depth: int | None = None) -> str:

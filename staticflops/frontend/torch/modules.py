@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.torch import replay
+from staticflops.frontend.torch.apply_memo import apply_call
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import (
     Builtin, Class, Instance, ModuleState, Parameter, Tensor, Unknown, named_modules,
@@ -189,8 +190,9 @@ def _get_tensor(kind):
 
 def _apply(interp, args, kwargs, node):
     self, fn = args[0], args[1]
+    checked: set = set()
     for module in reversed(_modules(interp, [self], {}, node)):
-        interp.call(fn, [module], {}, node)
+        apply_call(interp, fn, module, node, checked)  # skipped when an equal call changed nothing (apply_memo.py)
     return self
 
 

@@ -59,8 +59,11 @@ def _call(interp, args, kwargs, node):
     self = args[0]
     tracer = interp.framework.tracer
     cache = interp.framework.call_cache
+    # The model's own forward, the outermost traced call, is made once: no later call could
+    # replay it, and capturing it walks every op and module of the model.
+    outermost = tracer.active and not tracer.stack
     key = replay.call_key(self, list(args[1:]), kwargs, cache.structures,
-                          cache.descriptions) if self.module.kind is None else None
+                          cache.descriptions) if self.module.kind is None and not outermost else None
     if key is not None and key in cache.calls:
         subtree = {path: module for path, module in named_modules(self)}
         result = replay.replay(cache.calls[key], self, tracer, subtree, interp.location(node))

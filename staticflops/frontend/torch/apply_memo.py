@@ -7,11 +7,14 @@ on every module of the tree (~1,000 for a 96-block GPT), tests its type and call
 much as building the blocks did before the construction memo.
 
 **Key.**  ``fn`` (the function, and for a bound method its receiver and class), and the state
-of ``m`` that code can observe: its class, whether it is ``fn``'s receiver, each attribute of
-its own (plain values exactly; tensors by every field, numbered so that aliasing between them
-shows; instances and containers by kind only, since the call may not read them), its module
-state (layer kind and arguments, frozen, replaced weights, registered parameters and buffers
-by the same description, children by name and whether they are set).
+of ``m`` that the call can observe: its class, whether it is ``fn``'s receiver, each attribute
+of its own (plain values exactly; tensors by every field, since operators on a tensor read its
+shape and dtype, numbered so that aliasing between them shows; instances and containers by
+kind only, since the call may not read them), its registered parameters by the same
+description (iterating a module without children gives them), its layer kind and frozen flag,
+and its children by name and whether they are set (iterating or indexing it gives them, and
+its truth is whether it has any).  The rest of its module state is read only by builtins,
+which may not get it (below).
 
 **Soundness.**  The call is recorded with the construction memo's :class:`Recorder` (its
 hooks, its rules for outside state: globals, class and module attributes and default values
@@ -112,9 +115,10 @@ def _given(module: Instance) -> set:
 def _state(module: Instance) -> tuple:
     numbers: dict = {}
     state = module.module
+    # The rest of the module state (a layer's normalised arguments, buffers, replaced weights)
+    # is read only by builtins, which may not get the module.
     return (module.cls, _describe(module.attrs, module, numbers), state.kind, state.frozen,
-            _describe(state.attrs, module, numbers), _describe(state.parameters, module, numbers),
-            _describe(state.buffers, module, numbers), _describe(state.replaced, module, numbers),
+            _describe(state.parameters, module, numbers),
             tuple(state.children), tuple([child is None for child in state.children.values()]))
 
 

@@ -63,7 +63,10 @@ is validated against everything the inner ones read.  What a reuse does not redo
 budget (``--max-steps`` counts interpreted steps, and a reuse interprets none); the module
 budget (``--max-modules``) is charged for every copied module.
 
-The memo lives on the interpreter (one analysis); ``hits`` counts reuses, for tests.
+The memo lives on the interpreter (one analysis); ``hits`` counts reuses, for tests.  The same
+:class:`Recorder` and hooks also record the calls of ``Module.apply(fn)``, with the module the
+call is given as the one outside object it may read (``torch/apply_memo.py``); while one is
+recorded, no construction is.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 skipped for a later module in the same state, and a call that changes something, or whose
 path depends on something that changed, is interpreted for every module.
 
-Each negative case also runs with the memo forced on (``ConstructionMemo.force``: record
+Each negative case but the key's own also runs with the memo forced on (``ConstructionMemo.force``: record
 without refusing, reuse with no check), to show that its assertion would catch a wrong reuse.
 A Linear(4, 4) has 4*4 weights + 4 biases = 20 parameters; ``requires_grad_(False)`` makes
 them untrainable."""
@@ -207,9 +207,12 @@ class Net(nn.Module):
 """
 
 
-def test_the_receivers_state_is_never_assumed(tmp_path, memo):
+def test_the_receivers_state_is_never_assumed(tmp_path, memo, monkeypatch):
     assert _analyse(tmp_path, RECEIVER_STATE).totals.trainable_params == 0
     assert memo().apply_hits == 0
+    _forced(monkeypatch)
+    # forced: b's call is skipped after a's: b's 20 parameters stay trainable
+    assert _analyse(tmp_path, RECEIVER_STATE).totals.trainable_params == 20
 
 
 # The GPT sample's `self.apply(self._init_weights)` visits 6 + 10L modules (GPT, wte, wpe,

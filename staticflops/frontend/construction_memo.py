@@ -63,7 +63,10 @@ is validated against everything the inner ones read.  What a reuse does not redo
 budget (``--max-steps`` counts interpreted steps, and a reuse interprets none); the module
 budget (``--max-modules``) is charged for every copied module.
 
-The memo lives on the interpreter (one analysis); ``hits`` counts reuses, for tests.
+The memo lives on the interpreter (one analysis); ``hits`` counts reuses, for tests.  The same
+:class:`Recorder` and hooks also record the calls of ``Module.apply(fn)``, with the module the
+call is given as the one outside object it may read (``torch/apply_memo.py``); while one is
+recorded, no construction is.
 """
 
 from __future__ import annotations
@@ -91,13 +94,17 @@ class NotMemoisable(Exception):
 class Recorder:
     """What one construction being interpreted for the first time read, made and did."""
 
-    __slots__ = ("reads", "scopes", "objects", "refused")
+    __slots__ = ("reads", "scopes", "objects", "refused", "given")
 
-    def __init__(self):
+    def __init__(self, given: set | None = None):
         self.reads: dict = {}  # (kind, id(container), name) -> the read, as Entry.valid checks it
         self.scopes: set = set()  # id() of the frames created inside the construction
         self.objects: set = set()  # id() of the instances created inside it
         self.refused: str | None = None  # why it cannot be memoised (None: it can)
+        # Recording a call ``fn(module)`` of ``Module.apply`` (torch/apply_memo.py) instead of a
+        # construction: id() of the module and of its own tensors, which the call may read
+        # (they are in its key) but neither change nor hand to code that could.
+        self.given = given
 
     def inside(self, scope) -> bool:
         """A scope the construction created (a frame, or a comprehension or class body in one)."""
@@ -124,6 +131,10 @@ class ConstructionMemo:
         self.seen: dict = {}  # key -> constructions so far
         self.recorders: list = []  # innermost last; empty: nothing is being recorded (the hooks' fast path)
         self.hits = 0  # reuses (tests)
+        # Module.apply's calls that changed nothing, by key (torch/apply_memo.py)
+        self.apply_calls: dict = {}
+        self.apply_refused: dict = {}
+        self.apply_hits = 0  # calls skipped (tests)
         # Attribute writes on any class or function, ever: the interpreter also looks methods
         # up on its own (``__init__`` of a class built inside, ``__setattr__``, special
         # methods), not only through the reads recorded below, so an entry recorded before
@@ -156,6 +167,9 @@ class ConstructionMemo:
     # ---- construction -------------------------------------------------------------------
     def construct(self, interp, key, build, node):
         """``build()`` interpreted and recorded, or a copy of an earlier result with ``key``."""
+        if self.recorders and self.recorders[0].given is not None:  # inside a recorded apply call
+            self.refuse("builds a module")
+            return build()
         entry = self.entries.get(key)
         if entry is not None and (self.force or (entry.definitions == self.definition_writes
                                                  and self._valid(entry, interp))):
@@ -244,6 +258,8 @@ class ConstructionMemo:
             self._record(recorder, read, value, f"reads global or closure variable `{name}`")
 
     def attribute_read(self, receiver, name: str, value) -> None:
+        if self.recorders[0].given is not None and _given_read(self.recorders[0], receiver, name, value):
+            return
         if type(receiver) is Instance:
             if name in receiver.attrs:
                 for recorder in self.recorders:
@@ -298,12 +314,26 @@ class ConstructionMemo:
         self.refuse("writes an attribute of a class or function")
 
     def attribute_write(self, receiver) -> None:
+        given = self.recorders[0].given
+        if given is not None and id(receiver) in given:
+            self.refuse("writes to the module it was given")
         if type(receiver) is Instance:
             for recorder in self.recorders:
                 if id(receiver) not in recorder.objects and recorder.refused is None:
                     recorder.refused = "writes an attribute of an object it did not create"
         elif isinstance(receiver, Namespace):  # classes and functions: definition_written
             self.refuse("writes an attribute of a module")
+
+    def builtin_called(self, builtin: Builtin, args, kwargs) -> None:
+        """A builtin's Python code can change what it is handed without any hook seeing it: a
+        recorded apply call may hand its module or tensors only to builtins known to read
+        nothing but their type (``isinstance``) or to do nothing (``nn.init.*``), and no
+        builtin may get an instance from outside it (a child reached by iterating the module)."""
+        recorder = self.recorders[0]
+        if recorder.given is None or builtin.name in _HARMLESS_BUILTINS:
+            return
+        if any(_outside(recorder, value) for value in (*args, *kwargs.values())):
+            self.refuse(f"hands what it was given to {builtin.name}()")
 
     def _record(self, recorder: Recorder, read: tuple, value, why: str) -> None:
         if recorder.refused is not None:
@@ -312,6 +342,58 @@ class ConstructionMemo:
             recorder.refused = why + " holding mutable state"
             return
         recorder.reads.setdefault(_read_key(read), read)
+
+
+# Builtins that may get an apply call's module or tensors: they look at nothing but the type,
+# or do nothing (``nn.init.normal_`` and the other members of framework._passive).
+_HARMLESS_BUILTINS = frozenset({"isinstance", "no-op"})
+
+
+def _outside(recorder: Recorder, value, depth: int = 0) -> bool:
+    """Whether ``value`` is, or holds, a given object or an instance the call did not create."""
+    if id(value) in recorder.given or (type(value) is Instance and id(value) not in recorder.objects):
+        return True
+    if depth < 20 and type(value) in (list, tuple, set, frozenset):
+        return any(_outside(recorder, item, depth + 1) for item in value)
+    if depth < 20 and type(value) is dict:
+        return any(_outside(recorder, item, depth + 1) for pair in value.items() for item in pair)
+    return False
+
+
+def _given_read(recorder: Recorder, receiver, name: str, value) -> bool:
+    """An attribute read while an apply call is recorded; True when handled here.  The given
+    module's own attributes are in the key: plain values and its tensors may be read (a
+    tensor read becomes given too); an instance, container or other object may not.  Its
+    class's Python methods are recorded as usual; its builtin methods (``parameters``,
+    ``requires_grad_``...) are refused, as is anything read from a given tensor and any
+    builtin method of an instance from outside (the bound method's receiver)."""
+    if id(receiver) in recorder.given:
+        if type(receiver) is not Instance:
+            recorder.refused = recorder.refused or f"reads `.{name}` of a tensor it was given"
+            return True
+        if name in receiver.attrs:
+            if isinstance(value, Tensor) and value is receiver.attrs[name]:
+                recorder.given.add(id(value))
+            elif not _constant(value):
+                recorder.refused = recorder.refused or f"reads `.{name}` of the module it was given"
+            return True
+        try:
+            member = receiver.cls.lookup(name)
+        except KeyError:
+            member = MISSING
+        if member is MISSING and not _constant(value) or isinstance(member, Builtin):
+            recorder.refused = recorder.refused or f"reads `.{name}` of the module it was given"
+            return True
+        return False  # a method or class attribute: recorded below as any class read
+    if type(receiver) is Instance and id(receiver) not in recorder.objects and name not in receiver.attrs:
+        try:
+            member = receiver.cls.lookup(name)
+        except KeyError:
+            member = MISSING
+        if isinstance(member, Builtin) or member is MISSING:
+            recorder.refused = recorder.refused or f"reads `.{name}` of an instance from outside"
+            return True
+    return False
 
 
 # What outside-visible state a construction may change as a side effect: reports, the tracer,

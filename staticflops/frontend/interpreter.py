@@ -734,8 +734,10 @@ class Interpreter(Statements, Expressions):
         return self.unknown(f"calling {describe(function)} is not interpreted", node)
 
     def call_builtin(self, builtin: Builtin, args, kwargs, node):
-        if self.construction_memo.recorders and builtin.name in _HANDS_OUT_NAMESPACES:
-            self.construction_memo.refuse(f"calls {builtin.name}()")
+        if self.construction_memo.recorders:
+            if builtin.name in _HANDS_OUT_NAMESPACES:
+                self.construction_memo.refuse(f"calls {builtin.name}()")
+            self.construction_memo.builtin_called(builtin, args, kwargs)
         try:
             return builtin.fn(self, args, kwargs, node)
         except CannotKnow as why:

@@ -122,9 +122,9 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
     state = module.module
     seen = set() if seen is None else seen
     children = [
-        _layer_tree(child, f"{path}.{name}" if path else name, paths, tracer, seen)
+        _layer_tree(child, child_path, paths, tracer, seen)
         for name, child in state.children.items()
-        if child is not None and paths.get(id(child)) == (f"{path}.{name}" if path else name)
+        if child is not None and paths.get(id(child)) == (child_path := f"{path}.{name}" if path else name)
     ]
     params = []
     for name, p in state.parameters.items():
@@ -163,11 +163,18 @@ def _qualified(cls: Class) -> str | None:
 
 def _scalars(module: Instance) -> dict:
     """Plain attribute values of a user module (``self.num_heads = 4``) for class rules."""
-    def plain(value):
-        if isinstance(value, (tuple, list)):
-            return all(plain(v) for v in value)
-        return isinstance(value, (int, float, str, bool)) or value is None
-    return {name: value for name, value in module.attrs.items() if not name.startswith("_") and plain(value)}
+    return {name: value for name, value in module.attrs.items() if not name.startswith("_") and _plain(value)}
+
+
+def _plain(value) -> bool:
+    if type(value) in _PLAIN_SCALARS:  # most attributes: no isinstance chain
+        return True
+    if isinstance(value, (tuple, list)):
+        return all(_plain(v) for v in value)
+    return isinstance(value, (int, float, str, bool)) or value is None
+
+
+_PLAIN_SCALARS = frozenset({int, float, str, bool, type(None)})
 
 
 def _op(traced, paths: dict) -> OpCall:

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 Model = TypeVar("Model", bound=BaseModel)
 _set = object.__setattr__
+_new = object.__new__
 _PLAIN: dict = {}
 
 
@@ -26,7 +27,7 @@ def construct(cls: type[Model], values: dict, given=None) -> Model:
     fields_set = set(values) if given is None else set(given)
     if not plain:
         return cls.model_construct(_fields_set=fields_set, **values)
-    model = cls.__new__(cls)
+    model = _new(cls)  # the class has no __new__ of its own (_is_plain): object's, without the metaclass lookup
     _set(model, "__dict__", values)
     _set(model, "__pydantic_fields_set__", fields_set)
     _set(model, "__pydantic_extra__", None)
@@ -35,8 +36,8 @@ def construct(cls: type[Model], values: dict, given=None) -> Model:
 
 
 def _is_plain(cls: type[BaseModel]) -> bool:
-    """No root model, post-init hook, extra fields, private attributes or aliases: what
-    ``model_construct`` does for it reduces to the four stores above."""
-    return (not cls.__pydantic_root_model__ and not cls.__pydantic_post_init__
+    """No ``__new__`` of its own, root model, post-init hook, extra fields, private attributes
+    or aliases: what ``model_construct`` does for it reduces to the four stores above."""
+    return (cls.__new__ is _new and not cls.__pydantic_root_model__ and not cls.__pydantic_post_init__
             and cls.model_config.get("extra") != "allow" and not cls.__private_attributes__
             and all(f.alias is None and f.validation_alias is None for f in cls.model_fields.values()))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.torch import replay
+from staticflops.frontend.torch.apply_memo import apply_call
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import (
     Builtin, Class, Instance, ModuleState, Parameter, Tensor, Unknown, named_modules,
@@ -58,8 +59,11 @@ def _call(interp, args, kwargs, node):
     self = args[0]
     tracer = interp.framework.tracer
     cache = interp.framework.call_cache
+    # The model's own forward, the outermost traced call, is made once: no later call could
+    # replay it, and capturing it walks every op and module of the model.
+    outermost = tracer.active and not tracer.stack
     key = replay.call_key(self, list(args[1:]), kwargs, cache.structures,
-                          cache.descriptions) if self.module.kind is None else None
+                          cache.descriptions) if self.module.kind is None and not outermost else None
     if key is not None and key in cache.calls:
         subtree = {path: module for path, module in named_modules(self)}
         result = replay.replay(cache.calls[key], self, tracer, subtree, interp.location(node))
@@ -189,8 +193,9 @@ def _get_tensor(kind):
 
 def _apply(interp, args, kwargs, node):
     self, fn = args[0], args[1]
+    checked: set = set()
     for module in reversed(_modules(interp, [self], {}, node)):
-        interp.call(fn, [module], {}, node)
+        apply_call(interp, fn, module, node, checked)  # skipped when an equal call changed nothing (apply_memo.py)
     return self
 
 

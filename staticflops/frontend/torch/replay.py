@@ -14,6 +14,7 @@ from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Instance, Parameter, Tensor
 
 _PLAIN = (int, float, str, bool, type(None))
+_SCALARS = frozenset(_PLAIN)  # hashable as they are (no call to _hashable)
 
 
 @dataclass
@@ -42,7 +43,8 @@ def structure(module: Instance, memo: dict, numbers: dict) -> int:
     state = module.module
     attrs = module.attrs
     settings = tuple(sorted([(k, v) for k, v in attrs.items() if isinstance(v, _PLAIN)]))
-    layer = tuple(sorted([(k, _hashable(v)) for k, v in state.attrs.items()])) if state.kind else ()
+    layer = tuple(sorted([(k, v if type(v) in _SCALARS else _hashable(v)) for k, v in state.attrs.items()])
+                  ) if state.kind else ()
     params = tuple([(n, p.shape, p.trainable) for n, p in state.parameters.items()])
     weights = tuple([p.trainable for n in ("weight", "bias")
                      if isinstance(p := attrs.get(n), Parameter) and p.owner is module])

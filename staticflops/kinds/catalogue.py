@@ -1,0 +1,8 @@
+"""Every kind of the catalogue by name (the family modules' tables, merged; no duplicates)."""
+
+from __future__ import annotations
+
+from staticflops.kinds import elementwise, linalg, movement, search
+from staticflops.kinds.record import catalogue
+
+KINDS = catalogue(*[kind for family in (elementwise, linalg, search, movement) for kind in family.KINDS.values()])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from staticflops.kinds import elementwise, linalg, movement, search
+from staticflops.kinds import elementwise, linalg, movement, search, sequence
 from staticflops.kinds.record import catalogue
 
-KINDS = catalogue(*[kind for family in (elementwise, linalg, search, movement) for kind in family.KINDS.values()])
+KINDS = catalogue(*[kind for family in (elementwise, linalg, search, sequence, movement) for kind in family.KINDS.values()])

@@ -17,6 +17,7 @@ from staticflops.diagnostics import AnalysisError, reason
 from staticflops.frontend.values import CannotKnow, Class, Record, Tensor, Unknown
 from staticflops.kinds.catalogue import KINDS
 from staticflops.shapes.layers import infer
+from staticflops.shapes.shape import numel
 from staticflops.shapes.tensor_ops import ShapeError, normalize_dim
 
 
@@ -39,6 +40,13 @@ class Alias:
     of ``functions.build_functions``."""
 
     target: str
+
+
+@dataclass(frozen=True)
+class Product:
+    """An op torch computes as one or more matrix products (``matmul`` ops, as it runs them)."""
+
+    signature: str
 
 
 @dataclass(frozen=True)
@@ -268,6 +276,18 @@ TABLE: dict = {
     "triangular_solve": Op("linalg", "input, A, upper=True, transpose=False, unitriangular=False",
                            returns=("solution", "cloned_coefficient")),
     "nuclear_norm": Op("linalg", "input, dim=None, keepdim=False"),
+    "gradient": Op("sequence_math", "input, *, spacing=1, dim=None, edge_order=1", returns=("*",)),
+    "cumulative_trapezoid": Op("sequence_math", "y, x=None, *, dx=None, dim=-1"),
+    "vander": Op("sequence_math", "x, N=None, increasing=False"),
+    "stft": Op("stft", "input, n_fft, hop_length=None, win_length=None, window=None, center=True, "
+                       "pad_mode='reflect', normalized=False, onesided=None, return_complex=None, "
+                       "align_to_window=None", configure=lambda name, bound: (default(name, bound)[0],
+                                                                            _tensors(bound["input"]))),
+    # products torch runs as a sequence of aten.mm / aten.dot (see _PRODUCTS below)
+    "inner": Product("input, other"),
+    "tensordot": Product("a, b, dims=2, out=None"),
+    "matrix_power": Product("input, n"),
+    "chain_matmul": Product("*matrices"),
     # data movement and creation: shapes only
     **{name: Op("same_shape", "input") for name in _SAME_SHAPE},
     "fill": Op("same_shape", "input, value"),
@@ -393,6 +413,8 @@ def build_table(t, existing: dict) -> dict:
             raise ValueError(f"{name!r} is bound twice (functions.py and tensor_table.py)")
         if isinstance(entry, Alias):
             functions[name] = existing[entry.target]
+        elif isinstance(entry, Product):
+            functions[name] = _product(t, name, entry.signature)
         elif isinstance(entry, DataDependent):
             functions[name] = _data_dependent(name)
         else:
@@ -404,4 +426,119 @@ def _data_dependent(name: str) -> Callable:
     def call(interp, args, kwargs, node):
         return interp.unknown(f"`{name}`: the output's shape depends on the tensor's values "
                               "(data-dependent), not only on the input shapes", node)
+    return call
+
+
+# ---- products: the matmul ops torch runs for them ------------------------------------------
+
+def _inner(a, b, bound):
+    """inner(a, b): a dot product over the last dims; torch runs a (M, K) x (K, N) aten.mm
+    (aten.dot for two vectors) and gives the shape a[:-1] + b[:-1]."""
+    if not a or not b:  # a scalar operand: a multiply, no product
+        return [], a or b
+    k = a[-1]
+    if len(a) == 1 and len(b) == 1:
+        return [((k,), (k,))], ()
+    return [((numel(a[:-1]), k), (k, numel(b[:-1])))], a[:-1] + b[:-1]
+
+
+def _tensordot(a, b, bound):
+    """tensordot(a, b, dims): the contracted dims flattened into one K; torch reshapes to
+    (M, K) x (K, N) for aten.mm, or aten.dot when nothing is left free."""
+    dims = bound["dims"]
+    if isinstance(dims, int):
+        left, right = list(range(len(a) - dims, len(a))), list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        left = [dims[0]] if isinstance(dims[0], int) else list(dims[0])
+        right = [dims[1]] if isinstance(dims[1], int) else list(dims[1])
+        left, right = [normalize_dim(d, len(a)) for d in left], [normalize_dim(d, len(b)) for d in right]
+    else:
+        raise CannotKnow("tensordot with dims that are not known numbers")
+    if len(left) != len(right):
+        raise ShapeError(f"tensordot contracts {len(left)} dims of the first operand and {len(right)} of the second")
+    for i, j in zip(left, right):
+        if a[i] != b[j]:
+            raise ShapeError(f"tensordot: contracted sizes {a[i]} and {b[j]} differ")
+    free_a = tuple(d for i, d in enumerate(a) if i not in left)
+    free_b = tuple(d for i, d in enumerate(b) if i not in right)
+    k = numel(tuple(a[i] for i in left))
+    if not free_a and not free_b:
+        return [((k,), (k,))], ()
+    return [((numel(free_a), k), (k, numel(free_b)))], free_a + free_b
+
+
+def _matrix_power(a, _, bound):
+    """matrix_power(x, n): torch squares repeatedly, multiplying in the set bits of n:
+    (bit_length(n) - 1) squarings and (popcount(n) - 1) products; n = 0 or 1 is a copy."""
+    n = bound["n"]
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise CannotKnow("matrix_power with a power that is not a known integer")
+    if n < 0:
+        raise CannotKnow("matrix_power with a negative power (an inverse first)")
+    if len(a) < 2 or a[-1] != a[-2]:
+        raise ShapeError(f"matrix_power expects square matrices, got {a}")
+    count = max(n.bit_length() - 1, 0) + max(bin(n).count("1") - 1, 0)
+    return [(a, a)] * count, a
+
+
+def _chain(shapes):
+    """The matrix-chain order torch.linalg.multi_dot takes (the fewest multiplications)."""
+    sizes = [s[0] for s in shapes] + [shapes[-1][1]]
+    n = len(shapes)
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    products = []
+
+    def build(i, j):
+        if i == j:
+            return shapes[i]
+        left, right = build(i, split[i][j]), build(split[i][j] + 1, j)
+        products.append((left, right))
+        return (left[0], right[1])
+    return products, build(0, n - 1)
+
+
+def _chain_matmul(a, _, bound):
+    matrices = [m.shape for m in bound["matrices"] if isinstance(m, Tensor)]
+    if len(matrices) != len(bound["matrices"]) or any(s is None or len(s) != 2 for s in matrices):
+        raise CannotKnow("chain_matmul of operands that are not known matrices")
+    if len(matrices) == 1:
+        return [], matrices[0]
+    for left, right in zip(matrices, matrices[1:]):
+        if left[1] != right[0]:
+            raise ShapeError(f"chain_matmul: {left} and {right} do not multiply")
+    if not all(isinstance(d, int) for s in matrices for d in s):
+        return [(x, y) for x, y in zip(matrices, matrices[1:])], (matrices[0][0], matrices[-1][1])
+    return _chain(matrices)
+
+
+_PRODUCTS = {"inner": _inner, "tensordot": _tensordot, "matrix_power": _matrix_power, "chain_matmul": _chain_matmul}
+
+
+def _product(t, name: str, signature: str) -> Callable:
+    plan = _PRODUCTS[name]
+
+    def call(interp, args, kwargs, node):
+        bound = interp.bind_signature(signature, name, list(args), dict(kwargs), node)
+        operands = _tensors(list(bound.values()))
+        if unknown := next((v for v in operands if isinstance(v, Unknown)), None):
+            return unknown
+        shapes = [t.shape_of(interp, v, node) for v in operands]
+        try:
+            products, result = plan(shapes[0], shapes[1] if len(shapes) > 1 else None, bound)
+        except ShapeError as error:
+            raise AnalysisError(f"{name}: {error}", interp.location(node), "SF301") from None
+        dtype = operands[0].dtype if operands else "float32"
+        for a, b in products:  # each is an aten.mm (or aten.dot) in torch's own run
+            t.record(interp, "matmul", name, {}, [tuple(a), tuple(b)], node)
+        requires_grad = any(v.requires_grad for v in operands)
+        return Tensor(tuple(result), dtype, requires_grad=requires_grad and dtype not in ("int64", "bool"))
     return call

@@ -50,6 +50,11 @@ DELIBERATE: dict = {
     # torch.tensordot(x, y) of two (2, 8) contracts both dims: torch runs aten.dot of 16 (0 in
     # FlopCounterMode); `standard` counts 16 MACs = 32 FLOPs.
     ("torch.tensordot", "torch.tensordot(x, y)"): 32,
+    # aten.addbmm / aten.addmv have no FlopCounterMode formula (0); `standard` counts their products
+    # (rules/standard.yaml `add_product`): addbmm of (2, 5, 8) @ (2, 8, 4) summed over the batch:
+    # 2 x 5 x 4 x 8 = 320 MACs = 640 FLOPs; addmv of (5, 8) by (8,): 40 MACs = 80 FLOPs.
+    ("Tensor.addbmm", "x.addbmm(y, z)"): 640, ("torch.addbmm", "torch.addbmm(x, y, z)"): 640,
+    ("Tensor.addmv", "x.addmv(y, v)"): 80, ("torch.addmv", "torch.addmv(x, y, v)"): 80,
 }
 
 

@@ -24,7 +24,7 @@ def _outputs(op, batch, m, n, other):
         return [batch]
     if op == "slogdet":
         return [batch, batch]
-    if op in ("inverse", "matrix_exp", "cholesky_inverse"):
+    if op in ("inverse", "matrix_exp", "cholesky_inverse", "cholesky", "orgqr"):
         return [batch + (m, n)]
     if op == "pinverse":
         return [batch + (n, m)]
@@ -39,6 +39,8 @@ def _outputs(op, batch, m, n, other):
         joint = broadcast(b_batch, a_batch)
         solution = joint + other[-2:]
         return [solution] if op == "cholesky_solve" else [solution, joint + (m, n)]
+    if op == "ormqr":  # Q (from geqrf's reflectors) times ``other``: other's shape
+        return [other]
     raise ShapeError(f"{op} is not a known linear-algebra op")
 
 
@@ -47,9 +49,9 @@ def _linalg(attrs, inputs):
     # cholesky_solve(B, L) / triangular_solve(B, A): the matrix A comes second
     a = inputs[1] if op in ("cholesky_solve", "triangular_solve") else inputs[0]
     batch, m, n = _square(a, op)
-    if op not in ("pinverse", "qr", "svd", "lu", "geqrf", "nuclear_norm"):
+    if op not in ("pinverse", "qr", "svd", "lu", "geqrf", "nuclear_norm", "orgqr", "ormqr"):
         expect(same(m, n), f"{op} expects square matrices, got {m}x{n}")
-    other = inputs[0] if op in ("cholesky_solve", "triangular_solve") else None
+    other = inputs[0] if op in ("cholesky_solve", "triangular_solve") else inputs[2] if op == "ormqr" else None
     rhs = other[-1] if other else 0  # right-hand sides of a solve
     return _outputs(op, batch, m, n, other), {"n": n, "rhs": rhs, "matrices": numel(batch)}
 

@@ -174,12 +174,26 @@ def _created(attrs, inputs):
     return [tuple(size) if isinstance(size, tuple) else (size,)], {}
 
 
-def _index(attrs, inputs):
-    """x.index(dim, index) as torch 2.13 runs it: x[index] along ``dim`` is x.index_select for a
-    1-D index; a 2-D index selects whole slices, giving index's shape in place of the dim."""
-    x, index = inputs
-    axis = normalize_dim(attrs["dim"], len(x))
-    return [x[:axis] + tuple(index) + x[axis + 1:]], {}
+def _nonzero_static(attrs, inputs):
+    """nonzero_static(x, size=n): n rows of indices (padded with fill_value): a static shape."""
+    return [(attrs["size"], len(inputs[0]))], {}
+
+
+def _lu_unpack(attrs, inputs):
+    """lu_unpack(LU (..., m, n), pivots): P (m, m), L (m, k), U (k, n), k = min(m, n)."""
+    x = inputs[0]
+    expect(len(x) >= 2, "lu_unpack expects LU factors of rank at least 2")
+    m, n = x[-2], x[-1]
+    k = min(m, n) if isinstance(m, int) and isinstance(n, int) else n
+    batch = x[:-2]
+    return [batch + (m, m), batch + (m, k), batch + (k, n)], {}
+
+
+def _unravel_index(attrs, inputs):
+    """unravel_index(indices, shape): one coordinate tensor per dimension of ``shape``."""
+    shape = attrs["shape"]
+    count = len(shape) if isinstance(shape, tuple) else 1
+    return [inputs[0]] * count, {}
 
 
 def _examples(call, inputs, shape, why):
@@ -223,6 +237,12 @@ KINDS = catalogue(
          _examples("torch.multinomial(x, 2)", ("x:2x8",), (2, 2), "two draws for each of 2 rows")),
     Kind("created", _created, False, "a new tensor of a given size (window functions, randperm, range)",
          _examples("torch.hann_window(4)", (), (4,), "4 samples")),
-    Kind("index_along", _index, False, "Tensor.index(dim, index): the index's shape in place of the dim",
-         _examples("x.index(1, i)", ("x:2x8", "i:int64:2"), (2, 2), "two columns of 2 rows")),
+    Kind("nonzero_static", _nonzero_static, False, "the first `size` nonzero positions: (size, rank) int64",
+         _examples("torch.nonzero_static(x, size=4)", ("x:2x8",), (4, 2), "4 rows of 2 coordinates")),
+    Kind("lu_unpack", _lu_unpack, False, "LU factors unpacked to P, L, U (masks and a permutation)",
+         (Example("torch.lu_unpack(*torch.lu(x))", ("x:8x8",), ((8, 8), (8, 8), (8, 8)), 0,
+                  "P 8x8, L 8x8, U 8x8 of a square LU"),)),
+    Kind("unravel_index", _unravel_index, False, "flat indices to one coordinate tensor per dimension",
+         (Example("torch.unravel_index(i, (4, 4))", ("i:int64:2x8",), ((2, 8), (2, 8)), 0,
+                  "two coordinates for each of the (2, 8) indices"),)),
 )

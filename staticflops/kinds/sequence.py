@@ -23,9 +23,25 @@ def _sequence(attrs, inputs):
     raise ValueError(f"{op} is not a sequence op")
 
 
+def _istft(attrs, x):
+    """(batch?, bins, frames) complex -> (batch?, length): the frames overlap-added every hop,
+    the centre padding cut off (or ``length`` samples)."""
+    expect(len(x) in (2, 3), f"istft expects a 2-D or 3-D complex input, got rank {len(x)}")
+    n_fft = attrs["n_fft"]
+    hop = attrs.get("hop_length") or n_fft // 4
+    frames = x[-1]
+    length = attrs.get("length")
+    if length is None:
+        length = hop * (frames - 1) + n_fft - (2 * (n_fft // 2) if attrs.get("center", True) else 0)
+    return [x[:-2] + (length,)], {"frames": frames * (x[0] if len(x) == 3 else 1), "n_fft": n_fft,
+                                  "log2n": max(n_fft - 1, 0).bit_length()}
+
+
 def _stft(attrs, inputs):
     """(batch?, length) -> (batch?, n_fft // 2 + 1 [onesided] or n_fft, frames[, 2])."""
     x = inputs[0]
+    if attrs.get("op") == "istft":
+        return _istft(attrs, x)
     expect(len(x) in (1, 2), f"stft expects a 1-D or 2-D input, got rank {len(x)}")
     n_fft = attrs["n_fft"]
     hop = attrs.get("hop_length") or n_fft // 4
@@ -47,7 +63,7 @@ KINDS = catalogue(
          (Example("torch.cumulative_trapezoid(x)", ("x:2x8",), ((2, 7),), 0,
                   "7 intervals of 8 samples; elementwise: 0"),)),
     Kind("stft", _stft, True,
-         "short-time Fourier transform: a windowed FFT of n_fft samples every hop_length",
+         "short-time Fourier transform (a windowed FFT of n_fft samples every hop_length) and its inverse",
          (Example("torch.stft(x, 4, return_complex=True)", ("x:2x16",), ((2, 3, 17),), 0,
                   "centre padding 2 + 16 + 2 = 20, hop 4 // 4 = 1: (20 - 4) // 1 + 1 = 17 frames of "
                   "4 // 2 + 1 = 3 bins; aten._fft_r2c has no FlopCounterMode formula: 0"),)),

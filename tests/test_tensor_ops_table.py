@@ -116,7 +116,8 @@ FULL = {
 @pytest.mark.parametrize("name", COMPUTING)
 def test_each_kind_and_rule_set_has_its_number(name, rule_set):
     example = KINDS[name].examples[0]
-    expected = FULL[name] if rule_set == "full" else 64 if name == "covariance" and rule_set in ("standard", "torch") else 0
+    counted = name == "covariance" and rule_set in ("standard", "torch")
+    expected = FULL[name] if rule_set == "full" else 64 if counted else 0
     report = run(example.call, example.inputs, rule_set)
     assert report.unknown == []
     assert report.totals.forward_flops == expected
@@ -195,3 +196,11 @@ def test_a_wrong_call_is_a_located_error():
     assert str(error.value.location).startswith("m.py:7:") and "other" in error.value.message
     with pytest.raises(AnalysisError, match="hypot: shapes"):
         run("torch.hypot(x, y)", ["x:2x8", "y:3"])
+
+
+def test_median_with_a_dim_gives_values_and_indices():
+    # median(x) of (2, 8) is one scalar tensor; median(x, 1) is (values, indices) of (2,) each.
+    source = ("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n"
+              "    def forward(self, x):\n        m = x.median(1)\n        return x.median(), m.values, m.indices\n")
+    report = analyze_text(source, "m.py", model="Model", inputs=["2x8"])
+    assert report.unknown == [] and report.outputs == [[], [2], [2]]

@@ -5,4 +5,5 @@ from __future__ import annotations
 from staticflops.kinds import elementwise, linalg, movement, search, sequence
 from staticflops.kinds.record import catalogue
 
-KINDS = catalogue(*[kind for family in (elementwise, linalg, search, sequence, movement) for kind in family.KINDS.values()])
+FAMILIES = (elementwise, linalg, search, sequence, movement)
+KINDS = catalogue(*[kind for family in FAMILIES for kind in family.KINDS.values()])

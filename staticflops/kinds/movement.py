@@ -201,7 +201,8 @@ def _examples(call, inputs, shape, why):
 
 
 KINDS = catalogue(
-    Kind("same_shape", _same, False, "flips, conjugation views, fills and scatters into a copy, sampling: the input's shape",
+    Kind("same_shape", _same, False,
+         "flips, conjugation views, fills and scatters into a copy, sampling: the input's shape",
          _examples("torch.fliplr(x)", ("x:2x3x8x8",), (2, 3, 8, 8), "a reversed view: the same shape")),
     Kind("rot90", _rot90, False, "a quarter turn in the plane of two dims: an odd number of turns swaps them",
          _examples("torch.rot90(x)", ("x:2x3x8x8",), (3, 2, 8, 8), "k=1 in dims (0, 1): 2 and 3 swap")),

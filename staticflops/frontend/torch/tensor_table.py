@@ -10,7 +10,7 @@ every bound plain value is an attribute, ``op`` is the function's name.  Costs a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from staticflops.diagnostics import AnalysisError, reason
@@ -25,13 +25,16 @@ from staticflops.shapes.tensor_ops import ShapeError, normalize_dim
 class Op:
     """``returns``: the field names of a ``torch.return_types`` result, ``("*",)`` for a plain
     tuple (one item per output), empty for one tensor.  ``dtypes``: per output, ``same`` (the
-    first operand's), ``float32``, ``int64`` or ``bool``; the last repeats."""
+    first operand's), ``float32``, ``int64`` or ``bool``; the last repeats.  ``returns_with_dim``:
+    the fields when a ``dim`` is given (``median(x)`` is a tensor, ``median(x, 1)`` values and
+    indices)."""
 
     kind: str
     signature: str
     returns: tuple = ()
     dtypes: tuple = ("same",)
     configure: Callable | None = None
+    returns_with_dim: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,8 @@ def _reduce_all_but(name, bound):
 
 def _hash(name, bound):
     attrs, operands = default(name, bound)
-    attrs["dim"] = attrs.get("dim") or None  # dim=() hashes every element
+    if attrs.get("dim") == ():  # dim=() hashes every element
+        attrs["dim"] = None
     return attrs, operands
 
 
@@ -137,7 +141,7 @@ def _reduction(op):
     return configure
 
 
-def _select_scatter_base(name, bound):
+def _shaped_like_src(name, bound):
     """slice_inverse(input, src, ...): the result is shaped like ``src`` (the base sliced)."""
     attrs, operands = default(name, bound)
     return attrs, operands[1:2]
@@ -225,13 +229,14 @@ TABLE: dict = {
     "nansum": Op("reduce", "input, dim=None, keepdim=False, *, dtype=None", configure=_reduction("sum")),
     "nanmean": Op("reduce", "input, dim=None, keepdim=False, *, dtype=None", configure=_reduction("mean")),
     "count_nonzero": Op("reduce", "input, dim=None", dtypes=("int64",), configure=_reduction("count_nonzero")),
-    "aminmax": Op("reduce", "input, *, dim=None, keepdim=False", returns=("min", "max"), configure=_reduction("aminmax")),
+    "aminmax": Op("reduce", "input, *, dim=None, keepdim=False", returns=("min", "max"),
+                  configure=_reduction("aminmax")),
     "std_mean": Op("reduce", "input, dim=None, *, correction=1, keepdim=False, unbiased=None", returns=("*", "*"),
                    configure=_reduction("std_mean")),
     "var_mean": Op("reduce", "input, dim=None, *, correction=1, keepdim=False, unbiased=None", returns=("*", "*"),
                    configure=_reduction("var_mean")),
-    "median": Op("reduce", "input, dim=None, keepdim=False", configure=_reduction("median")),
-    "nanmedian": Op("reduce", "input, dim=None, keepdim=False", configure=_reduction("median")),
+    **{name: Op("reduce", "input, dim=None, keepdim=False", configure=_reduction("median"), dtypes=("same", "int64"),
+                returns_with_dim=("values", "indices")) for name in ("median", "nanmedian")},
     "mode": Op("reduce", "input, dim=-1, keepdim=False", returns=("values", "indices"), dtypes=("same", "int64"),
                configure=_reduction("mode")),
     "kthvalue": Op("reduce", "input, k, dim=-1, keepdim=False", returns=("values", "indices"),
@@ -306,7 +311,7 @@ TABLE: dict = {
     "select_scatter": Op("same_shape", "input, src, dim, index"),
     "slice_scatter": Op("same_shape", "input, src, dim=0, start=None, end=None, step=1"),
     "slice_inverse": Op("same_shape", "input, src, dim=0, start=None, end=None, step=1",
-                        configure=_select_scatter_base),
+                        configure=_shaped_like_src),
     "bernoulli": Op("same_shape", "input, p=None, *, generator=None"),
     "poisson": Op("same_shape", "input, generator=None"),
     "binomial": Op("same_shape", "count, prob, generator=None"),
@@ -345,7 +350,8 @@ TABLE: dict = {
     # the same function under another name
     "absolute": Alias("abs"), "negative": Alias("neg"), "swapdims": Alias("transpose"), "ravel": Alias("flatten"),
     "clamp_min": Alias("maximum"), "clamp_max": Alias("minimum"), "fmax": Alias("maximum"), "fmin": Alias("minimum"),
-    "unsafe_chunk": Alias("chunk"), "unsafe_split": Alias("split"), "unsafe_split_with_sizes": Alias("split_with_sizes"),
+    "unsafe_chunk": Alias("chunk"), "unsafe_split": Alias("split"),
+    "unsafe_split_with_sizes": Alias("split_with_sizes"),
     **{name: DataDependent() for name in _DATA_DEPENDENT},
 }
 
@@ -395,6 +401,9 @@ def bind(t, name: str, op: Op) -> Callable:
     def call(interp, args, kwargs, node):
         bound = interp.bind_signature(op.signature, name, list(args), dict(kwargs), node)
         attrs, operands = (op.configure or default)(name, bound)
+        entry = op
+        if op.returns_with_dim and attrs.get("dim") is not None:  # median(x, 1): values and indices
+            entry = replace(op, returns=op.returns_with_dim)
         unknown = next((v for v in operands if isinstance(v, Unknown)), None) or _unknown_attribute(attrs)
         if unknown is not None:
             return unknown
@@ -404,9 +413,9 @@ def bind(t, name: str, op: Op) -> Callable:
         except ShapeError as error:
             raise AnalysisError(f"{name}: {error}", interp.location(node), "SF301") from None
         outputs = list(outputs)
-        wanted = len(op.returns) if op.returns and op.returns != ("*",) else len(outputs)
+        wanted = len(entry.returns) if entry.returns and entry.returns != ("*",) else len(outputs)
         outputs += [outputs[0]] * (wanted - len(outputs))  # (values, indices) of one shape
-        dtypes = [_dtype(op.dtypes[min(i, len(op.dtypes) - 1)], operands) for i in range(len(outputs))]
+        dtypes = [_dtype(entry.dtypes[min(i, len(entry.dtypes) - 1)], operands) for i in range(len(outputs))]
         if computes:
             result = t.record(interp, op.kind, name, attrs, shapes, node, outputs=outputs, facts=facts,
                               dtype=dtypes[0])
@@ -416,7 +425,7 @@ def bind(t, name: str, op: Op) -> Callable:
                 tensor.requires_grad = tensor.requires_grad and dtype not in ("int64", "bool")
         else:
             tensors = [Tensor(s, d) for s, d in zip(outputs, dtypes)]
-        return _result(name, op, tensors)
+        return _result(name, entry, tensors)
     return call
 
 

@@ -204,3 +204,11 @@ def test_median_with_a_dim_gives_values_and_indices():
               "    def forward(self, x):\n        m = x.median(1)\n        return x.median(), m.values, m.indices\n")
     report = analyze_text(source, "m.py", model="Model", inputs=["2x8"])
     assert report.unknown == [] and report.outputs == [[], [2], [2]]
+
+
+def test_in_place_variants_follow_their_out_of_place_kind():
+    # x.atan2_(y), x.lerp_(y, 0.5), x.clamp_min_(0.0): x's shape (2, 8), elementwise (0 under
+    # standard); under `full` as the out-of-place ops: atan2 16 + lerp 3 x 16 + maximum 16 = 80.
+    report = run("(x.atan2_(y), x.lerp_(y, 0.5), x.clamp_min_(0.0))", ["x:2x8", "y:2x8"], "full")
+    assert report.unknown == [] and report.outputs == [[2, 8]] * 3
+    assert report.totals.forward_flops == 80

@@ -356,6 +356,20 @@ TABLE: dict = {
 }
 
 
+# Ops with an in-place variant ``x.name_(...)`` (torch 2.13's Tensor methods): it follows its
+# out-of-place kind (the result is written into x, of x's shape, at the same cost).
+IN_PLACE = frozenset({
+    "absolute", "acos", "acosh", "addcdiv", "addcmul", "addr", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bernoulli", "bitwise_and", "bitwise_left_shift",
+    "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "clamp_max", "clamp_min", "conj_physical",
+    "copysign", "cosh", "deg2rad", "digamma", "erfc", "erfinv", "exp2", "expm1", "fill", "fix", "float_power",
+    "floor_divide", "fmod", "frac", "gcd", "heaviside", "hypot", "i0", "igamma", "igammac", "index_fill",
+    "index_put", "index_reduce", "lcm", "ldexp", "lerp", "lgamma", "log10", "log1p", "log2", "logit",
+    "masked_scatter", "mvlgamma", "nan_to_num", "negative", "nextafter", "polygamma", "put", "rad2deg",
+    "reciprocal", "remainder", "renorm", "scatter_reduce", "sgn", "sinc", "sinh", "swapdims", "tan", "trunc",
+    "xlogy",
+})
+
 # Functions of ``torch`` that are no tensor method: ``x.real`` / ``x.imag`` are attributes.
 TORCH_ONLY = frozenset({"real", "imag", "range", "randperm", "scalar_tensor", *_WINDOWS})
 
@@ -444,6 +458,9 @@ def build_table(t, existing: dict) -> dict:
             functions[name] = _data_dependent(name)
         else:
             functions[name] = bind(t, name, entry)
+    for name in IN_PLACE:  # functions.py's own in-place bindings (erfinv_, fill_, ...) stay
+        if name + "_" not in existing:
+            functions[name + "_"] = functions[name]
     return functions
 
 

@@ -23,7 +23,8 @@ class CompiledRules(BuildHookInterface):
         self._folder = Path(tempfile.mkdtemp(prefix="staticflops-rules-"))
         sys.path.insert(0, self.root)
         try:
-            from staticflops.rulesets.prebuilt import FOLDER, compile_builtin
+            from staticflops.rulesets.loader import compile_builtin
+            from staticflops.rulesets.prebuilt import FOLDER
 
             for path in compile_builtin(self._folder):
                 build_data["force_include"][str(path)] = f"staticflops/rules_data/{FOLDER}/{path.name}"

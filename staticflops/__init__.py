@@ -4,9 +4,9 @@ The analysed code is never imported, executed or ``eval``-ed.
 """
 
 from staticflops.diagnostics import AnalysisError, UsageError
+from staticflops.version import __version__
 
-__all__ = ["AnalysisError", "Report", "UsageError", "analyze"]
-__version__ = "0.1.0"
+__all__ = ["AnalysisError", "Report", "UsageError", "analyze", "__version__"]
 
 
 def __getattr__(name: str):

@@ -196,10 +196,10 @@ def folder_listing(path) -> str | None:
 def engine_fingerprint() -> str:
     """Our version plus the content of every module and rule file of the package: an upgrade
     or an edited checkout invalidates every entry (hashing ~1 MB costs ~2 ms)."""
-    import staticflops
+    from staticflops.version import __version__
 
-    package = Path(staticflops.__file__).resolve().parent
-    digest = hashlib.sha256(staticflops.__version__.encode())
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(__version__.encode())
     for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".pyi", ".yaml")):
         digest.update(b"\0" + path.relative_to(package).as_posix().encode() + b"\0")
         digest.update(path.read_bytes())

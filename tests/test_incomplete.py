@@ -303,3 +303,44 @@ def test_freeze_pattern_matching_nothing_names_close_matches():
     assert result.stderr.startswith("staticflops: error: --freeze 'featurs.*' matches no module; did you mean 'features', ")
     assert result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr
+
+
+# ---- a layer whose input is unknown is not a layer that costs 0 --------------------------------
+
+UNRESOLVED_ITEM = textwrap.dedent('''\
+    import torch
+    from torch import nn
+    from mystery import Weird
+
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Linear(8, 16), Weird(16), nn.Linear(16, 4))
+
+        def forward(self, x):
+            return self.body(x)
+    ''')
+
+
+def test_layer_after_an_unresolved_one_is_unknown_not_zero(tmp_path):
+    report = analyze_text(UNRESOLVED_ITEM, tmp_path / "m.py", inputs=["2x8"])
+    rows = {row.name: row for row in report.layers}
+    # body.0: Linear(8, 16) on 2x8 = 2*16 outputs x 8 = 256 MACs, 512 FLOPs, counted exactly
+    assert (rows["body.0"].forward_flops, rows["body.0"].macs, rows["body.0"].lower_bound) == (512, 256, None)
+    # body.2 gets Weird's unknown output: nothing of it is counted, and it says so
+    assert (rows["body.2"].forward_flops, rows["body.2"].macs, rows["body.2"].lower_bound) == ("unknown", "unknown", True)
+    assert rows["body.2"].params == 16 * 4 + 4  # its weights are known all the same
+    # the Sequential counted body.0 only: a lower bound
+    assert (rows["body"].forward_flops, rows["body"].lower_bound) == (512, True)
+    dumped = json.loads(report.to_json())
+    assert "lower_bound" not in next(layer for layer in dumped["layers"] if layer["name"] == "body.0")
+    text = cli("analyze", str(write_named(tmp_path, "m.py", UNRESOLVED_ITEM)), "--input", "2x8", cwd=tmp_path).stdout
+    line = {row.split()[0]: row for row in text.splitlines() if row.strip().startswith(("body", "2 "))}
+    assert "≥ 512" in line["body"] and "unknown" in line["2"]
+
+
+def write_named(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from staticflops.rulesets import loader, prebuilt
+from staticflops.rulesets import compiled, loader, prebuilt
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
 
@@ -17,9 +17,10 @@ def builtin(tmp_path, monkeypatch):
     """A copy of the built-in rules folder, compiled as the build hook does."""
     folder = tmp_path / "rules_data"
     shutil.copytree(RULES, folder)
-    monkeypatch.setattr(loader, "builtin_rules_dir", lambda: folder)
+    for module in (compiled, loader, prebuilt):  # each reads the folder by the name it imported
+        monkeypatch.setattr(module, "builtin_rules_dir", lambda: folder)
     loader._LOADED.clear()  # the in-process cache would answer first
-    prebuilt.compile_builtin(folder / prebuilt.FOLDER)
+    loader.compile_builtin(folder / prebuilt.FOLDER)
     yield folder
     loader._LOADED.clear()
 
@@ -35,10 +36,10 @@ def fields(ruleset) -> tuple:
 @pytest.mark.parametrize("name", loader.builtin_names())
 def test_compiled_copy_equals_the_yaml(builtin, name):
     path = loader._resolve(name, None)
-    compiled = prebuilt.read(path)
-    assert compiled is not None
-    assert fields(compiled) == fields(loader._load(path, chain=(), named=path))
-    assert str(compiled.files[-1]).startswith(str(builtin))  # paths are the installed folder's, not the build's
+    copy = prebuilt.read(path)
+    assert copy is not None
+    assert fields(copy) == fields(loader._load(path, chain=(), named=path))
+    assert str(copy.files[-1]).startswith(str(builtin))  # paths are the installed folder's, not the build's
 
 
 def test_an_edited_file_is_read_again(builtin):

@@ -1280,3 +1280,72 @@ def test_sum_with_a_start_value_sums_the_iterable(tmp_path):
         """, ["a", "b", "c"])
     # 6 items summing to 5: 11; [7, 1, 2, 3][2] = 2
     assert found == {"a": 11, "b": 2, "c": 9}
+
+
+OPERATORS = """
+class Vec:
+    def __init__(self, n):
+        self.n = n
+
+    def __add__(self, other):
+        return Vec(self.n + (other.n if isinstance(other, Vec) else other))
+
+    def __radd__(self, other):
+        return Vec(other * 10 + self.n)
+
+    def __mul__(self, other):
+        return NotImplemented
+
+    def __rmul__(self, other):
+        return Vec(self.n * 100)
+
+    def __matmul__(self, other):
+        return self.n * other.n
+
+
+class Meters:
+    def __mul__(self, other):
+        return NotImplemented
+
+"""
+
+
+def test_binary_operators_call_the_dunder_then_its_reflection(tmp_path):
+    body = """
+    a = (Vec(2) + Vec(3)).n
+    b = (5 + Vec(1)).n
+    c = (Meters() * Vec(4)).n
+    d = Vec(3) @ Vec(4)
+    """
+    found = run_probes(tmp_path, OPERATORS, body, ["a", "b", "c", "d"])
+    # CPython: Vec(2).__add__(Vec(3)) -> Vec(5)
+    assert found["a"] == 5
+    # int + Vec: int.__add__ gives NotImplemented, so Vec(1).__radd__(5) -> Vec(5 * 10 + 1)
+    assert found["b"] == 51
+    # Meters.__mul__ returns NotImplemented, so Vec(4).__rmul__(Meters()) -> Vec(400)
+    assert found["c"] == 400
+    # Vec(3).__matmul__(Vec(4)) -> 3 * 4
+    assert found["d"] == 12
+
+
+def test_module_list_and_sequential_concatenate(tmp_path):
+    report = analyse(tmp_path, """
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                a = nn.ModuleList([nn.Linear(8, 8), nn.Linear(8, 8)])
+                self.layers = a + nn.ModuleList([nn.Linear(8, 4)])
+                self.tail = nn.Sequential(nn.ReLU()) + nn.Sequential(nn.Linear(4, 2))
+
+            def forward(self, x):
+                for layer in self.layers:
+                    x = layer(x)
+                return self.tail(x)
+        """, inputs=("2x8",))
+    assert not report.unknown
+    # torch: ModuleList.__add__ renumbers from 0: layers.0-2; Sequential + Sequential: tail.0 ReLU, tail.1 Linear
+    assert [row.name for row in report.layers if row.depth == 2] == ["layers.0", "layers.1", "layers.2", "tail.0", "tail.1"]
+    # MACs: 2 rows x (8*8 + 8*8 + 8*4 + 4*2) = 2 x 168 = 336; FLOPs 672
+    assert (report.totals.macs, report.totals.forward_flops) == (336, 672)

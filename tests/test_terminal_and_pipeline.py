@@ -205,3 +205,41 @@ def test_by_type_sums_the_leaves_per_type():
     assert rows["Linear"][2] == "4,096,000" and rows["Conv2d"][2] == "8,174,272,512"
     order = [line.split()[0] for line in _lines(result.stdout) if line.startswith("  ") and line.split()[0] in rows]
     assert order[:2] == ["Conv2d", "Linear"]  # most FLOPs first
+
+
+WRAPPED_INIT = """import functools
+import torch.nn as nn
+
+
+def register_to_config(init):
+    @functools.wraps(init)
+    def inner_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+    return inner_init
+
+
+class Block(nn.Module):
+    @register_to_config
+    def __init__(self, channels, depth=2):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3)
+
+    def forward(self, x):
+        return self.conv(x)
+"""
+
+
+def test_a_wrapped_init_that_needs_arguments_is_a_helper_said_at_the_class(tmp_path):
+    # diffusers' @register_to_config: the wrapper takes *args, **kwargs; inspect.signature (and
+    # we) follow __wrapped__ to the def, which needs `channels`.  The decorator is no model.
+    (tmp_path / "blocks.py").write_text(WRAPPED_INIT)  # `class Block` is line 12, `Block` at column 7
+    result = cli("analyze", ".", "--format", "json", "--no-cache", cwd=tmp_path)
+    entry = json.loads(result.stdout)["files"][0]
+    assert entry["skipped"] == "blocks.py:12:7: __init__() missing required argument 'channels'", entry
+    single = cli("analyze", "blocks.py", "--input", "1x4x8x8", cwd=tmp_path)
+    assert single.returncode == 1 and "blocks.py:12:7: error: __init__() missing required argument 'channels'" in single.stderr
+    # with the argument given, the wrapper runs the def: Conv2d(4, 4, 3) on 1x4x8x8 -> 1x4x6x6,
+    # 144 outputs x 4*3*3 = 36 MACs each = 5,184 MACs = 10,368 FLOPs
+    built = cli("analyze", "blocks.py", "--input", "1x4x8x8", "--kwargs", '{"channels": 4}', "--format", "json",
+                cwd=tmp_path)
+    assert json.loads(built.stdout)["totals"]["forward_flops"] == 10368, built.stderr

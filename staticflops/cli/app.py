@@ -98,7 +98,7 @@ def with_limits(command):
 
 def _print_version(asked: bool) -> None:
     if asked:
-        from staticflops import __version__
+        from staticflops.version import __version__
         sys.stdout.write(f"staticflops {__version__}\n")
         raise typer.Exit(0)
 
@@ -453,7 +453,7 @@ def _guarded(action, debug: bool = False, subject: str | None = None, let_throug
     stays for click's own command-line errors.  Anything else is our bug: a short request for
     a report, exit 3 (traceback with --debug).  ``let_through``: exceptions handled by the
     caller (``main`` reports an output that cannot be written)."""
-    from staticflops import __version__
+    from staticflops.version import __version__
     from staticflops.diagnostics import AnalysisError, UsageError
     _settle_heap()
     try:

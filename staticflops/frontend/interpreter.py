@@ -52,6 +52,15 @@ _RICH_COMPARISONS = {
     cst.LessThan: ("__lt__", "__gt__"), cst.LessThanEqual: ("__le__", "__ge__"), cst.Equal: ("__eq__", "__eq__"),
     cst.NotEqual: ("__ne__", "__ne__"), cst.GreaterThan: ("__gt__", "__lt__"), cst.GreaterThanEqual: ("__ge__", "__le__"),
 }
+# a + b calls a.__add__(b), then the reflection b.__radd__(a)
+_OPERATOR_METHODS = {
+    cst.Add: ("__add__", "__radd__"), cst.Subtract: ("__sub__", "__rsub__"), cst.Multiply: ("__mul__", "__rmul__"),
+    cst.Divide: ("__truediv__", "__rtruediv__"), cst.FloorDivide: ("__floordiv__", "__rfloordiv__"),
+    cst.Modulo: ("__mod__", "__rmod__"), cst.Power: ("__pow__", "__rpow__"),
+    cst.MatrixMultiply: ("__matmul__", "__rmatmul__"), cst.BitOr: ("__or__", "__ror__"),
+    cst.BitAnd: ("__and__", "__rand__"), cst.BitXor: ("__xor__", "__rxor__"),
+    cst.LeftShift: ("__lshift__", "__rlshift__"), cst.RightShift: ("__rshift__", "__rrshift__"),
+}
 # Builtins that return a namespace's own dict, through which it could be written unseen.
 _HANDS_OUT_NAMESPACES = frozenset({"globals", "vars"})
 _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, set, frozenset, range, Expr, slice)
@@ -266,6 +275,9 @@ class Interpreter(Statements, Expressions):
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             return self.framework.tensor_binary(self, op_class.__name__, left, right, node)
         if isinstance(left, Instance) or isinstance(right, Instance):
+            result = self._operator_method(op_class, left, right, node)
+            if result is not MISSING:
+                return result
             return self.framework.instance_binary(self, op_class.__name__, left, right, node)
         self.budget.check_int(self, op_class.__name__, left, right, node)
         self.budget.check_built(self, op_class.__name__, left, right, node)
@@ -285,6 +297,24 @@ class Interpreter(Statements, Expressions):
             raise self.fail("division by zero", node, python="ZeroDivisionError") from None
         except (TypeError, ValueError, Undecidable, OverflowError):
             return self.unknown(f"`{op_class.__name__}` of {describe(left)} and {describe(right)}", node)
+
+    def _operator_method(self, op_class, left, right, node):
+        """``a + b`` on objects: ``a.__add__(b)``, else the reflected ``b.__radd__(a)``, as
+        Python does (``nn.ModuleList + nn.ModuleList``, a user's vector class).  NotImplemented
+        is None in our value model, so a method returning None passes to the next."""
+        name, reflected = _OPERATOR_METHODS.get(op_class, (None, None))
+        if name is None:
+            return MISSING
+        for receiver, other, method_name in ((left, right, name), (right, left, reflected)):
+            if isinstance(receiver, Instance):
+                for cls in receiver.cls.mro():
+                    if method_name in cls.namespace:
+                        method = self._bind(receiver, cls.namespace[method_name], cls, node)
+                        result = self.call(method, [other], {}, node)
+                        if result is not None:
+                            return result
+                        break
+        return MISSING
 
     def compare(self, op_class, left, right, node):
         if op_class in (cst.Is, cst.IsNot):

@@ -7,6 +7,8 @@ libcst and evaluated by our interpreter in the file's namespace — never by Pyt
 
 from __future__ import annotations
 
+import re
+
 from staticflops.frontend import syntax as cst
 
 from staticflops.diagnostics import AnalysisError, Location
@@ -27,6 +29,12 @@ def build_model(interp, source: SourceFile, scope, framework, model: str | None,
     interp.source = source
     kwargs = convert_kwargs(interp, target, kwargs, anchor)
     if isinstance(target, Class):
+        missing = [argument for argument in _required_arguments(target) if argument not in kwargs]
+        if missing and anchor is not None:
+            # said at the class, as an unwrapped __init__ would: a wrapper's call inside a
+            # library (diffusers' configuration_utils.py) is not where the user looks
+            raise interp.fail(f"__init__() missing required argument '{missing[0]}'", anchor, code="SF114",
+                              python="TypeError")
         return framework.instantiate(interp, target, [], kwargs, anchor), name, anchor
     return interp.call(target, [], kwargs, anchor), name, anchor
 
@@ -97,6 +105,8 @@ def candidates(source: SourceFile, scope, framework) -> tuple[dict, dict]:
             classes[name] = value
         elif isinstance(value, Function) and value.source is source and not name.startswith("_") and name != "main":
             builders[name] = value
+    # a function the file applies as a decorator (`@register_to_config`) makes no model
+    builders = {name: value for name, value in builders.items() if not _applied_as_decorator(source, name)}
     used = _names_used_outside_own_definition(source, {*classes, *builders})
     return ({name: value for name, value in classes.items() if not _used_elsewhere(name, used)},
             {name: value for name, value in builders.items() if not _used_elsewhere(name, used)})
@@ -177,18 +187,35 @@ def _names_used_outside_own_definition(source: SourceFile, wanted: set) -> dict:
     return used
 
 
+def _applied_as_decorator(source: SourceFile, name: str) -> bool:
+    """``@name`` or ``@name(...)`` on a line of the file (a text search: a decorator line can
+    hold nothing else before it)."""
+    return re.search(rf"^[ \t]*@[ \t]*{re.escape(name)}\b", nfkc(source.text), re.MULTILINE) is not None
+
+
 def _used_elsewhere(name: str, used: dict) -> bool:
     return bool(used.get(name, set()) - {name})
 
 
 def _needs_no_arguments(cls: Class) -> bool:
+    return not _required_arguments(cls)
+
+
+def _required_arguments(cls: Class) -> list[str]:
+    """The parameters of ``cls.__init__`` without a default, as ``inspect.signature`` sees
+    them: through ``functools.wraps`` wrappers (diffusers' ``@register_to_config`` takes
+    ``*args, **kwargs`` and passes them on), to the ``def`` the class wrote."""
     try:
         init = cls.lookup("__init__")
     except KeyError:
-        return True
+        return []
+    for _ in range(100):  # a chain of wrappers; a cycle of __wrapped__ ends here
+        inner = init.attrs.get("__wrapped__") if isinstance(init, Function) else None
+        if not isinstance(inner, Function):
+            break
+        init = inner
     if not isinstance(init, Function):
-        return True
+        return []
     params = init.node.params
-    required = [p for p in [*params.posonly_params, *params.params][1:] if p.name.value not in init.defaults]
-    required += [p for p in params.kwonly_params if p.name.value not in init.defaults]
-    return not required
+    required = [p.name.value for p in [*params.posonly_params, *params.params][1:] if p.name.value not in init.defaults]
+    return required + [p.name.value for p in params.kwonly_params if p.name.value not in init.defaults]

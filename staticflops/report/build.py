@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from staticflops import __version__
+from staticflops.version import __version__
 from staticflops.cost import CostResult
 from staticflops.cost.memory import dtype_bytes
 from staticflops.diagnostics import code_of
@@ -102,15 +102,21 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
     for layer in cost.layers:
         node = layer.node
         if node.name:
+            # Called, but its (last) output is unknown: what it computed from there on was not
+            # counted, so its figures are a lower bound, and nothing counted is "unknown", never 0.
+            lower = node.calls > 0 and bool(node.output_shapes) and node.output_shapes[0] is None
+            nothing = lower and _is_zero(layer.flops) and _is_zero(layer.macs)
             rows.append(construct(Layer, {
                 "name": node.name, "type": node.type, "kind": "module", "depth": layer.depth,
                 "location": str(node.location),
                 "output_shape": shape_out(node.output_shapes[0]) if node.output_shapes else None,
-                "forward_flops": count(layer.flops), "macs": count(layer.macs), "params": count(layer.params),
+                "forward_flops": "unknown" if nothing else count(layer.flops),
+                "macs": "unknown" if nothing else count(layer.macs), "params": count(layer.params),
                 "calls": node.calls, "backward_flops": count(layer.backward) if training else None,
                 "param_bytes": count(layer.params * size), "activation_bytes": count(layer.activation * size),
                 "mem_read_bytes": count(layer.mem_read * size), "mem_write_bytes": count(layer.mem_write * size),
                 "saved_activation_bytes": count(layer.saved * size) if training else None,
+                "lower_bound": True if lower else None,
             }, _ALL_FIELDS))
         seen: dict = {}
         for op_cost in layer.ops:
@@ -129,7 +135,7 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
                 "calls": _CALLS_DEFAULT, "backward_flops": count(op_cost.backward) if training else None,
                 "param_bytes": 0, "activation_bytes": count(op_cost.activation * size),
                 "mem_read_bytes": count(op_cost.mem_read * size), "mem_write_bytes": count(op_cost.mem_write * size),
-                "saved_activation_bytes": count(op_cost.saved * size) if training else None,
+                "saved_activation_bytes": count(op_cost.saved * size) if training else None, "lower_bound": None,
             }, _OP_FIELDS))
     return rows
 
@@ -138,7 +144,7 @@ _UNTRAINED_TOTALS = frozenset(Totals.model_fields) - set(TRAINING_TOTALS)  # the
 _REPORT_GIVEN = frozenset({"file", "model", "framework", "rules", "inputs", "outputs", "totals", "layers", "unknown",
                            "training", "tool_version"})
 _ALL_FIELDS = frozenset(Layer.model_fields)
-_OP_FIELDS = _ALL_FIELDS - {"calls"}  # an op row leaves `calls` at its default
+_OP_FIELDS = _ALL_FIELDS - {"calls", "lower_bound"}  # an op row leaves these at their defaults
 _CALLS_DEFAULT = Layer.model_fields["calls"].default
 
 

@@ -9,12 +9,16 @@ so even a rendering bug could not make it run code or call out."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from staticflops.report.by_type import COLUMNS as TYPE_COLUMNS, type_cells
 from staticflops.report.escape import MAX_MESSAGE, html_text
 from staticflops.report.html_charts import icicle, is_symbolic, type_bars
-from staticflops.report.schema import Report
 from staticflops.report.training_lines import rule_of_thumb, run_line
 from staticflops.report.units import completeness, human, notes, partial_banner, share
+
+if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
+    from staticflops.report.schema import Report
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -171,6 +175,11 @@ def _type_table(report: Report, exact: bool) -> list[str]:
     return rows
 
 
+def _bound(row) -> str:
+    """``≥ `` before the counts of a module called with an output left unknown (a lower bound)."""
+    return "≥ " if row.lower_bound and row.forward_flops != "unknown" else ""
+
+
 def _layer_table(report: Report, depth: int | None, training: bool, exact: bool = False) -> list[str]:
     totals = report.totals
     head = ["Layer", "Type", "Output", "FLOPs", "MACs"] + (["Bwd FLOPs"] if training else [])
@@ -183,8 +192,8 @@ def _layer_table(report: Report, depth: int | None, training: bool, exact: bool 
         indent = f' style="padding-left:{8 + 14 * (row.depth - 1)}px"'
         cells = [f"<td{indent}>{_t(row.name)}</td>", f"<td>{_t(row.type)}</td>",
                  f"<td><code>{_t(_shape(row.output_shape, row.calls), MAX_MESSAGE)}</code></td>",
-                 f'<td class="n">{_count(row.forward_flops, exact=exact)}</td>',
-                 f'<td class="n">{_count(row.macs, exact=exact)}</td>']
+                 f'<td class="n">{_bound(row)}{_count(row.forward_flops, exact=exact)}</td>',
+                 f'<td class="n">{_bound(row)}{_count(row.macs, exact=exact)}</td>']
         cells += [f'<td class="n">{_count(row.backward_flops, exact=exact)}</td>'] if training else []
         cells += [f'<td class="n">{_count(row.params, exact=exact) if row.params else ""}</td>',
                   f'<td class="n">{share(row.forward_flops, totals.forward_flops)}</td>',

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from staticflops.report.escape import MAX_MESSAGE, md_code, visible
-from staticflops.report.schema import Report
 from staticflops.report.units import completeness, human, notes, partial_banner, share
+
+if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
+    from staticflops.report.schema import Report
 
 
 def render_markdown(report: Report, max_depth: int | None = None) -> str:
@@ -35,8 +39,9 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
         if max_depth is not None and row.depth > max_depth:
             continue
         shape = ("-" if row.calls == 0 else "?") if row.output_shape is None else "x".join(str(d) for d in row.output_shape)
-        flops = row.forward_flops if row.forward_flops == "unknown" else human(row.forward_flops)
-        macs = row.macs if row.macs == "unknown" else human(row.macs)
+        bound = "≥ " if row.lower_bound else ""  # called, output unknown: counted up to there
+        flops = row.forward_flops if row.forward_flops == "unknown" else bound + human(row.forward_flops)
+        macs = row.macs if row.macs == "unknown" else bound + human(row.macs)
         lines.append(f"| {md_code(row.name, table=True)} | {md_code(row.type, table=True)} | {visible(shape)} | "
                      f"{flops} | {macs} | {human(row.params) if row.params else ''} | "
                      f"{share(row.forward_flops, totals.forward_flops)} | {md_code(row.location, table=True)} |")

@@ -86,6 +86,9 @@ class Layer(_Contract):
     mem_read_bytes: Count = 0
     mem_write_bytes: Count = 0
     saved_activation_bytes: Optional[Count] = None  # with --training only
+    # true when the module was called but its output is unknown: the figures above count only
+    # what ran before the unresolved value (absent otherwise)
+    lower_bound: Optional[bool] = None
 
 
 class TrainingBudget(_Contract):
@@ -198,7 +201,7 @@ def contract_dict(data: dict) -> dict:
         if data["totals"].get(key, 0) is None:
             del data["totals"][key]
     for layer in data["layers"]:
-        for key in ("backward_flops", "saved_activation_bytes"):
+        for key in ("backward_flops", "saved_activation_bytes", "lower_bound"):
             if layer.get(key, 0) is None:
                 del layer[key]
     if data.get("training", 0) is None:

@@ -69,8 +69,9 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
             folded = folded or (label, repeats)
         shape = visible(_shape(row.output_shape, row.calls, short_dim))
         shortened = shortened or shape != visible(_shape(row.output_shape, row.calls))
-        cells = ["  " * (row.depth - 1) + label, visible(row.type), shape, visible(_amount(row.forward_flops, exact)),
-                 visible(_amount(row.macs, exact))]
+        bound = "≥ " if row.lower_bound and row.forward_flops != "unknown" else ""
+        cells = ["  " * (row.depth - 1) + label, visible(row.type), shape,
+                 bound + visible(_amount(row.forward_flops, exact)), bound + visible(_amount(row.macs, exact))]
         cells += [visible(_amount(row.backward_flops, exact))] if training else []
         cells += [visible(_amount(row.params, exact)) if row.params else "", share(row.forward_flops, totals.forward_flops),
                   visible(_where(row.location, report.file))]

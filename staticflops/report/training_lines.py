@@ -4,8 +4,12 @@ rule, a --peak-tflops device) reaches the others."""
 
 from __future__ import annotations
 
-from staticflops.report.schema import Report
+from typing import TYPE_CHECKING
+
 from staticflops.report.units import human
+
+if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
+    from staticflops.report.schema import Report
 
 
 def _tokens(tokens) -> str:

@@ -11,70 +11,21 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.files import RefusedRead, check_regular, project_root, read_file
 from staticflops.rulesets import prebuilt
+from staticflops.rulesets.compiled import (  # noqa: F401  (re-exported: the loader's API)
+    DATA_FILES, DEFAULT_OPTIONS, MAX_RULE_FILE_BYTES, CompiledRule, RuleSet, builtin_names, builtin_rules_dir,
+)
 from staticflops.rulesets.formula import Formula, FormulaError
 
 # PyYAML and the rule-file schema are imported only when YAML is read: the wheel's compiled
 # copy of a built-in rule set (rulesets/prebuilt.py) spares a run both.
 
-MAX_RULE_FILE_BYTES = 1_000_000
 _FIELDS = ("macs", "flops", "params")
-
-
-@dataclass(frozen=True)
-class CompiledRule:
-    kind: str
-    macs: Formula
-    flops: Formula
-    params: Formula | None
-    input_grad: Formula | None
-    weight_grad: Formula | None
-    state_grad: Formula | None
-    note: str | None
-    origin: Location
-    mem_read: Formula | None = None
-    mem_write: Formula | None = None
-    saved: Formula | None = None
-
-
-DEFAULT_OPTIONS = {"functional": True, "declared_params": True, "repeated_calls": "sum", "memory": "io"}
-
-
-@dataclass
-class RuleSet:
-    name: str
-    description: str
-    convention: str
-    headline: str
-    rules: dict = field(default_factory=dict)  # kind -> CompiledRule
-    files: list = field(default_factory=list)
-    options: dict = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
-    classes: dict = field(default_factory=dict)  # user class name -> CompiledRule
-
-    def get(self, kind: str) -> CompiledRule | None:
-        return self.rules.get(kind)
-
-    def for_class(self, name: str, qualified: str | None) -> CompiledRule | None:
-        return self.classes.get(qualified) if qualified in self.classes else self.classes.get(name)
-
-
-def builtin_rules_dir() -> Path:
-    installed = Path(__file__).resolve().parent.parent / "rules_data"
-    if installed.is_dir():
-        return installed
-    return Path(__file__).resolve().parents[2] / "rules"  # a source checkout
-
-
-DATA_FILES = {"hardware"}  # YAML beside the rule sets that is not one (device peaks)
-
-
-def builtin_names() -> list[str]:
-    return sorted(p.stem for p in builtin_rules_dir().glob("*.yaml") if p.stem not in DATA_FILES)
 
 
 def load_ruleset(name_or_path: str) -> RuleSet:
@@ -363,3 +314,18 @@ def _node_at(root, loc):
             break
         node = child
     return node
+
+
+def compile_builtin(target: Path) -> list[Path]:
+    """Compile every built-in rule set into ``target`` (the wheel's build hook): exactly what
+    ``load_ruleset(name)`` compiles, as ``prebuilt.read`` will read it back; the files written."""
+    import json
+
+    folder = builtin_rules_dir()
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in builtin_names():
+        path = folder / f"{name}.yaml"
+        written.append(target / f"{name}.json")
+        written[-1].write_text(json.dumps(prebuilt.entry(_load(path, chain=(), named=path), folder), sort_keys=True))
+    return written

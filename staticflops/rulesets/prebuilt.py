@@ -3,12 +3,12 @@ modules, for rule files, without writing anything at run time.
 
 Reading a rule set from YAML costs a cold run ~30 ms: importing PyYAML (~17 ms), building the
 rule-file schema's validators (~10 ms), composing and validating the files.  The wheel's build
-hook (``hatch_build.py``) runs this very loader over ``rules/*.yaml`` and writes each built-in
+hook (``hatch_build.py``) runs the loader (``loader.compile_builtin``) over ``rules/*.yaml`` and writes each built-in
 rule set, merged and checked, as ``rules_data/compiled/<name>.json`` beside the YAML.
 
 A compiled copy is used only for a built-in rule set named by its name, and only while it is
 fresh: the SHA-256 of every YAML file it came from and of the modules that compile rule files
-(``loader.py``, ``schema.py``, ``prebuilt.py``) must be as recorded.  An editable install or a
+(``loader.py``, ``compiled.py``, ``schema.py``, ``prebuilt.py``) must be as recorded.  An editable install or a
 source checkout has no copy (or an edited file makes it stale): the YAML is read, as before,
 and nothing is written anywhere.  Nothing in a copy is trusted more than the YAML it came
 from: its formulas are parsed and checked again when loaded, as every formula is.
@@ -21,45 +21,33 @@ import json
 from pathlib import Path
 
 from staticflops.diagnostics import Location
+from staticflops.rulesets.compiled import MAX_RULE_FILE_BYTES, CompiledRule, RuleSet, builtin_rules_dir
 from staticflops.rulesets.formula import Formula
 
 FORMAT = 1
 FOLDER = "compiled"  # under the built-in rules folder
 PLACEHOLDER = "<builtin-rules>"  # the built-in folder in stored paths: the build's and the install's differ
 _FORMULAS = ("macs", "flops", "params", "input_grad", "weight_grad", "state_grad", "mem_read", "mem_write", "saved")
-_COMPILING_MODULES = ("loader.py", "schema.py", "prebuilt.py")
+_COMPILING_MODULES = ("loader.py", "compiled.py", "schema.py", "prebuilt.py")
 MAX_COMPILED_BYTES = 16 * 1024 * 1024
 
 
-def compile_builtin(target: Path) -> list[Path]:
-    """Compile every built-in rule set into ``target`` (the build hook's step); the files written."""
-    from staticflops.rulesets.loader import _load, builtin_names, builtin_rules_dir
-
-    folder = builtin_rules_dir()
-    target.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in builtin_names():
-        path = folder / f"{name}.yaml"
-        ruleset = _load(path, chain=(), named=path)  # exactly what load_ruleset(name) compiles
-        entry = {
-            "format": FORMAT, "code": _code_stamp(),
-            "digests": [[_portable(file, folder), _digest(Path(file))] for file in ruleset.files],
-            "name": ruleset.name, "description": ruleset.description, "convention": ruleset.convention,
-            "headline": ruleset.headline, "files": [_portable(file, folder) for file in ruleset.files],
-            "options": ruleset.options,
-            "rules": {kind: _rule(rule, folder) for kind, rule in ruleset.rules.items()},
-            "classes": {kind: _rule(rule, folder) for kind, rule in ruleset.classes.items()},
-        }
-        written.append(target / f"{name}.json")
-        written[-1].write_text(json.dumps(entry, sort_keys=True))
-    return written
+def entry(ruleset, folder: Path) -> dict:
+    """The compiled copy of one built-in rule set (``loader.compile_builtin`` writes it)."""
+    return {
+        "format": FORMAT, "code": _code_stamp(),
+        "digests": [[_portable(file, folder), _digest(Path(file))] for file in ruleset.files],
+        "name": ruleset.name, "description": ruleset.description, "convention": ruleset.convention,
+        "headline": ruleset.headline, "files": [_portable(file, folder) for file in ruleset.files],
+        "options": ruleset.options,
+        "rules": {kind: _rule(rule, folder) for kind, rule in ruleset.rules.items()},
+        "classes": {kind: _rule(rule, folder) for kind, rule in ruleset.classes.items()},
+    }
 
 
 def read(path: Path):
     """The compiled copy of the built-in rule file ``path`` (as ``loader._resolve`` gives a
     built-in name), or None: not a built-in, no copy, or a stale one."""
-    from staticflops.rulesets.loader import CompiledRule, RuleSet, builtin_rules_dir
-
     folder = builtin_rules_dir()
     if path.parent != folder or path.suffix != ".yaml":
         return None  # a rule file named by its path: read as YAML
@@ -102,17 +90,16 @@ def _local(path: str, folder: Path) -> str:
 
 def _digest(path: Path) -> str:
     from staticflops.files import read_file
-    from staticflops.rulesets.loader import MAX_RULE_FILE_BYTES
 
     return hashlib.sha256(read_file(path, max_bytes=MAX_RULE_FILE_BYTES)).hexdigest()  # regular, bounded
 
 
 def _code_stamp() -> str:
     """Our version and the content of the code that compiles rule files."""
-    import staticflops
+    from staticflops.version import __version__
 
     here = Path(__file__).resolve().parent
-    digest = hashlib.sha256(staticflops.__version__.encode())
+    digest = hashlib.sha256(__version__.encode())
     for name in _COMPILING_MODULES:
         digest.update(b"\0" + name.encode() + b"\0" + (here / name).read_bytes())
     return digest.hexdigest()

@@ -6,7 +6,7 @@ Keras layers keep the batch dimension apart: ``Reshape((4, 8))`` means ``(batch,
 
 from __future__ import annotations
 
-from staticflops.shapes.layers import _expect, _expect_rank, channels_last, shape_function, _conv
+from staticflops.shapes.layers import BATCH_MAJOR_RECURRENT, _expect, _expect_rank, channels_last, shape_function, _conv
 from staticflops.shapes.shape import Shape, format_shape, numel
 from staticflops.shapes.tensor_ops import ShapeError, broadcast, concatenate, normalize_dim, reshape
 
@@ -170,3 +170,6 @@ def _take(attrs, inputs):
         return [tuple(indices)], {}
     axis = normalize_dim(attrs["dim"], len(x))
     return [x[:axis] + tuple(indices) + x[axis + 1:]], {}
+
+
+BATCH_MAJOR_RECURRENT["keras"] = keras_recurrent

@@ -324,8 +324,7 @@ def _embedding(attrs, inputs):
 def _recurrent(attrs, inputs):
     x = inputs[0]
     if "return_sequences" in attrs:  # a Keras layer: batch-major, returns what return_* ask for
-        from staticflops.shapes.keras_layers import keras_recurrent
-        return keras_recurrent(attrs, x)
+        return BATCH_MAJOR_RECURRENT["keras"](attrs, x)
     name = attrs.get("type", "RNN")
     _expect_rank(x, (2, 3), name)
     _expect(x[-1], attrs["input_size"], name + " expects input_size {wanted}, got {actual}")
@@ -564,4 +563,6 @@ def _reduce(attrs, inputs):
     return [reduce(inputs[0], attrs.get("dim"), attrs.get("keepdim", False))], {}
 
 
-from staticflops.shapes import keras_layers  # noqa: E402,F401  (registers the Keras-only kinds)
+# Keras' recurrent layers share the rnn/gru/lstm kinds but are batch-major: keras_layers.py puts
+# its shape rule here (as it registers its own kinds), so this module never imports it.
+BATCH_MAJOR_RECURRENT: dict = {}

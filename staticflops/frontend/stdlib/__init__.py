@@ -8,29 +8,9 @@ Nothing of the analysed program is ever run by Python: the builtins only handle 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.values import Builtin, Class, Function, Namespace
-
-_STUB_CACHE: dict = {}
-
-
-def run_stub(interp, name: str, scope: Scope | None = None) -> Scope:
-    """Run ``stubs/<name>`` (parsed once per process) in a fresh module scope."""
-    from staticflops.frontend.source import parse_source
-
-    if name not in _STUB_CACHE:
-        text = (Path(__file__).parent / "stubs" / name).read_text(encoding="utf-8")
-        _STUB_CACHE[name] = parse_source(text, f"<stdlib:{name}>", internal=True)
-    scope = scope or Scope()
-    previous, interp.source = interp.source, _STUB_CACHE[name]
-    try:
-        interp.exec_block(_STUB_CACHE[name].module.body, scope)
-    finally:
-        interp.source = previous
-    return scope
-
+from staticflops.frontend.stdlib.stub_modules import run_stub
 
 # isinstance(x, Mapping) is true for a plain dict too: the Python types each abc class covers
 _ABC_PYTYPES = {

@@ -82,7 +82,7 @@ def _stub_namespace(interp, name: str, stub: str) -> Namespace:
 
     def load(member):
         if "__name__" not in namespace.members:
-            from staticflops.frontend.stdlib import run_stub
+            from staticflops.frontend.stdlib.stub_modules import run_stub
             scope = Scope()
             scope.vars = namespace.members
             scope.vars["__name__"] = name

@@ -343,6 +343,16 @@ def _extend(interp, args, kwargs, node):
     return self
 
 
+def _concatenated(interp, args, kwargs, node):
+    """``ModuleList + iterable`` / ``Sequential + Sequential``: a new container of the same
+    class holding both sides' modules, renumbered from 0 (the modules themselves are shared)."""
+    self, other = args
+    combined = interp.call(self.cls, [], {}, node)
+    for module in [*self.module.children.values(), *interp.iterate(other, node)]:
+        _append(interp, [combined, module], {}, node)
+    return combined
+
+
 def _insert(interp, args, kwargs, node):
     self, index, module = args
     items = list(self.module.children.values())
@@ -387,8 +397,10 @@ def make_container_classes(module_class: Class) -> dict:
     listlike = {"append": _append, "extend": _extend, "insert": _insert, "__len__": _len, "forward": _container_forward}
     return {
         "Sequential": cls("Sequential", {"__init__": _sequential_init, "forward": _sequential_forward,
-                                         "append": _append, "extend": _extend, "insert": _insert, "__len__": _len}),
-        "ModuleList": cls("ModuleList", {"__init__": _list_init, "__iadd__": _extend, **listlike}),
+                                         "append": _append, "extend": _extend, "insert": _insert, "__len__": _len,
+                                         "__add__": _concatenated, "__iadd__": _extend}),
+        "ModuleList": cls("ModuleList", {"__init__": _list_init, "__iadd__": _extend, "__add__": _concatenated,
+                                         **listlike}),
         "ModuleDict": cls("ModuleDict", {"__init__": _list_init, "keys": _keys, "values": _values,
                                          "items": _items, "update": _dict_update, "__len__": _len,
                                          "forward": _container_forward}),

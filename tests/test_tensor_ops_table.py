@@ -212,3 +212,11 @@ def test_in_place_variants_follow_their_out_of_place_kind():
     report = run("(x.atan2_(y), x.lerp_(y, 0.5), x.clamp_min_(0.0))", ["x:2x8", "y:2x8"], "full")
     assert report.unknown == [] and report.outputs == [[2, 8]] * 3
     assert report.totals.forward_flops == 80
+
+
+def test_full_counts_both_reductions_of_aminmax_and_std_mean_as_std():
+    # aminmax of 16 elements: a min and a max, 15 compares each = 30.  std_mean of (2, 8) counts as
+    # std in full.yaml's `reduce`: the sum's 15 adds + 4 per element (the mean's share, subtract,
+    # square, add: 64) + 1 (divide and root folded per output) = 80.
+    assert run("torch.aminmax(x)", ["x:2x8"], "full").totals.forward_flops == 30
+    assert run("torch.std_mean(x)", ["x:2x8"], "full").totals.forward_flops == 80

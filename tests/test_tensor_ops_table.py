@@ -220,3 +220,15 @@ def test_full_counts_both_reductions_of_aminmax_and_std_mean_as_std():
     # square, add: 64) + 1 (divide and root folded per output) = 80.
     assert run("torch.aminmax(x)", ["x:2x8"], "full").totals.forward_flops == 30
     assert run("torch.std_mean(x)", ["x:2x8"], "full").totals.forward_flops == 80
+
+
+def test_a_symbolic_minimum_is_unknown_not_guessed():
+    # the diagonal of a (B, 8) matrix has min(B, 8) elements: not known while B is a symbol;
+    # of a (B, B) one, B.
+    source = ("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n"
+              "    def forward(self, x):\n        return torch.diag(x)\n")
+    report = analyze_text(source, "m.py", model="Model", inputs=["Bx8"])
+    assert len(report.unknown) == 1 and "min(B, 8)" in report.unknown[0].what
+    report = analyze_text(source.replace("torch.diag(x)", "torch.diag(x @ x.mT)"), "m.py", model="Model",
+                          inputs=["Bx8"])
+    assert report.unknown == [] and report.outputs == [["B"]]

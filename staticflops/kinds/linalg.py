@@ -6,7 +6,7 @@ the products that run as aten.mm (cov, corrcoef, inner) are `matmul`-class and c
 
 from __future__ import annotations
 
-from staticflops.kinds.record import Example, Kind, catalogue, expect
+from staticflops.kinds.record import Example, Kind, catalogue, expect, smaller
 from staticflops.shapes.shape import numel
 from staticflops.shapes.tensor_ops import ShapeError, broadcast, same
 
@@ -19,7 +19,7 @@ def _square(x, op):
 # op -> its outputs from (batch, rows, columns): the shapes torch gives (reduced QR/SVD
 # are torch.qr/svd's defaults: some=True).
 def _outputs(op, batch, m, n, other):
-    k = m if isinstance(m, int) and isinstance(n, int) and m < n else n
+    k = smaller(m, n) if op in ("lu", "geqrf", "qr", "svd") else n
     if op in ("det", "logdet", "nuclear_norm"):
         return [batch]
     if op == "slogdet":

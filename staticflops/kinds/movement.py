@@ -3,7 +3,7 @@ they are not recorded (as view/permute/cat are not); only their output shapes ma
 
 from __future__ import annotations
 
-from staticflops.kinds.record import Example, Kind, catalogue, expect
+from staticflops.kinds.record import Example, Kind, catalogue, expect, smaller
 from staticflops.shapes.shape import numel
 from staticflops.shapes.tensor_ops import ShapeError, broadcast, concatenate, normalize_dim, split_sizes
 
@@ -27,8 +27,10 @@ def _rot90(attrs, inputs):
 
 def _diagonal_length(rows, columns, offset):
     if offset >= 0:
-        return max(0, min(rows, columns - offset)) if isinstance(rows, int) and isinstance(columns, int) else rows
-    return max(0, min(rows + offset, columns)) if isinstance(rows, int) and isinstance(columns, int) else rows
+        length = smaller(rows, columns - offset)
+    else:
+        length = smaller(rows + offset, columns)
+    return max(0, length) if isinstance(length, int) else length
 
 
 def _diag(attrs, inputs):
@@ -184,7 +186,7 @@ def _lu_unpack(attrs, inputs):
     x = inputs[0]
     expect(len(x) >= 2, "lu_unpack expects LU factors of rank at least 2")
     m, n = x[-2], x[-1]
-    k = min(m, n) if isinstance(m, int) and isinstance(n, int) else n
+    k = smaller(m, n)
     batch = x[:-2]
     return [batch + (m, m), batch + (m, k), batch + (k, n)], {}
 

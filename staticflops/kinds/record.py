@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from staticflops.shapes.tensor_ops import ShapeError
+from staticflops.shapes.tensor_ops import ShapeError, same
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,19 @@ def catalogue(*kinds: Kind) -> dict:
             raise ValueError(f"op kind {kind.name!r} is catalogued twice")
         table[kind.name] = kind
     return table
+
+
+class Unresolved(Exception):
+    """The output shape needs a comparison of symbolic sizes (min(B, 8)): not known statically."""
+
+
+def smaller(a, b):
+    """min(a, b) of two sizes; equal symbolic sizes are their own minimum, others unresolved."""
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    if same(a, b):
+        return a
+    raise Unresolved(f"min({a}, {b}) of sizes that are not known numbers")
 
 
 def expect(condition: bool, message: str) -> None:

@@ -16,6 +16,7 @@ from typing import Callable
 from staticflops.diagnostics import AnalysisError, reason
 from staticflops.frontend.values import CannotKnow, Class, Record, Tensor, Unknown
 from staticflops.kinds.catalogue import KINDS
+from staticflops.kinds.record import Unresolved, smaller
 from staticflops.shapes.layers import infer
 from staticflops.shapes.shape import numel
 from staticflops.shapes.tensor_ops import ShapeError, normalize_dim
@@ -118,8 +119,10 @@ def _diagonal_of(name, bound):
     attrs, operands = default(name, bound)
     x = operands[0]
     if isinstance(x, Tensor) and x.shape is not None and len(x.shape) == 2:
-        rows, columns = x.shape
-        size = min(rows, columns) if isinstance(rows, int) and isinstance(columns, int) else rows
+        try:
+            size = smaller(*x.shape)
+        except Unresolved as why:
+            raise CannotKnow(str(why)) from None
         operands = [Tensor((size,), x.dtype)]
     attrs.update(op="sum", dim=None, keepdim=False)
     return attrs, operands
@@ -404,6 +407,8 @@ def _shapes(kind: str, attrs: dict, shapes: list) -> tuple:
         return infer(kind, attrs, shapes)
     try:
         return entry.shape(attrs, shapes)
+    except Unresolved as why:
+        raise CannotKnow(str(why)) from None
     except (TypeError, ValueError, ArithmeticError, IndexError) as error:
         raise ShapeError(f"cannot compute the output shape from these arguments ({reason(error)})") from None
 

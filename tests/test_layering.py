@@ -18,7 +18,8 @@ ALLOWED = {
     "verdicts": {"files", "cachefolder"},  # check's no-op fast path: a record of the last verdict, no heavy imports
     "shapes": {"diagnostics"},
     "ir": {"diagnostics", "shapes"},
-    "frontend": {"diagnostics", "limits", "files", "cachefolder", "shapes", "ir"},
+    "kinds": {"diagnostics", "shapes"},  # the op-kind catalogue: framework-neutral, above the dimension algebra
+    "frontend": {"diagnostics", "limits", "files", "cachefolder", "shapes", "ir", "kinds"},
     "rulesets": {"diagnostics", "version", "files", "cachefolder", "shapes"},
     "cost": {"diagnostics", "shapes", "ir", "rulesets"},
     "report": {"diagnostics", "version", "shapes", "ir", "rulesets", "cost"},

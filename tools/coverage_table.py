@@ -41,6 +41,20 @@ DELIBERATE: dict = {
     # as tests/test_torch_cases.py does: Bilinear(8, 6, 4) on (2, 8), (2, 6): 2*4 outputs x 8*6
     # products = 384 MACs = 768 FLOPs.
     ("Bilinear", "self.m(x, y)"): 768,
+    # FlopCounterMode has no formula for aten.dot / aten.vdot / aten.mv (says 0); `standard` counts
+    # their products as every matrix-vector product (rules/standard.yaml `matmul`'s note):
+    # dot/vdot of two 8-vectors: 8 MACs = 16 FLOPs; mv of (5, 8) by (8,): 5 x 8 = 40 MACs = 80 FLOPs.
+    **{(op, call): 16 for op, call in (("Tensor.dot", "x.dot(y)"), ("torch.dot", "torch.dot(x, y)"),
+                                       ("Tensor.vdot", "x.vdot(y)"), ("torch.vdot", "torch.vdot(x, y)"))},
+    ("Tensor.mv", "x.mv(v)"): 80, ("torch.mv", "torch.mv(x, v)"): 80,
+    # torch.tensordot(x, y) of two (2, 8) contracts both dims: torch runs aten.dot of 16 (0 in
+    # FlopCounterMode); `standard` counts 16 MACs = 32 FLOPs.
+    ("torch.tensordot", "torch.tensordot(x, y)"): 32,
+    # aten.addbmm / aten.addmv have no FlopCounterMode formula (0); `standard` counts their products
+    # (rules/standard.yaml `add_product`): addbmm of (2, 5, 8) @ (2, 8, 4) summed over the batch:
+    # 2 x 5 x 4 x 8 = 320 MACs = 640 FLOPs; addmv of (5, 8) by (8,): 40 MACs = 80 FLOPs.
+    ("Tensor.addbmm", "x.addbmm(y, z)"): 640, ("torch.addbmm", "torch.addbmm(x, y, z)"): 640,
+    ("Tensor.addmv", "x.addmv(y, v)"): 80, ("torch.addmv", "torch.addmv(x, y, v)"): 80,
 }
 
 

@@ -23,7 +23,8 @@ through staticflops without torch.
 
 How to run (torch 2.13.0 CPU):
 
-    /work/gt/torch/bin/python tools/record_coverage.py
+    /work/gt/torch/bin/python tools/record_coverage.py               # every torch family
+    /work/gt/torch/bin/python tools/record_coverage.py tensor_ops    # one family (its fixture only)
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def case_source(init: str, call: str, names: list) -> str:
 
 
 # Output shapes that depend on the values, not the shapes: no static analyser can know them.
-DATA_DEPENDENT = {"nonzero", "nonzero_static", "unique", "unique_consecutive", "masked_select", "argwhere",
+DATA_DEPENDENT = {"nonzero", "unique", "unique_consecutive", "masked_select", "argwhere",
                   "bincount", "histogram", "histogramdd", "combinations"}
 DATA_DEPENDENT_REASON = "output shape depends on the tensor's values"
 
@@ -91,6 +92,7 @@ ATEN_BLOCKS = {  # aten entries behind a public module or functional, probed thr
     "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "constant_pad_nd", "affine_grid_generator", "segment_reduce",
     "hsmm", "hspmm", "saddmm", "feature_dropout", "embedding_renorm",
 }
+REMOVED = {"eig", "lstsq", "solve", "symeig"}  # deprecated in 1.9, now raise on any call
 PLUMBING_REASON = "dtype/device/storage/autograd plumbing or a Python conversion: no tensor op a model costs"
 NAMESPACES = (  # namespaces with their own semantics, outside the probe
     ("sparse", "sparse tensors"), ("coalesce", "sparse tensors"), ("crow_", "sparse tensors"),
@@ -116,6 +118,10 @@ def excluded(name: str, obj) -> str | None:
         return PLUMBING_REASON
     if name in RUNTIME:
         return "TorchScript/threading/autocast runtime entry: no tensor op"
+    if name in REMOVED:
+        return "removed from torch (raises since 1.9: torch.linalg has the op)"
+    if name == "index":
+        return "functorch first-class dimensions (binds positions to Dim objects): no tensor op"
     if name in ATEN_BLOCKS:
         return "aten building block of a public module or functional, probed through that"
     if name.endswith("_copy"):
@@ -478,6 +484,30 @@ RECIPES: dict[str, list] = {
     "torch.masked_select": [("", "torch.masked_select(x, x > 0)", ["x:2x8"])],
     "Tensor.bincount": [("", "i[0].bincount()", ["i:int64:2x8"])],
     "torch.bincount": [("", "torch.bincount(i[0])", ["i:int64:2x8"])],
+    # ops the generic attempts cannot call (issue 20, tensor ops)
+    "Tensor.addbmm": [("", "x.addbmm(y, z)", ["x:5x4", "y:2x5x8", "z:2x8x4"])],
+    "torch.addbmm": [("", "torch.addbmm(x, y, z)", ["x:5x4", "y:2x5x8", "z:2x8x4"])],
+    "Tensor.addmv": [("", "x.addmv(y, v)", ["x:5", "y:5x8", "v:8"])],
+    "torch.addmv": [("", "torch.addmv(x, y, v)", ["x:5", "y:5x8", "v:8"])],
+    "Tensor.cholesky": [("", "(x @ x.mT + 8 * torch.eye(8)).cholesky()", ["x:8x8"])],
+    "torch.cholesky": [("", "torch.cholesky(x @ x.mT + 8 * torch.eye(8))", ["x:8x8"])],
+    "Tensor.index_put": [("", "x.index_put((i[0],), y[0])", ["x:2x8", "i:int64:2x8", "y:2x8"])],
+    "torch.index_put": [("", "torch.index_put(x, (i[0],), y[0])", ["x:2x8", "i:int64:2x8", "y:2x8"])],
+    "Tensor.index_reduce": [("", "x.index_reduce(1, i[0], y, 'amax')", ["x:2x8", "i:int64:2x8", "y:2x8"])],
+    "torch.index_reduce": [("", "torch.index_reduce(x, 1, i[0], y, 'prod')", ["x:2x8", "i:int64:2x8", "y:2x8"])],
+    "Tensor.istft": [("", "torch.stft(x, 4, return_complex=True).istft(4)", ["x:2x16"])],
+    "torch.istft": [("", "torch.istft(torch.stft(x, 4, return_complex=True), 4)", ["x:2x16"])],
+    "Tensor.new_empty_strided": [("", "x.new_empty_strided((2, 3), (3, 1))", ["x:2x8"])],
+    "Tensor.nonzero_static": [("", "x.nonzero_static(size=4)", ["x:2x8"])],
+    "torch.nonzero_static": [("", "torch.nonzero_static(x, size=4)", ["x:2x8"])],
+    "Tensor.orgqr": [("", "x.orgqr(v)", ["x:8x8", "v:8"])],
+    "torch.orgqr": [("", "torch.orgqr(x, v)", ["x:8x8", "v:8"])],
+    "Tensor.ormqr": [("", "x.ormqr(v, y)", ["x:8x8", "v:8", "y:8x4"])],
+    "torch.ormqr": [("", "torch.ormqr(x, v, y)", ["x:8x8", "v:8", "y:8x4"])],
+    "Tensor.put": [("", "x.put(i[0], y[0])", ["x:2x8", "i:int64:2x8", "y:2x8"])],
+    "torch.put": [("", "torch.put(x, i[0], y[0])", ["x:2x8", "i:int64:2x8", "y:2x8"])],
+    "torch.lu_unpack": [("", "torch.lu_unpack(*torch.lu(x))", ["x:8x8"])],
+    "torch.unravel_index": [("", "torch.unravel_index(i, (4, 4))", ["i:int64:2x8"])],
 }
 
 
@@ -602,12 +632,15 @@ def surface() -> dict:
     return families, out
 
 
-def main() -> int:
+def main(argv: list) -> int:
+    """Record every torch family, or only those named (``record_coverage.py tensor_ops``)."""
     warnings.filterwarnings("ignore")
     signal.signal(signal.SIGALRM, _alarm)
     families, excluded_by_family = surface()
     OUT.mkdir(parents=True, exist_ok=True)
     for family, ops in families.items():
+        if argv and family not in argv:
+            continue
         cases, gaps = [], {}
         for op, recipes, attempts in ops:
             found, gap = probe(op, recipes, attempts)
@@ -627,4 +660,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -16,6 +16,7 @@ from staticflops.frontend.values import (
     stable_order,
 )
 from staticflops.frontend.torch import constants, modules
+from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functions import DTYPES, DTypeName, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
@@ -79,7 +80,9 @@ class TorchFramework:
         self.module_class = modules.make_module_class()
         self.module_class.bases = (self.object_class,)
         self.ops = TorchOps(self)
-        self.functions = {name: self._with_grad(name, fn) for name, fn in build_functions(self.ops).items()}
+        functions = build_functions(self.ops)
+        functions.update(build_table(self.ops, functions))  # tensor_table.py: the table-driven ops
+        self.functions = {name: self._with_grad(name, fn) for name, fn in functions.items()}
         # torch.linalg's norms: in their own namespace, not torch.* nor a tensor method
         self.linalg_norm = self.functions.pop("linalg_norm")
 
@@ -163,7 +166,8 @@ class TorchFramework:
             "torch.linalg": torch.members["linalg"], **stdlib,
             "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False)}),
         }
-        self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()}
+        self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()
+                               if k not in TORCH_ONLY}
         layer_bindings = {"Module": self.module_class, "Parameter": nn.members["Parameter"],
                           "zeros": torch.members["zeros"]}
         self.namespaces.update(einops_namespaces(self, interp, layer_bindings, "torch_layers.pyi",

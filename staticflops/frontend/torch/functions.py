@@ -224,11 +224,19 @@ def build_functions(t: TorchOps) -> dict:
     f["item"] = item
 
     def diff(interp, args, kwargs, node):
-        x = shape(interp, args[0], node)
-        if len(x) != 1:
-            raise CannotKnow("torch.diff of a tensor with more than one dimension")
-        values = args[0].values
-        return Tensor((x[0] - 1,), args[0].dtype,
+        """diff(input, n=1, dim=-1, prepend=None, append=None): ``n`` fewer along ``dim`` (after
+        prepend/append are joined); the values of a known 1-D first difference."""
+        bound = {"n": 1, "dim": -1, "prepend": None, "append": None,
+                 **dict(zip(["input", "n", "dim", "prepend", "append"], args)), **kwargs}
+        x = shape(interp, bound["input"], node)
+        axis = t.moved(interp, ops.normalize_dim, "diff", node, bound["dim"], len(x))
+        size = x[axis] - bound["n"]
+        for extra in (bound["prepend"], bound["append"]):
+            if extra is not None:
+                added = shape(interp, extra, node)
+                size = size + (added[axis] if len(added) == len(x) else 1)
+        values = args[0].values if len(x) == 1 and bound["n"] == 1 and bound["prepend"] is bound["append"] is None else None
+        return Tensor(x[:axis] + (max(size, 0) if isinstance(size, int) else size,) + x[axis + 1:], args[0].dtype,
                       values=[b - a for a, b in zip(values, values[1:])] if values is not None else None)
     f["diff"] = diff
 

@@ -1,0 +1,23 @@
+"""Every kind of the catalogue by name (the family modules' tables, merged; no duplicates).
+
+The kinds that compute are also entered in the shapes stage's registry of kinds
+(``shapes/layers.py``'s ``SHAPE_FUNCTIONS``), so that every question "is X a kind, what is its
+shape" has one answer: the tracer's ``infer`` and the rule-set tests (every rule key is a kind,
+every kind has a rule in every rule set) see them.  Kinds that only move data are never
+recorded and need no rule: they stay out of it.
+"""
+
+from __future__ import annotations
+
+from staticflops.kinds import elementwise, linalg, movement, search, sequence
+from staticflops.kinds.record import catalogue
+from staticflops.shapes.layers import SHAPE_FUNCTIONS
+
+FAMILIES = (elementwise, linalg, search, sequence, movement)
+KINDS = catalogue(*[kind for family in FAMILIES for kind in family.KINDS.values()])
+
+for _kind in KINDS.values():
+    if _kind.computes:
+        if SHAPE_FUNCTIONS.get(_kind.name, _kind.shape) is not _kind.shape:
+            raise ValueError(f"op kind {_kind.name!r} has a shape rule in shapes/ and in the catalogue")
+        SHAPE_FUNCTIONS[_kind.name] = _kind.shape

@@ -41,6 +41,12 @@ DELIBERATE: dict = {
     # as tests/test_torch_cases.py does: Bilinear(8, 6, 4) on (2, 8), (2, 6): 2*4 outputs x 8*6
     # products = 384 MACs = 768 FLOPs.
     ("Bilinear", "self.m(x, y)"): 768,
+    # The same op as a function: F.bilinear(x (2, 8), y (2, 6), w (4, 8, 6)) = 768, as above.
+    ("F.bilinear", "F.bilinear(x, y, self.w)"): 768,
+    # FlopCounterMode has no formula for aten.conv_tbc (says 0); `standard` counts it as a conv:
+    # x (5, 2, 8) with w (3, 8, 4) gives (5 - 3 + 1, 2, 4) = 24 outputs x 3*8 products = 576 MACs
+    # = 1152 FLOPs.
+    ("F.conv_tbc", "F.conv_tbc(x, self.w, self.b)"): 1152,
 }
 
 

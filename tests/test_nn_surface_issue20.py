@@ -137,3 +137,53 @@ def test_grid_sampling_shapes():
         == [[2, 5, 6, 2]]
     assert _outputs(_run("", "F.grid_sample(x, g, align_corners=False)", ["2x3x8x8", "2x5x6x2"],
                          names=("x", "g"))) == [[2, 3, 5, 6]]
+
+
+# One probe case per new kind (tests/fixtures/coverage/*.json, recorded by tools/record_coverage.py
+# with torch 2.13.0): each runs under every built-in rule set without an exception and without a
+# rule that fails to evaluate.  (tf-profiler's batch_norm reads Keras's `scale`: a PyTorch
+# BatchNorm2d fails there too, before issue 20; the new kinds are what this checks.)
+ONE_CASE_PER_KIND = ["Hardshrink", "Softshrink", "Tanhshrink", "LogSigmoid", "RReLU", "Threshold", "Softmin",
+                     "F.gumbel_softmax", "ChannelShuffle", "LocalResponseNorm", "CrossMapLRN2d", "CosineSimilarity",
+                     "PairwiseDistance", "F.pdist", "Unfold", "Fold", "F.affine_grid", "F.grid_sample",
+                     "FractionalMaxPool2d", "MaxUnpool2d", "EmbeddingBag", "F.conv_tbc", "LinearCrossEntropyLoss",
+                     "F.linear_cross_entropy", "CTCLoss", "MultiLabelMarginLoss", "CosineEmbeddingLoss",
+                     "LazyConv2d", "LPPool2d"]
+
+
+def _probe_cases():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "coverage_table", Path(__file__).resolve().parent.parent / "tools" / "coverage_table.py")
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    found = {}
+    for family in ("nn_modules", "nn_functional"):
+        data = table.load(family)
+        for case in data["cases"]:
+            if case["op"] in ONE_CASE_PER_KIND and case["op"] not in found:
+                found[case["op"]] = (table.case_source(data["header"], case), table._input_specs(case))
+    return found
+
+
+@pytest.mark.parametrize("rule_set", RULE_SETS + ["torch-cpu"])
+def test_new_kinds_evaluate_under_every_rule_set(rule_set):
+    cases = _probe_cases()
+    assert sorted(cases) == sorted(ONE_CASE_PER_KIND)
+    failed = []
+    for op, (source, inputs) in cases.items():
+        report = analyze_text(source, "case.py", model="Model", inputs=inputs, rules=rule_set)
+        failed += [f"{op}: {u.what}" for u in report.unknown]
+    assert failed == []
+
+
+def test_calflops_counts_local_response_norm_through_its_patched_calls():
+    # F.local_response_norm(x, 2) on 2x3x8x8 (384 elements): Tensor.mul (384), avg_pool3d on the
+    # padded squares 2 x 1 x (3 + 1) x 8 x 8 (512), Tensor.mul and Tensor.add (384 each) = 1,664
+    # (a calflops 0.3.2 run on torch 2.13.0 gives 1664 too); CrossMapLRN2d: in-place ops, 0.
+    assert _run("", "F.local_response_norm(x, 2)", ["2x3x8x8"], rules="calflops").totals.forward_flops == 1664
+    assert _run("self.m = nn.CrossMapLRN2d(3)", "self.m(x)", ["2x3x8x8"], rules="calflops").totals.forward_flops == 0
+    # LinearCrossEntropyLoss(8, 10): calflops' patched F.linear, 2 x 8 x 10 = 160 MACs, 320 FLOPs
+    report = _run("self.m = nn.LinearCrossEntropyLoss(8, 10)", "self.m(x, t)", ["2x8", "2:int64"],
+                  rules="calflops", names=("x", "t"))
+    assert (report.totals.forward_flops, report.totals.macs) == (320, 160)

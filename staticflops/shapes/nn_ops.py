@@ -79,7 +79,13 @@ def _max_unpool(attrs, inputs):
     out = tuple((size - 1) * s - 2 * p + k for size, k, s, p in
                 zip(x[-dims:], attrs["kernel_size"], attrs["stride"], attrs["padding"]))
     if attrs.get("output_size") is not None:
-        out = tuple(attrs["output_size"])[-dims:]
+        wanted = tuple(attrs["output_size"])[-dims:]
+        for default, size, s in zip(out, wanted, attrs["stride"]):
+            # PyTorch accepts a size strictly within one stride of the default
+            if all(isinstance(v, int) for v in (default, size, s)) and not default - s < size < default + s:
+                raise ShapeError(f"invalid output_size {format_shape(wanted)}: each size must lie strictly "
+                                 f"between {default - s} and {default + s}")
+        out = wanted
     return [x[:-dims] + out], {}
 
 

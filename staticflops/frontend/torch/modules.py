@@ -506,8 +506,9 @@ class LayerFactory:
         if spec is not None and spec.lazy and spec.lazy not in state.attrs and shapes[0]:
             _materialise(layer, spec, shapes[0])
         options = {k: v for k, v in kwargs.items() if isinstance(v, (bool, int, float, str, type(None)))}
-        if state.kind == "conv_transpose":
-            # ConvTranspose*d.forward(input, output_size=None): a size chooses the output padding
+        if state.kind in ("conv_transpose", "max_unpool"):
+            # ConvTranspose*d.forward(input, output_size=None): a size chooses the output padding;
+            # MaxUnpool*d.forward(input, indices, output_size=None) as well
             size = kwargs.get("output_size", next((v for v in inputs[1:] if isinstance(v, (list, tuple))), None))
             if size is not None:
                 options["output_size"] = tuple(size)

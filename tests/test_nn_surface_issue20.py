@@ -187,3 +187,10 @@ def test_calflops_counts_local_response_norm_through_its_patched_calls():
     report = _run("self.m = nn.LinearCrossEntropyLoss(8, 10)", "self.m(x, t)", ["2x8", "2:int64"],
                   rules="calflops", names=("x", "t"))
     assert (report.totals.forward_flops, report.totals.macs) == (320, 160)
+
+
+def test_adaptive_log_softmax_is_a_located_unknown_with_its_reason():
+    report = _run("self.m = nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4])", "self.m(x, t)", ["2x8", "2:int64"],
+                  names=("x", "t"))
+    assert [u.location for u in report.unknown] == ["case.py:9:18"]
+    assert "depends on the target values" in report.unknown[0].what

@@ -17,6 +17,7 @@ from staticflops.frontend.values import (
 )
 from staticflops.frontend.torch import constants, modules
 from staticflops.frontend.torch.functional_table import build_functional
+from staticflops.frontend.torch.layers import NOT_MODELLED
 from staticflops.frontend.torch.functions import DTYPES, DTypeName, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
@@ -217,6 +218,8 @@ class TorchFramework:
             # Loaded on first use: most models never name a transformer module.
             namespace.members.update(_load_stubs(interp, *self._stub_context))
             return namespace.members[name]
+        if namespace.name == "torch.nn" and name in NOT_MODELLED:
+            return interp.unknown(f"`torch.nn.{name}` is not modelled: {NOT_MODELLED[name]}", node)
         return interp.unknown(f"`{namespace.name}.{name}` is not modelled", node)
 
     # ---- objects ------------------------------------------------------------------------

@@ -23,7 +23,7 @@ through staticflops without torch.
 
 How to run (torch 2.13.0 CPU):
 
-    /work/gt/torch/bin/python tools/record_coverage.py
+    /work/gt/torch/bin/python tools/record_coverage.py [FAMILY ...]   # e.g. nn_modules nn_functional
 """
 
 from __future__ import annotations
@@ -224,7 +224,8 @@ RECIPES: dict[str, list] = {
                         _m("self.m = nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1)", "self.m(x, output_size=[16, 16])")],
     "ConvTranspose3d": [_m("self.m = nn.ConvTranspose3d(3, 4, 3, stride=2)", "self.m(x)", "x:2x3x4x8x8")],
     "LazyConv1d": [_m("self.m = nn.LazyConv1d(4, 3)", "self.m(x)", "x:2x3x8")],
-    "LazyConv2d": [_m("self.m = nn.LazyConv2d(4, 3)")],
+    "LazyConv2d": [_m("self.m = nn.LazyConv2d(4, 3)"),
+                   _m("self.m = nn.LazyConv2d(6, 3, stride=2, padding=1, groups=3, bias=False)")],
     "LazyConv3d": [_m("self.m = nn.LazyConv3d(4, 3)", "self.m(x)", "x:2x3x4x8x8")],
     "LazyConvTranspose1d": [_m("self.m = nn.LazyConvTranspose1d(4, 3)", "self.m(x)", "x:2x3x8")],
     "LazyConvTranspose2d": [_m("self.m = nn.LazyConvTranspose2d(4, 3)")],
@@ -249,13 +250,15 @@ RECIPES: dict[str, list] = {
     "AdaptiveAvgPool2d": [_m("self.m = nn.AdaptiveAvgPool2d(1)"), _m("self.m = nn.AdaptiveAvgPool2d((3, None))")],
     "AdaptiveMaxPool2d": [_m("self.m = nn.AdaptiveMaxPool2d(3)"), _m("self.m = nn.AdaptiveMaxPool2d(2, return_indices=True)")],
     "LPPool1d": [_m("self.m = nn.LPPool1d(2, 2)", "self.m(x)", "x:2x3x8")],
-    "LPPool2d": [_m("self.m = nn.LPPool2d(2, 2)")],
+    "LPPool2d": [_m("self.m = nn.LPPool2d(2, 2)"),
+                 _m("self.m = nn.LPPool2d(1, 3, stride=2, ceil_mode=True)")],
     "LPPool3d": [_m("self.m = nn.LPPool3d(2, 2)", "self.m(x)", "x:2x3x4x8x8")],
     "FractionalMaxPool2d": [_m("self.m = nn.FractionalMaxPool2d(2, output_size=3)")],
     "FractionalMaxPool3d": [_m("self.m = nn.FractionalMaxPool3d(2, output_size=3)", "self.m(x)", "x:2x3x8x8x8")],
     "LinearCrossEntropyLoss": [_m("self.m = nn.LinearCrossEntropyLoss(8, 10)", "self.m(x, i[:, 0])", "x:2x8", "i:int64:2x8")],
     "MaxUnpool1d": [_m("self.p = nn.MaxPool1d(2, return_indices=True)\nself.m = nn.MaxUnpool1d(2)", "self.m(*self.p(x))", "x:2x3x8")],
-    "MaxUnpool2d": [_m("self.p = nn.MaxPool2d(2, return_indices=True)\nself.m = nn.MaxUnpool2d(2)", "self.m(*self.p(x))")],
+    "MaxUnpool2d": [_m("self.p = nn.MaxPool2d(2, return_indices=True)\nself.m = nn.MaxUnpool2d(2)", "self.m(*self.p(x))"),
+                    _m("self.p = nn.MaxPool2d(2, return_indices=True)\nself.m = nn.MaxUnpool2d(2)", "self.m(*self.p(x), output_size=[9, 9])", "x:2x3x9x9")],
     "MaxUnpool3d": [_m("self.p = nn.MaxPool3d(2, return_indices=True)\nself.m = nn.MaxUnpool3d(2)", "self.m(*self.p(x))", "x:2x3x4x8x8")],
     "Upsample": [_m("self.m = nn.Upsample(scale_factor=2)"), _m("self.m = nn.Upsample(size=(5, 7), mode='bilinear')"),
                  _m("self.m = nn.Upsample(scale_factor=1.5, mode='bicubic', align_corners=True)")],
@@ -266,7 +269,8 @@ RECIPES: dict[str, list] = {
     "ChannelShuffle": [_m("self.m = nn.ChannelShuffle(3)", "self.m(x)", "x:2x6x4x4")],
     "Embedding": [_m("self.m = nn.Embedding(10, 4)", "self.m(i)", "i:int64:2x5"),
                   _m("self.m = nn.Embedding(10, 4, padding_idx=0)", "self.m(i)", "i:int64:5")],
-    "EmbeddingBag": [_m("self.m = nn.EmbeddingBag(10, 4)", "self.m(i)", "i:int64:2x5")],
+    "EmbeddingBag": [_m("self.m = nn.EmbeddingBag(10, 4)", "self.m(i)", "i:int64:2x5"),
+                     _m("self.m = nn.EmbeddingBag(10, 4, mode='max')", "self.m(i.flatten(), torch.tensor([0, 3, 6]))", "i:int64:2x5")],
     "RNN": [_m("self.m = nn.RNN(8, 4)", "self.m(x)", "x:5x2x8"),
             _m("self.m = nn.RNN(8, 4, num_layers=2, batch_first=True, bidirectional=True)", "self.m(x)", "x:2x5x8")],
     "LSTM": [_m("self.m = nn.LSTM(8, 4)", "self.m(x)", "x:5x2x8"),
@@ -289,7 +293,8 @@ RECIPES: dict[str, list] = {
     "Unflatten": [_m("self.m = nn.Unflatten(1, (2, 4))", "self.m(x)", "x:2x8")],
     "Flatten": [_m("self.m = nn.Flatten()"), _m("self.m = nn.Flatten(0, 1)")],
     "Unfold": [_m("self.m = nn.Unfold(2)"), _m("self.m = nn.Unfold(3, padding=1, stride=2)")],
-    "Fold": [_m("self.m = nn.Fold((4, 4), 2)", "self.m(x)", "x:2x12x9")],
+    "Fold": [_m("self.m = nn.Fold((4, 4), 2)", "self.m(x)", "x:2x12x9"),
+             _m("self.m = nn.Fold((5, 5), 3, padding=1, stride=2)", "self.m(x)", "x:2x18x9")],
     "Threshold": [_m("self.m = nn.Threshold(0.1, 0.0)")],
     "Softmax": [_m("self.m = nn.Softmax(dim=1)")],
     "LogSoftmax": [_m("self.m = nn.LogSoftmax(dim=1)")],
@@ -300,8 +305,10 @@ RECIPES: dict[str, list] = {
     "ConstantPad1d": [_m("self.m = nn.ConstantPad1d(1, 0.5)", "self.m(x)", "x:2x3x8")],
     "ConstantPad2d": [_m("self.m = nn.ConstantPad2d(1, 0.5)")],
     "ConstantPad3d": [_m("self.m = nn.ConstantPad3d(1, 0.5)", "self.m(x)", "x:2x3x4x8x8")],
-    "CosineSimilarity": [_m("self.m = nn.CosineSimilarity()", "self.m(x, y)", "x:2x8", "y:2x8")],
-    "PairwiseDistance": [_m("self.m = nn.PairwiseDistance()", "self.m(x, y)", "x:2x8", "y:2x8")],
+    "CosineSimilarity": [_m("self.m = nn.CosineSimilarity()", "self.m(x, y)", "x:2x8", "y:2x8"),
+                         _m("self.m = nn.CosineSimilarity(dim=2)", "self.m(x, y)", "x:2x3x8", "y:1x3x8")],
+    "PairwiseDistance": [_m("self.m = nn.PairwiseDistance()", "self.m(x, y)", "x:2x8", "y:2x8"),
+                         _m("self.m = nn.PairwiseDistance(p=1.0, keepdim=True)", "self.m(x, y)", "x:2x8", "y:2x8")],
     "CrossEntropyLoss": [_m("self.m = nn.CrossEntropyLoss()", "self.m(x, i[:, 0])", "x:2x8", "i:int64:2x8"),
                          _m("self.m = nn.CrossEntropyLoss(label_smoothing=0.1)", "self.m(x, y.softmax(1))", "x:2x8", "y:2x8")],
     "NLLLoss": [_m("self.m = nn.NLLLoss()", "self.m(x, i[:, 0])", "x:2x8", "i:int64:2x8")],
@@ -309,10 +316,12 @@ RECIPES: dict[str, list] = {
     "MultiLabelMarginLoss": [_m("self.m = nn.MultiLabelMarginLoss()", "self.m(x, i)", "x:2x8", "i:int64:2x8")],
     "MultiMarginLoss": [_m("self.m = nn.MultiMarginLoss()", "self.m(x, i[:, 0])", "x:2x8", "i:int64:2x8")],
     "CTCLoss": [_m("self.m = nn.CTCLoss()", "self.m(x.log_softmax(2), i + 1, torch.full((2,), 5), torch.full((2,), 3))",
-                   "x:5x2x4", "i:int64:2x3")],
+                   "x:5x2x4", "i:int64:2x3"),
+                _m("self.m = nn.CTCLoss(reduction='none')", "self.m(x.log_softmax(2), i + 1, torch.full((2,), 5), torch.full((2,), 3))", "x:5x2x4", "i:int64:2x3")],
     "AdaptiveLogSoftmaxWithLoss": [_m("self.m = nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4])", "self.m(x, i[:, 0])",
                                       "x:2x8", "i:int64:2x8")],
-    "TripletMarginLoss": [_m("self.m = nn.TripletMarginLoss()", "self.m(x, y, z)", "x:2x8", "y:2x8", "z:2x8")],
+    "TripletMarginLoss": [_m("self.m = nn.TripletMarginLoss()", "self.m(x, y, z)", "x:2x8", "y:2x8", "z:2x8"),
+                          _m("self.m = nn.TripletMarginLoss(swap=True, reduction='none')", "self.m(x, y, z)", "x:2x8", "y:2x8", "z:2x8")],
     "TripletMarginWithDistanceLoss": [_m("self.m = nn.TripletMarginWithDistanceLoss()", "self.m(x, y, z)",
                                          "x:2x8", "y:2x8", "z:2x8")],
     "MarginRankingLoss": [_m("self.m = nn.MarginRankingLoss()", "self.m(x, y, z)", "x:2x8", "y:2x8", "z:2x8")],
@@ -346,10 +355,12 @@ RECIPES: dict[str, list] = {
     "F.adaptive_max_pool1d": [("", "F.adaptive_max_pool1d(x, 3)", ["x:2x3x8"])],
     "F.adaptive_max_pool2d": [("", "F.adaptive_max_pool2d(x, 3)", ["x:2x3x8x8"])],
     "F.adaptive_max_pool3d": [("", "F.adaptive_max_pool3d(x, 2)", ["x:2x3x4x8x8"])],
-    "F.fractional_max_pool2d": [("", "F.fractional_max_pool2d(x, 2, output_size=3)", ["x:2x3x8x8"])],
+    "F.fractional_max_pool2d": [("", "F.fractional_max_pool2d(x, 2, output_size=3)", ["x:2x3x8x8"]),
+                                ("", "F.fractional_max_pool2d(x, 3, output_ratio=(0.5, 0.5), return_indices=True)", ["x:2x3x8x8"])],
     "F.fractional_max_pool3d": [("", "F.fractional_max_pool3d(x, 2, output_size=3)", ["x:2x3x8x8x8"])],
     "F.max_unpool1d": [("", "F.max_unpool1d(*F.max_pool1d(x, 2, return_indices=True), 2)", ["x:2x3x8"])],
-    "F.max_unpool2d": [("", "F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)", ["x:2x3x8x8"])],
+    "F.max_unpool2d": [("", "F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)", ["x:2x3x8x8"]),
+                       ("", "F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2, output_size=[9, 9])", ["x:2x3x9x9"])],
     "F.max_unpool3d": [("", "F.max_unpool3d(*F.max_pool3d(x, 2, return_indices=True), 2)", ["x:2x3x4x8x8"])],
     "F.batch_norm": [("", "F.batch_norm(x, torch.zeros(3), torch.ones(3))", ["x:2x3x8x8"])],
     "F.instance_norm": [("", "F.instance_norm(x)", ["x:2x3x8x8"])],
@@ -358,12 +369,14 @@ RECIPES: dict[str, list] = {
     "F.group_norm": [("", "F.group_norm(x, 3)", ["x:2x3x8x8"])],
     "F.local_response_norm": [("", "F.local_response_norm(x, 2)", ["x:2x3x8x8"])],
     "F.embedding": [("self.w = nn.Parameter(torch.randn(10, 4))", "F.embedding(i, self.w)", ["i:int64:2x5"])],
-    "F.embedding_bag": [("self.w = nn.Parameter(torch.randn(10, 4))", "F.embedding_bag(i, self.w)", ["i:int64:2x5"])],
+    "F.embedding_bag": [("self.w = nn.Parameter(torch.randn(10, 4))", "F.embedding_bag(i, self.w)", ["i:int64:2x5"]),
+                        ("self.w = nn.Parameter(torch.randn(10, 4))", "F.embedding_bag(i.flatten(), self.w, torch.tensor([0, 3, 6]), include_last_offset=True, mode='sum')", ["i:int64:2x5"])],
     "F.one_hot": [("", "F.one_hot(i, 5)", ["i:int64:2x5"])],
     "F.softmax": [("", "F.softmax(x, dim=1)", ["x:2x3x8x8"])],
     "F.log_softmax": [("", "F.log_softmax(x, dim=1)", ["x:2x3x8x8"])],
     "F.softmin": [("", "F.softmin(x, dim=1)", ["x:2x3x8x8"])],
-    "F.gumbel_softmax": [("", "F.gumbel_softmax(x)", ["x:2x8"])],
+    "F.gumbel_softmax": [("", "F.gumbel_softmax(x)", ["x:2x8"]),
+                         ("", "F.gumbel_softmax(x, tau=0.5, hard=True)", ["x:2x8"])],
     "F.glu": [("", "F.glu(x)", ["x:2x8"])],
     "F.prelu": [("", "F.prelu(x, torch.full((1,), 0.25))", ["x:2x3x8x8"])],
     "F.threshold": [("", "F.threshold(x, 0.1, 0.0)", ["x:2x3x8x8"])],
@@ -377,11 +390,14 @@ RECIPES: dict[str, list] = {
     "F.upsample": [("", "F.upsample(x, scale_factor=2)", ["x:2x3x8x8"])],
     "F.upsample_nearest": [("", "F.upsample_nearest(x, scale_factor=2)", ["x:2x3x8x8"])],
     "F.upsample_bilinear": [("", "F.upsample_bilinear(x, scale_factor=2)", ["x:2x3x8x8"])],
-    "F.grid_sample": [("", "F.grid_sample(x, g, align_corners=False)", ["x:2x3x8x8", "g:2x5x6x2"])],
-    "F.affine_grid": [("", "F.affine_grid(t, [2, 3, 5, 6], align_corners=False)", ["t:2x2x3"])],
+    "F.grid_sample": [("", "F.grid_sample(x, g, align_corners=False)", ["x:2x3x8x8", "g:2x5x6x2"]),
+                      ("", "F.grid_sample(x, g, mode='nearest', padding_mode='border', align_corners=True)", ["x:2x3x8x8", "g:2x5x6x2"])],
+    "F.affine_grid": [("", "F.affine_grid(t, [2, 3, 5, 6], align_corners=False)", ["t:2x2x3"]),
+                      ("", "F.affine_grid(t, [2, 3, 4, 5, 6], align_corners=False)", ["t:2x3x4"])],
     "F.pad": [("", "F.pad(x, (1, 2))", ["x:2x3x8x8"]), ("", "F.pad(x, (1, 1, 2, 2), mode='reflect')", ["x:2x3x8x8"]),
               ("", "F.pad(x, (1, 1, 1, 1), value=0.5)", ["x:2x3x8x8"])],
-    "F.unfold": [("", "F.unfold(x, 2)", ["x:2x3x8x8"])],
+    "F.unfold": [("", "F.unfold(x, 2)", ["x:2x3x8x8"]),
+                 ("", "F.unfold(x, (2, 3), dilation=2, padding=1, stride=(1, 2))", ["x:2x3x8x8"])],
     "F.fold": [("", "F.fold(x, (4, 4), 2)", ["x:2x12x9"])],
     "F.normalize": [("", "F.normalize(x)", ["x:2x3x8x8"]), ("", "F.normalize(x, p=1, dim=-1)", ["x:2x8"])],
     "F.pdist": [("", "F.pdist(x)", ["x:4x8"])],
@@ -607,7 +623,10 @@ def main() -> int:
     signal.signal(signal.SIGALRM, _alarm)
     families, excluded_by_family = surface()
     OUT.mkdir(parents=True, exist_ok=True)
+    only = sys.argv[1:]  # family names (nn_modules nn_functional ...): re-record only those fixtures
     for family, ops in families.items():
+        if only and family not in only:
+            continue
         cases, gaps = [], {}
         for op, recipes, attempts in ops:
             found, gap = probe(op, recipes, attempts)

@@ -194,3 +194,12 @@ def test_adaptive_log_softmax_is_a_located_unknown_with_its_reason():
                   names=("x", "t"))
     assert [u.location for u in report.unknown] == ["case.py:9:18"]
     assert "depends on the target values" in report.unknown[0].what
+
+
+def test_embedding_bag_rows_are_float_and_its_mode_is_checked():
+    # 2 bags x 4 features feed a Linear(4, 3): 2 * 3 outputs x 4 products = 24 MACs = 48 FLOPs
+    report = _run("self.m = nn.EmbeddingBag(10, 4, mode='sum')\nself.l = nn.Linear(4, 3)", "self.l(self.m(x))",
+                  ["2x5:int64"])
+    assert report.unknown == [] and report.totals.forward_flops == 48
+    with pytest.raises(AnalysisError, match="mode has to be one of sum, mean or max, got 'min'"):
+        _run("self.m = nn.EmbeddingBag(10, 4, mode='min')", "self.m(x)", ["2x5:int64"])

@@ -368,6 +368,14 @@ def argument_error(kind: str, attrs: dict) -> str | None:
                         for size in (shape if isinstance(shape, tuple) else ())))
     if kind == "dropout":
         return _probability(attrs.get("p"), "dropout probability")
+    if kind == "embedding_bag":
+        mode = attrs.get("mode", "mean")
+        return _first(None if mode in ("sum", "mean", "max") else f"mode has to be one of sum, mean or max, got {mode!r}",
+                      _negative(attrs, "num_embeddings", "embedding_dim"))
+    if kind == "linear_cross_entropy":
+        return _negative(attrs, "in_features", "num_classes")
+    if kind in ("channel_shuffle", "local_response_norm"):
+        return _not_positive_integer(attrs, "groups" if kind == "channel_shuffle" else "size")
     if kind == "pad" and attrs.get("trailing") and len(attrs["padding"]) != (attrs.get("dims") or len(attrs["padding"])):
         return f"padding must be an int or a {2 * attrs['dims']}-tuple"
     return None

@@ -203,3 +203,17 @@ def test_embedding_bag_rows_are_float_and_its_mode_is_checked():
     assert report.unknown == [] and report.totals.forward_flops == 48
     with pytest.raises(AnalysisError, match="mode has to be one of sum, mean or max, got 'min'"):
         _run("self.m = nn.EmbeddingBag(10, 4, mode='min')", "self.m(x)", ["2x5:int64"])
+
+
+def test_a_custom_distance_function_is_traced():
+    # distance(a, b) = (a * b) @ w: a (2, 8) x (8, 1) product = 16 MACs per call; called on
+    # (anchor, positive), (anchor, negative) and, with swap, (positive, negative): 48 MACs = 96 FLOPs
+    # (FlopCounterMode on torch 2.13.0 says 96 for the module form too)
+    init = "self.w = nn.Parameter(torch.randn(8, 1))\nself.m = nn.TripletMarginWithDistanceLoss(distance_function=lambda a, b: ((a * b) @ self.w)[:, 0], swap=True)"
+    report = _run(init, "self.m(x, y, z)", ["2x8", "2x8", "2x8"], names=("x", "y", "z"))
+    assert report.unknown == []
+    assert report.totals.forward_flops == 96
+    functional = _run("self.w = nn.Parameter(torch.randn(8, 1))",
+                      "F.triplet_margin_with_distance_loss(x, y, z, distance_function=lambda a, b: ((a * b) @ self.w)[:, 0])",
+                      ["2x8", "2x8", "2x8"], names=("x", "y", "z"))
+    assert functional.totals.forward_flops == 64  # no swap: two calls

@@ -113,6 +113,17 @@ for _n in (2, 3):
         "_random_samples=None", dims=_n)
 
 
+def call_distance(interp, distance, tensors: list, swap, node) -> None:
+    """TripletMarginWithDistanceLoss's ``distance_function`` runs on (anchor, positive) and
+    (anchor, negative), and (positive, negative) with ``swap``: its own ops are traced (a
+    matmul in it is counted), its results only feed the loss."""
+    if distance is None or len(tensors) < 3:
+        return
+    pairs = [(0, 1), (0, 2)] + ([(1, 2)] if swap is True else [])
+    for a, b in pairs:
+        interp.call(distance, [tensors[a], tensors[b]], {}, node)
+
+
 def _plain(value) -> bool:
     """A value an attribute may hold: numbers, strings, sizes (symbolic too), or an Unknown that
     ``record`` then reports as the unresolved argument."""
@@ -145,6 +156,7 @@ def _binder(ops, name: str, spec: Functional):
             attrs = CONFIGURE[spec.kind](attrs, spec.dims)
         if problem := argument_error(spec.kind, attrs):
             raise AnalysisError(f"{label}: {problem}", interp.location(node), "SF301")
+        call_distance(interp, bound.get("distance_function"), [bound.get(k) for k in spec.inputs], bound.get("swap"), node)
         first = bound.get(spec.inputs[0])
         dtype = first.dtype if isinstance(first, Tensor) and spec.kind != "embedding_bag" else "float32"
         result = ops.record(interp, spec.kind, label, attrs, shapes, node, dtype=dtype)

@@ -10,6 +10,7 @@ from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import (
     Builtin, Class, Instance, ModuleState, Parameter, Tensor, Unknown, named_modules,
 )
+from staticflops.frontend.torch.functional_table import call_distance
 from staticflops.frontend.torch.layers import (CALL_DEFAULTS, LAYERS, LayerSpec, argument_error, has_parameters,
                                               normalise, parameter_shapes)
 from staticflops.shapes import format_shape
@@ -512,6 +513,7 @@ class LayerFactory:
             size = kwargs.get("output_size", next((v for v in inputs[1:] if isinstance(v, (list, tuple))), None))
             if size is not None:
                 options["output_size"] = tuple(size)
+        call_distance(interp, state.attrs.get("distance_function"), tensors, state.attrs.get("swap"), node)
         attrs = {**CALL_DEFAULTS.get(state.kind, {}), **state.attrs, **options}
         try:
             outputs, facts = infer(state.kind, attrs, shapes)

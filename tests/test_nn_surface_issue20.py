@@ -217,3 +217,13 @@ def test_a_custom_distance_function_is_traced():
                       "F.triplet_margin_with_distance_loss(x, y, z, distance_function=lambda a, b: ((a * b) @ self.w)[:, 0])",
                       ["2x8", "2x8", "2x8"], names=("x", "y", "z"))
     assert functional.totals.forward_flops == 64  # no swap: two calls
+
+
+def test_full_prices_a_custom_distance_once():
+    # the default distance: 2 rows x (8 * 8 + 3) + 2 (mean) = 136, as triplet_margin_loss;
+    # a custom one (a * b summed: 8 mults + 7 adds = 15 per row, two calls, 60) + 2 rows x 3 + 2 = 68
+    names = ("x", "y", "z")
+    assert _run("", "F.triplet_margin_with_distance_loss(x, y, z)", ["2x8"] * 3, rules="full",
+                names=names).totals.forward_flops == 136
+    assert _run("", "F.triplet_margin_with_distance_loss(x, y, z, distance_function=lambda a, b: (a * b).sum(1))",
+                ["2x8"] * 3, rules="full", names=names).totals.forward_flops == 68

@@ -152,6 +152,8 @@ def _binder(ops, name: str, spec: Functional):
             attrs["bias"] = bound.get("bias", bound.get("linear_bias")) is not None
         if spec.kind == "loss":
             attrs["reduction"] = legacy_reduction(attrs)
+            if "distance_function" in bound:
+                attrs["custom_distance"] = bound["distance_function"] is not None
         if spec.kind in CONFIGURE:
             attrs = CONFIGURE[spec.kind](attrs, spec.dims)
         if problem := argument_error(spec.kind, attrs):

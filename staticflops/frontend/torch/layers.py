@@ -216,6 +216,8 @@ def normalise(name: str, spec: LayerSpec, args: dict) -> dict:
         attrs.setdefault("gates", 1)
     elif spec.kind == "loss":
         attrs["reduction"] = legacy_reduction(attrs)
+        if "distance_function" in attrs:  # the function itself stays on the module (it is called, not priced)
+            attrs["custom_distance"] = attrs.pop("distance_function") is not None
     elif spec.kind == "pad":
         attrs["padding"] = torch_padding(attrs["padding"], n)
         attrs["dims"] = n

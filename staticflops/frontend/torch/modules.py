@@ -513,7 +513,7 @@ class LayerFactory:
             size = kwargs.get("output_size", next((v for v in inputs[1:] if isinstance(v, (list, tuple))), None))
             if size is not None:
                 options["output_size"] = tuple(size)
-        call_distance(interp, state.attrs.get("distance_function"), tensors, state.attrs.get("swap"), node)
+        call_distance(interp, layer.attrs.get("distance_function"), tensors, state.attrs.get("swap"), node)
         attrs = {**CALL_DEFAULTS.get(state.kind, {}), **state.attrs, **options}
         try:
             outputs, facts = infer(state.kind, attrs, shapes)

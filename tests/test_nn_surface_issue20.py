@@ -227,3 +227,10 @@ def test_full_prices_a_custom_distance_once():
                 names=names).totals.forward_flops == 136
     assert _run("", "F.triplet_margin_with_distance_loss(x, y, z, distance_function=lambda a, b: (a * b).sum(1))",
                 ["2x8"] * 3, rules="full", names=names).totals.forward_flops == 68
+
+
+def test_in_place_variants_follow_their_kind():
+    # F.threshold_ / F.rrelu_: the shape and kind of threshold / rrelu; full: 1 and 2 per element
+    report = _run("", "F.rrelu_(F.threshold_(x, 0.1, 0.0))", ["2x3x8x8"], rules="full")
+    assert _outputs(report) == [[2, 3, 8, 8]]
+    assert report.totals.forward_flops == 384 + 2 * 384

@@ -107,6 +107,9 @@ for _n in (1, 2, 3):
     FUNCTIONAL[f"max_unpool{_n}d"] = Functional(
         "max_unpool", "input, indices, kernel_size, stride=None, padding=0, output_size=None", ("input", "indices"),
         dims=_n)
+# In-place variants follow their out-of-place kind (the probe leaves them out for that reason).
+FUNCTIONAL["rrelu_"] = Functional("rrelu", "input, lower=0.125, upper=0.3333333333333333, training=False")
+FUNCTIONAL["threshold_"] = Functional("threshold", "input, threshold, value")
 for _n in (2, 3):
     FUNCTIONAL[f"fractional_max_pool{_n}d"] = Functional(
         "fractional_max_pool", "input, kernel_size, output_size=None, output_ratio=None, return_indices=False, "

@@ -45,8 +45,8 @@ KNOWN_WRONG: dict = {
 # Measured on this branch with `python tools/coverage_table.py` (torch 2.13.0, keras 3.15.1 fixtures):
 # family -> (exact cases, exact primary ops).  A ratchet: only ever raised.
 FLOORS = {
-    "nn_modules": (126, 100),
-    "nn_functional": (76, 65),
+    "nn_modules": (188, 152),
+    "nn_functional": (129, 111),
     "tensor_ops": (630, 625),
     "keras_layers": (113, 106),
     "keras_ops": (79, 79),

@@ -55,6 +55,12 @@ DELIBERATE: dict = {
     # 2 x 5 x 4 x 8 = 320 MACs = 640 FLOPs; addmv of (5, 8) by (8,): 40 MACs = 80 FLOPs.
     ("Tensor.addbmm", "x.addbmm(y, z)"): 640, ("torch.addbmm", "torch.addbmm(x, y, z)"): 640,
     ("Tensor.addmv", "x.addmv(y, v)"): 80, ("torch.addmv", "torch.addmv(x, y, v)"): 80,
+    # The same op as a function: F.bilinear(x (2, 8), y (2, 6), w (4, 8, 6)) = 768, as above.
+    ("F.bilinear", "F.bilinear(x, y, self.w)"): 768,
+    # FlopCounterMode has no formula for aten.conv_tbc (says 0); `standard` counts it as a conv:
+    # x (5, 2, 8) with w (3, 8, 4) gives (5 - 3 + 1, 2, 4) = 24 outputs x 3*8 products = 576 MACs
+    # = 1152 FLOPs.
+    ("F.conv_tbc", "F.conv_tbc(x, self.w, self.b)"): 1152,
 }
 
 

@@ -354,13 +354,17 @@ def _rnn_cell(attrs, inputs):
 
 
 # Losses whose input has a class dimension (dim 1, or 0 unbatched) that the loss consumes.
-_CLASS_LOSSES = ("cross_entropy", "nll_loss")
+_CLASS_LOSSES = ("cross_entropy", "nll_loss", "multi_margin_loss")
+# Losses with one term per row: the last dimension (features, or labels) is consumed.
+_ROW_LOSSES = ("cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+               "multilabel_margin_loss", "multilabel_soft_margin_loss")
 
 
 @shape_function("loss")
 def _loss(attrs, inputs):
     """The loss per element (reduction='none') or a scalar; ``elements`` = terms before the
-    reduction, ``classes`` = the class dimension a cross entropy normalises over."""
+    reduction, ``classes`` = the dimension each term consumes (a cross entropy's classes, a
+    row loss's features); CTC: ``steps`` = time steps, ``labels`` = target length."""
     x, target = inputs[0], inputs[1]
     if attrs["op"] in _CLASS_LOSSES:
         axis = 1 if len(x) >= 2 else 0
@@ -369,10 +373,16 @@ def _loss(attrs, inputs):
         if tuple(target) != tuple(x) and not all(same(a, b) for a, b in zip(target, per_item)) or (
                 tuple(target) != tuple(x) and len(target) != len(per_item)):
             raise ShapeError(f"{attrs['op']}: target {format_shape(target)} does not fit input {format_shape(x)}")
-    else:
-        classes, per_item = 1, broadcast(x, target)
+    elif attrs["op"] in _ROW_LOSSES:
+        both = broadcast(x, target)
+        classes, per_item = (both[-1] if both else 1), both[:-1]
+    elif attrs["op"] == "ctc_loss":  # log_probs (time, batch, classes) or (time, classes): one term per sequence
+        classes, per_item = x[-1], x[1:2] if len(x) == 3 else ()
+    else:  # elementwise losses; margin_ranking_loss and gaussian_nll_loss broadcast a third tensor too
+        classes, per_item = 1, broadcast(*inputs)
     out = per_item if attrs.get("reduction", "mean") == "none" else ()
-    return [out], {"elements": numel(per_item), "classes": classes}
+    return [out], {"elements": numel(per_item), "classes": classes, "steps": x[0] if x else 1,
+                   "labels": target[-1] if target else 1}
 
 
 @shape_function("multihead_attention")
@@ -566,3 +576,7 @@ def _reduce(attrs, inputs):
 # Keras' recurrent layers share the rnn/gru/lstm kinds but are batch-major: keras_layers.py puts
 # its shape rule here (as it registers its own kinds), so this module never imports it.
 BATCH_MAJOR_RECURRENT: dict = {}
+
+from staticflops.shapes.nn_ops import NN_SHAPES  # noqa: E402  (the nn kinds added for issue 20)
+
+SHAPE_FUNCTIONS.update(NN_SHAPES)

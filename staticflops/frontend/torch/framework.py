@@ -17,6 +17,8 @@ from staticflops.frontend.values import (
 )
 from staticflops.frontend.torch import constants, modules
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
+from staticflops.frontend.torch.functional_table import build_functional
+from staticflops.frontend.torch.layers import NOT_MODELLED
 from staticflops.frontend.torch.functions import DTYPES, DTypeName, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
@@ -85,6 +87,8 @@ class TorchFramework:
         self.functions = {name: self._with_grad(name, fn) for name, fn in functions.items()}
         # torch.linalg's norms: in their own namespace, not torch.* nor a tensor method
         self.linalg_norm = self.functions.pop("linalg_norm")
+        # torch.nn.functional only (F.unfold is not Tensor.unfold): the table of functional_table.py
+        self.functional_only = {name: self._with_grad(name, fn) for name, fn in build_functional(self.ops).items()}
 
     def _with_grad(self, name: str, fn):
         """Run a tensor function with its tensor arguments known to ``record`` and let
@@ -111,7 +115,8 @@ class TorchFramework:
         layers = modules.LayerFactory(interp, self.module_class).classes
         containers = modules.make_container_classes(self.module_class)
         constructors = build_constructors(self.ops)
-        functional_names = {k: Builtin(f"F.{k}", v, bind_self=False) for k, v in self.functions.items()}
+        functional_names = {k: Builtin(f"F.{k}", v, bind_self=False)
+                            for k, v in {**self.functions, **self.functional_only}.items()}
         tensor_type = Builtin("Tensor", constructors["Tensor"], bind_self=False)
         tensor_type.is_tensor_type = True
         noop = Builtin("noop", lambda i, a, k, n: a[0] if a else None, bind_self=False)
@@ -217,6 +222,8 @@ class TorchFramework:
             # Loaded on first use: most models never name a transformer module.
             namespace.members.update(_load_stubs(interp, *self._stub_context))
             return namespace.members[name]
+        if namespace.name == "torch.nn" and name in NOT_MODELLED:
+            return interp.unknown(f"`torch.nn.{name}` is not modelled: {NOT_MODELLED[name]}", node)
         return interp.unknown(f"`{namespace.name}.{name}` is not modelled", node)
 
     # ---- objects ------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import (
     Builtin, Class, Instance, ModuleState, Parameter, Tensor, Unknown, named_modules,
 )
+from staticflops.frontend.torch.functional_table import call_distance
 from staticflops.frontend.torch.layers import (CALL_DEFAULTS, LAYERS, LayerSpec, argument_error, has_parameters,
                                               normalise, parameter_shapes)
 from staticflops.shapes import format_shape
@@ -451,6 +452,7 @@ def _with_indices(out):
 _RETURN_SHAPES = {
     "max_pool": _with_indices,
     "adaptive_max_pool": _with_indices,
+    "fractional_max_pool": _with_indices,
     "rnn_cell": lambda out: out[0] if len(out) == 1 else (out[0], out[1]),  # LSTMCell: (h, c)
     "rnn": lambda out: (out[0], out[1]),
     "gru": lambda out: (out[0], out[1]),
@@ -486,7 +488,9 @@ class LayerFactory:
                 # ConvNd stores these as tuples: `conv.kernel_size[0]` is how model code reads them.
                 self.attrs.update({k: self.module.attrs[k] for k in ("kernel_size", "stride", "padding", "dilation",
                                                                      "output_padding") if k in self.module.attrs})
-            weight_shape, bias_shape = parameter_shapes(spec.kind, self.module.attrs) if not unknown else (None, None)
+            # a Lazy* module knows its weight shapes at its first call (``materialise``)
+            weight_shape, bias_shape = (parameter_shapes(spec.kind, self.module.attrs) if not unknown and not spec.lazy
+                                        else (None, None))
             holds = unknown or has_parameters(spec.kind, self.module.attrs)
             self.attrs["weight"] = Parameter(weight_shape, requires_grad=True, owner=self) if holds else None
             has_bias = holds and bound.get("bias", True) is not False and (bias_shape is not None or weight_shape is None)
@@ -516,18 +520,23 @@ class LayerFactory:
         shapes = [t.shape for t in tensors]
         if any(s is None for s in shapes):
             return interp.unknown(f"input shape of {layer.cls.name} is unknown", node)
+        spec = LAYERS.get(state.attrs.get("type"))
+        if spec is not None and spec.lazy and spec.lazy not in state.attrs and shapes[0]:
+            _materialise(layer, spec, shapes[0])
         options = {k: v for k, v in kwargs.items() if isinstance(v, (bool, int, float, str, type(None)))}
-        if state.kind == "conv_transpose":
-            # ConvTranspose*d.forward(input, output_size=None): a size chooses the output padding
+        if state.kind in ("conv_transpose", "max_unpool"):
+            # ConvTranspose*d.forward(input, output_size=None): a size chooses the output padding;
+            # MaxUnpool*d.forward(input, indices, output_size=None) as well
             size = kwargs.get("output_size", next((v for v in inputs[1:] if isinstance(v, (list, tuple))), None))
             if size is not None:
                 options["output_size"] = tuple(size)
+        call_distance(interp, layer.attrs.get("distance_function"), tensors, state.attrs.get("swap"), node)
         attrs = {**CALL_DEFAULTS.get(state.kind, {}), **state.attrs, **options}
         try:
             outputs, facts = infer(state.kind, attrs, shapes)
         except ShapeError as error:
             raise AnalysisError(_labelled(layer.cls.name, str(error)), interp.location(node), "SF301") from None
-        dtype = tensors[0].dtype if state.kind != "embedding" else "float32"
+        dtype = tensors[0].dtype if state.kind not in ("embedding", "embedding_bag") else "float32"  # rows of a table
         needs_grad = [t.requires_grad for t in tensors]
         trainable = not state.frozen and any(p.trainable for p in layer_parameters(layer).values())
         results = [None if s is None else Tensor(s, dtype, requires_grad=any(needs_grad) or trainable)
@@ -539,6 +548,21 @@ class LayerFactory:
         ))
         package = _RETURN_SHAPES.get(state.kind)
         return package(results) if package else results[0]
+
+
+def _materialise(layer: Instance, spec: LayerSpec, x: tuple) -> None:
+    """What a Lazy* module does at its first call: read its input size (features last for
+    LazyLinear, channels at dim 1, or 0 unbatched) and allocate weight and bias."""
+    state = layer.module
+    unbatched = spec.dims is not None and len(x) == spec.dims + 1 and spec.kind != "batch_norm"
+    size = x[-1] if spec.kind == "linear" else x[0] if unbatched or len(x) < 2 else x[1]
+    state.attrs[spec.lazy] = layer.attrs[spec.lazy] = size
+    weight_shape, bias_shape = parameter_shapes(spec.kind, state.attrs)
+    for name, shape in (("weight", weight_shape), ("bias", bias_shape)):
+        if isinstance(layer.attrs.get(name), Parameter):
+            layer.attrs[name].shape = shape
+    if spec.kind in ("batch_norm", "instance_norm"):
+        _running_stats(layer, state.attrs, [])
 
 
 def _labelled(name: str, message: str) -> str:

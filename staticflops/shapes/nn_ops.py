@@ -1,0 +1,204 @@
+"""Output shapes of the ``torch.nn`` / ``torch.nn.functional`` kinds added for issue 20
+(shrinkage activations, unfold/fold, unpooling, distances, grid sampling, ...).
+
+Each function maps normalised attributes and input shapes to ``(outputs, facts)`` as in
+``shapes/layers.py``, which merges ``NN_SHAPES`` into its table (this module imports no other
+shape module of the package's layer tables, so the two do not import each other).
+"""
+
+from __future__ import annotations
+
+from staticflops.shapes.expr import format_dim
+from staticflops.shapes.shape import Shape, format_shape, numel
+from staticflops.shapes.tensor_ops import ShapeError, broadcast, normalize_dim, reduce, same
+
+NN_SHAPES: dict = {}
+
+
+def _kinds(*kinds: str):
+    def register(fn):
+        for kind in kinds:
+            NN_SHAPES[kind] = fn
+        return fn
+    return register
+
+
+@_kinds("hardshrink", "softshrink", "tanhshrink", "logsigmoid", "rrelu", "threshold", "local_response_norm")
+def _same_shape(attrs, inputs):
+    return [inputs[0]], {}
+
+
+@_kinds("softmin", "gumbel_softmax")
+def _along_dim(attrs, inputs):
+    dim = attrs.get("dim")
+    if isinstance(dim, int) and not isinstance(dim, bool):  # None: PyTorch's legacy implicit choice
+        normalize_dim(dim, len(inputs[0]))
+    return [inputs[0]], {}
+
+
+@_kinds("channel_shuffle")
+def _channel_shuffle(attrs, inputs):
+    x, groups = inputs[0], attrs["groups"]
+    if len(x) < 3:
+        raise ShapeError(f"channel_shuffle expects an input of rank at least 3, got {format_shape(x)}")
+    if isinstance(groups, int) and (groups <= 0 or (isinstance(x[1], int) and x[1] % groups)):
+        raise ShapeError(f"{format_dim(x[1])} channels cannot be shuffled in {groups} groups")
+    return [x], {}
+
+
+def _spatial_rank(x: Shape, dims: int, what: str) -> None:
+    if len(x) not in (dims + 1, dims + 2):
+        raise ShapeError(f"{what} expects a {dims + 1}-D or {dims + 2}-D input, got {format_shape(x)}")
+
+
+@_kinds("fractional_max_pool")
+def _fractional_max_pool(attrs, inputs):
+    """Output ``output_size``, or ``floor(size * output_ratio)``; the window positions are random,
+    the sizes are not."""
+    x, dims = inputs[0], attrs["dims"]
+    _spatial_rank(x, dims, attrs.get("type", "FractionalMaxPool"))
+    if attrs.get("output_size") is not None:
+        out = tuple(attrs["output_size"])
+    elif attrs.get("output_ratio") is not None:
+        out = tuple(int(size * ratio) for size, ratio in zip(x[-dims:], attrs["output_ratio"]))
+    else:
+        raise ShapeError("FractionalMaxPool requires specifying either an output size, or a pooling ratio")
+    for size, wanted, k in zip(x[-dims:], out, attrs["kernel_size"]):
+        if isinstance(size, int) and isinstance(wanted, int) and wanted + k - 1 > size:
+            raise ShapeError(f"output size {wanted} + kernel {k} - 1 is larger than the input size {size}")
+    return [x[:-dims] + out] * (2 if attrs.get("return_indices") else 1), {}
+
+
+@_kinds("max_unpool")
+def _max_unpool(attrs, inputs):
+    """(size - 1) * stride - 2 * padding + kernel per spatial dimension, or ``output_size``."""
+    x, dims = inputs[0], attrs["dims"]
+    _spatial_rank(x, dims, attrs.get("type", "MaxUnpool"))
+    if len(inputs) > 1 and tuple(inputs[1]) != tuple(x) and not all(same(a, b) for a, b in zip(inputs[1], x)):
+        raise ShapeError(f"indices {format_shape(inputs[1])} do not fit the input {format_shape(x)}")
+    out = tuple((size - 1) * s - 2 * p + k for size, k, s, p in
+                zip(x[-dims:], attrs["kernel_size"], attrs["stride"], attrs["padding"]))
+    if attrs.get("output_size") is not None:
+        wanted = tuple(attrs["output_size"])[-dims:]
+        for default, size, s in zip(out, wanted, attrs["stride"]):
+            # PyTorch accepts a size strictly within one stride of the default
+            if all(isinstance(v, int) for v in (default, size, s)) and not default - s < size < default + s:
+                raise ShapeError(f"invalid output_size {format_shape(wanted)}: each size must lie strictly "
+                                 f"between {default - s} and {default + s}")
+        out = wanted
+    return [x[:-dims] + out], {}
+
+
+def _blocks(spatial, attrs) -> list:
+    """Sliding-window positions per dimension (as a convolution's output size)."""
+    sizes = []
+    for size, k, d, p, s in zip(spatial, attrs["kernel_size"], attrs["dilation"], attrs["padding"], attrs["stride"]):
+        length = (size + 2 * p - d * (k - 1) - 1) // s + 1
+        if isinstance(length, int) and length <= 0:
+            raise ShapeError(f"input size {format_dim(size)} is too small for kernel {k} (dilation {d})")
+        sizes.append(length)
+    return sizes
+
+
+@_kinds("unfold")
+def _unfold(attrs, inputs):
+    """(N, C, H, W) -> (N, C * kh * kw, L), L = the number of window positions."""
+    x = inputs[0]
+    if len(x) not in (3, 4):
+        raise ShapeError(f"Unfold expects a 3-D or 4-D input, got {format_shape(x)}")
+    lead, channels = x[:-3], x[-3]
+    return [lead + (channels * numel(tuple(attrs["kernel_size"])), numel(tuple(_blocks(x[-2:], attrs))))], {}
+
+
+@_kinds("fold")
+def _fold(attrs, inputs):
+    """(N, C * kh * kw, L) -> (N, C, *output_size); L must be the number of window positions."""
+    x = inputs[0]
+    if len(x) not in (2, 3):
+        raise ShapeError(f"Fold expects a 2-D or 3-D input, got {format_shape(x)}")
+    window = numel(tuple(attrs["kernel_size"]))
+    if isinstance(x[-2], int) and isinstance(window, int) and x[-2] % window:
+        raise ShapeError(f"Fold: {x[-2]} input channels are not divisible by the kernel size {window}")
+    blocks = numel(tuple(_blocks(attrs["output_size"], attrs)))
+    if not same(blocks, x[-1]):
+        raise ShapeError(f"Fold expects {format_dim(blocks)} blocks, got {format_dim(x[-1])}")
+    return [x[:-2] + (x[-2] // window,) + tuple(attrs["output_size"])], {}
+
+
+@_kinds("cosine_similarity")
+def _cosine_similarity(attrs, inputs):
+    both = broadcast(inputs[0], inputs[1])
+    return [reduce(both, attrs.get("dim", 1), False)], {"features": both[normalize_dim(attrs.get("dim", 1), len(both))]}
+
+
+@_kinds("pairwise_distance")
+def _pairwise_distance(attrs, inputs):
+    both = broadcast(inputs[0], inputs[1])
+    if not both:
+        return [()], {"features": 1}
+    return [both[:-1] + ((1,) if attrs.get("keepdim") else ())], {"features": both[-1]}
+
+
+@_kinds("pdist")
+def _pdist(attrs, inputs):
+    x = inputs[0]
+    if len(x) != 2:
+        raise ShapeError(f"pdist expects a 2-D input, got {format_shape(x)}")
+    return [(x[0] * (x[0] - 1) // 2,)], {"features": x[1]}
+
+
+@_kinds("affine_grid")
+def _affine_grid(attrs, inputs):
+    """theta (N, 2, 3) with size (N, C, H, W) -> (N, H, W, 2); (N, 3, 4) with 5 sizes -> (N, D, H, W, 3)."""
+    theta, size = inputs[0], tuple(attrs["size"])
+    if len(size) not in (4, 5):
+        raise ShapeError(f"affine_grid supports 4-D and 5-D sizes only, got {len(size)} sizes")
+    spatial = len(size) - 2
+    if len(theta) != 3 or not same(theta[1], spatial) or not same(theta[2], spatial + 1):
+        raise ShapeError(f"affine_grid expects theta of shape (N, {spatial}, {spatial + 1}) for size "
+                         f"{format_shape(size)}, got {format_shape(theta)}")
+    return [(size[0],) + size[2:] + (spatial,)], {}
+
+
+@_kinds("grid_sample")
+def _grid_sample(attrs, inputs):
+    """input (N, C, H, W), grid (N, Ho, Wo, 2) -> (N, C, Ho, Wo) (and the 5-D analogue)."""
+    x, grid = inputs[0], inputs[1]
+    if len(x) not in (4, 5) or len(grid) != len(x) or not same(grid[-1], len(x) - 2):
+        raise ShapeError(f"grid_sample: grid {format_shape(grid)} does not fit input {format_shape(x)}")
+    return [x[:2] + tuple(grid[1:-1])], {}
+
+
+@_kinds("embedding_bag")
+def _embedding_bag(attrs, inputs):
+    """2-D input: one bag per row; 1-D input: one bag per offset (the last one dropped with
+    ``include_last_offset``)."""
+    ids = inputs[0]
+    if len(ids) == 2:
+        bags = ids[0]
+    elif len(ids) == 1 and len(inputs) > 1:
+        bags = inputs[1][0] - (1 if attrs.get("include_last_offset") else 0)
+    else:
+        raise ShapeError(f"EmbeddingBag expects a 2-D input, or a 1-D input with offsets, got {format_shape(ids)}")
+    return [(bags, attrs["embedding_dim"])], {}
+
+
+@_kinds("conv_tbc")
+def _conv_tbc(attrs, inputs):
+    """x (time, batch, in), weight (kernel, in, out): (time + 2 * pad - kernel + 1, batch, out)."""
+    x, weight = inputs[0], inputs[1]
+    if len(x) != 3 or len(weight) != 3 or not same(x[2], weight[1]):
+        raise ShapeError(f"conv_tbc: weight {format_shape(weight)} does not fit input {format_shape(x)}")
+    return [(x[0] + 2 * attrs.get("pad", 0) - weight[0] + 1, x[1], weight[2])], {"kernel": weight[0]}
+
+
+@_kinds("linear_cross_entropy")
+def _linear_cross_entropy(attrs, inputs):
+    """input (..., in_features) projected to num_classes logits, then a cross entropy against
+    the target: one term per row."""
+    x = inputs[0]
+    if not x or not same(x[-1], attrs["in_features"]):
+        raise ShapeError(f"linear_cross_entropy expects {format_dim(attrs['in_features'])} input features, "
+                         f"got input {format_shape(x)}")
+    rows = x[:-1]
+    return [rows if attrs.get("reduction", "mean") == "none" else ()], {"rows": numel(rows)}

@@ -170,3 +170,9 @@ def _take(attrs, inputs):
         return [tuple(indices)], {}
     axis = normalize_dim(attrs["dim"], len(x))
     return [x[:axis] + tuple(indices) + x[axis + 1:]], {}
+
+
+@shape_function("pointwise")
+def _pointwise(attrs, inputs):
+    # keras.ops elementwise math (frontend/keras/op_table.py): the inputs broadcast, as numpy's.
+    return [broadcast(*inputs)], {}

@@ -270,9 +270,11 @@ LAYERS["GaussianNoise"] = KerasLayerSpec("dropout", "stddev, **kwargs")
 LAYERS["ActivityRegularization"] = KerasLayerSpec("identity", "l1=0.0, l2=0.0, **kwargs")
 
 # Image augmentation inside a model.  The analysis is of inference (as for Dropout): there
-# Keras passes these images through unchanged, and the two crops cut (or resize) to
-# height x width.  model(x) without training=False does augment; that is input preparation
-# we do not count.
+# Keras passes these images through unchanged, and CenterCrop cuts (or resizes) to height x
+# width.  model(x) without training=False does augment; that is input preparation we do not
+# count.  RandomCrop too passes the image through at inference (transform_images does nothing
+# unless training, keras/src/layers/preprocessing/image_preprocessing/random_crop.py, keras
+# 3.15.1), although its symbolic output shape (compute_output_shape) says height x width.
 _AUGMENT = {
     "RandomFlip": "mode='horizontal_and_vertical', seed=None, data_format=None, **kwargs",
     "RandomRotation": "factor, fill_mode='reflect', interpolation='bilinear', seed=None, fill_value=0.0, data_format=None, **kwargs",
@@ -280,11 +282,11 @@ _AUGMENT = {
     "RandomTranslation": "height_factor, width_factor, fill_mode='reflect', interpolation='bilinear', seed=None, fill_value=0.0, data_format=None, **kwargs",
     "RandomContrast": "factor, value_range=(0, 255), seed=None, **kwargs",
     "RandomBrightness": "factor, value_range=(0, 255), seed=None, **kwargs",
+    "RandomCrop": "height, width, seed=None, data_format=None, **kwargs",
 }
 for _name, _signature in _AUGMENT.items():
     LAYERS[_name] = KerasLayerSpec("augment", _signature)
-for _name, _signature in (("CenterCrop", "height, width, data_format=None, **kwargs"),
-                          ("RandomCrop", "height, width, seed=None, data_format=None, **kwargs")):
+for _name, _signature in (("CenterCrop", "height, width, data_format=None, **kwargs"),):
     LAYERS[_name] = KerasLayerSpec("crop_to", _signature, lambda a, n: {
         "height": a["height"], "width": a["width"], "data_format": _data_format(a["data_format"])})
 

@@ -51,6 +51,10 @@ class KerasLayerSpec:
     extra: dict = field(default_factory=dict)
 
 
+def _refuse(what: str):
+    raise ValueError(f"{what} is not modelled")
+
+
 def _channel_axis(attrs) -> int:
     return -1 if attrs["data_format"] == "channels_last" else 1
 
@@ -205,6 +209,12 @@ LAYERS: dict[str, KerasLayerSpec] = {
     "Rescaling": KerasLayerSpec("rescale", "scale, offset=0.0, **kwargs", lambda a, n: {"offset": a["offset"]}),
     "Embedding": KerasLayerSpec("embedding", "input_dim, output_dim, **kwargs",
                                 lambda a, n: {"num_embeddings": a["input_dim"], "embedding_dim": a["output_dim"]}),
+    # Called forward it is an Embedding; tie_weights=False adds a second (reverse) table we do not model.
+    "ReversibleEmbedding": KerasLayerSpec("embedding", "input_dim, output_dim, tie_weights=True, **kwargs",
+                                          lambda a, n: {"num_embeddings": a["input_dim"], "embedding_dim": a["output_dim"]}
+                                          if a["tie_weights"] is True else _refuse("tie_weights=False")),
+    # mask = any(x != mask_value, axis=-1); x * mask: elementwise (kind `pointwise`, label Masking).
+    "Masking": KerasLayerSpec("pointwise", "mask_value=0.0, **kwargs"),
     "SimpleRNN": KerasLayerSpec("rnn", _RNN, _recurrent("rnn", 1), lambda attrs, shapes: {"input_size": shapes[0][-1]}),
     "GRU": KerasLayerSpec("gru", _GATED, _recurrent("gru", 3), lambda attrs, shapes: {"input_size": shapes[0][-1]}),
     "LSTM": KerasLayerSpec("lstm", _GATED, _recurrent("lstm", 4), lambda attrs, shapes: {"input_size": shapes[0][-1]}),
@@ -283,6 +293,11 @@ _AUGMENT = {
     "RandomContrast": "factor, value_range=(0, 255), seed=None, **kwargs",
     "RandomBrightness": "factor, value_range=(0, 255), seed=None, **kwargs",
     "RandomCrop": "height, width, seed=None, data_format=None, **kwargs",
+    # Keras 3.15 augmentation layers whose arguments the analysis does not read: at inference they
+    # pass the image through (the op-surface probe recorded the input shape and 0 FLOPs for each).
+    **{name: "*args, **kwargs" for name in (
+        "AugMix", "CutMix", "MaxNumBoundingBoxes", "RandAugment", "RandomColorJitter", "RandomElasticTransform",
+        "RandomErasing", "RandomGaussianBlur", "RandomInvert", "RandomPerspective", "RandomShear", "Solarization")},
 }
 for _name, _signature in _AUGMENT.items():
     LAYERS[_name] = KerasLayerSpec("augment", _signature)

@@ -222,6 +222,9 @@ MOVEMENT = {
     "unstack": ("x, num=None, axis=0", _unstack),
     "diag": ("x, k=0", _diag), "diagflat": ("x, k=0", _diagflat),
     "diagonal": ("x, offset=0, axis1=0, axis2=1", _diagonal),
+    "view_as_real": (_X, lambda b: tuple(b["x"].shape) + (2,)), "imag": (_X, _flip),  # of a real tensor: 0s
+    "unravel_index": ("indices, shape", lambda b: [b["indices"].shape] * len(b["shape"])),
+    "broadcast_to": ("x, shape", lambda b: shape_ops.broadcast(b["x"].shape, tuple(b["shape"]))),
 }
 # Returns its argument (a copy or a view of a real tensor): no op.
 PASSTHROUGH = {"copy": _X, "array": "x, dtype=None", "conj": _X, "conjugate": _X, "real": _X, "view": "x, dtype=None"}
@@ -266,6 +269,126 @@ CONSTANTS = {
 }
 
 
+# ---- composites: functions of (framework, f, interp, bound arguments, node) ---------------------
+def _tensor(interp, value, what, node):
+    if not isinstance(value, Tensor) or value.shape is None:
+        return interp.unknown(f"keras.ops.{what} of a tensor of unknown shape", node)
+    return value
+
+
+def _record(framework, interp, kind, label, attrs, inputs, shapes, node, dtype="float32"):
+    with framework.ops.arguments(inputs):
+        return framework.ops.record(interp, kind, label, attrs, shapes, node, dtype=dtype)
+
+
+def _outer(framework, f, interp, b, node):
+    """outer(x1, x2): both flattened, x1[:, None] * x2[None, :]: one Mul per output."""
+    a, c = _tensor(interp, b["x1"], "outer", node), _tensor(interp, b["x2"], "outer", node)
+    if not isinstance(a, Tensor) or not isinstance(c, Tensor):
+        return a if not isinstance(a, Tensor) else c
+    column, row = Tensor((_numel(a.shape), 1), a.dtype), Tensor((1, _numel(c.shape)), c.dtype)
+    return f["mul"](interp, [column, row], {}, node)
+
+
+def _glu(framework, f, interp, b, node):
+    """glu(x, axis=-1): a * sigmoid(b) of the two halves (kind glu)."""
+    x = _tensor(interp, b["x"], "glu", node)
+    if not isinstance(x, Tensor):
+        return x
+    return _record(framework, interp, "glu", "ops.glu", {"dim": b["axis"]}, [x], [x.shape], node, x.dtype)
+
+
+def _diff(framework, f, interp, b, node):
+    """diff(a, n=1, axis=-1): n rounds of a[1:] - a[:-1] along the axis (a Sub per output)."""
+    x = _tensor(interp, b["a"], "diff", node)
+    if not isinstance(x, Tensor):
+        return x
+    axis = _axis(b["axis"], len(x.shape))
+    for _ in range(b["n"]):
+        if not isinstance(x.shape[axis], int) or x.shape[axis] < 1:
+            return interp.unknown("keras.ops.diff along a dimension of unknown or zero size", node)
+        smaller = Tensor(x.shape[:axis] + (x.shape[axis] - 1,) + x.shape[axis + 1:], x.dtype)
+        x = f["sub"](interp, [smaller, smaller], {}, node)
+    return x
+
+
+def _norm(framework, f, interp, b, node):
+    """norm(x, ord=None, axis=None): the 2-norm (Frobenius for a matrix): a reduction."""
+    if b["ord"] is not None:
+        return interp.unknown("keras.ops.norm with an ord= is not modelled", node)
+    x = _tensor(interp, b["x"], "norm", node)
+    if not isinstance(x, Tensor):
+        return x
+    axis = tuple(b["axis"]) if isinstance(b["axis"], list) else b["axis"]
+    return _record(framework, interp, "reduce", "norm", {"op": "norm", "dim": axis, "keepdim": bool(b["keepdims"])},
+                   [x], [x.shape], node, x.dtype)
+
+
+def _rms_normalization(framework, f, interp, b, node):
+    """rms_normalization(x, scale=None, axis=-1): kind rms_norm over the last axis, no weights."""
+    x = _tensor(interp, b["x"], "rms_normalization", node)
+    if not isinstance(x, Tensor):
+        return x
+    if b["scale"] is not None or b["axis"] not in (-1, len(x.shape) - 1):
+        return interp.unknown("keras.ops.rms_normalization with a scale or another axis than the last is not modelled",
+                              node)
+    attrs = {"normalized_shape": (x.shape[-1],), "elementwise_affine": False, "type": "ops.rms_normalization"}
+    return _record(framework, interp, "rms_norm", "ops.rms_normalization", attrs, [x], [x.shape], node)
+
+
+def _normalize(framework, f, interp, b, node):
+    """normalize(x, axis=-1, order=2): x / max(||x||, eps) along the axis (kind normalize)."""
+    x = _tensor(interp, b["x"], "normalize", node)
+    if not isinstance(x, Tensor):
+        return x
+    dim = _axis(b["axis"], len(x.shape))
+    return _record(framework, interp, "normalize", "ops.normalize", {"p": b["order"], "dim": dim}, [x], [x.shape], node)
+
+
+def _pool(kind):
+    def fn(framework, f, interp, b, node):
+        """max_pool / average_pool(inputs, pool_size, strides=None, padding='valid'): as the layers."""
+        x = _tensor(interp, b["inputs"], kind, node)
+        if not isinstance(x, Tensor):
+            return x
+        n = len(x.shape) - 2
+        size = tuple(b["pool_size"]) if isinstance(b["pool_size"], (list, tuple)) else (b["pool_size"],) * n
+        stride = b["strides"] if b["strides"] is not None else size
+        stride = tuple(stride) if isinstance(stride, (list, tuple)) else (stride,) * n
+        attrs = {"dims": n, "kernel_size": size, "stride": stride, "padding": str(b["padding"]).lower(),
+                 "data_format": b["data_format"] or "channels_last"}
+        return _record(framework, interp, kind, f"ops.{'max_pool' if kind == 'max_pool' else 'average_pool'}", attrs,
+                       [x], [x.shape], node, x.dtype)
+    return fn
+
+
+def _sorting(name):
+    def fn(framework, f, interp, b, node):
+        """sort / argsort(x, axis=-1): kind sort (TensorFlow negates and runs top_k)."""
+        x = _tensor(interp, b["x"], name, node)
+        if not isinstance(x, Tensor):
+            return x
+        if b["axis"] is None:
+            x = Tensor((_numel(x.shape),), x.dtype)
+        dim = _axis(-1 if b["axis"] is None else b["axis"], max(len(x.shape), 1))
+        result = _record(framework, interp, "sort", f"ops.{name}", {"op": name, "dim": dim, "k": None}, [x], [x.shape],
+                         node, x.dtype)
+        return Tensor(result.shape, "int32") if name == "argsort" and isinstance(result, Tensor) else result
+    return fn
+
+
+# name -> (signature, composite)
+COMPOSITES = {
+    "outer": (_X1_X2, _outer), "glu": ("x, axis=-1", _glu), "diff": ("a, n=1, axis=-1", _diff),
+    "norm": ("x, ord=None, axis=None, keepdims=False", _norm),
+    "rms_normalization": ("x, scale=None, axis=-1, epsilon=None", _rms_normalization),
+    "normalize": ("x, axis=-1, order=2, epsilon=None", _normalize),
+    "max_pool": ("inputs, pool_size, strides=None, padding='valid', data_format=None", _pool("max_pool")),
+    "average_pool": ("inputs, pool_size, strides=None, padding='valid', data_format=None", _pool("avg_pool")),
+    "sort": ("x, axis=-1", _sorting("sort")), "argsort": ("x, axis=-1", _sorting("argsort")),
+}
+
+
 def build_table_ops(framework, f: dict) -> dict:
     """name -> fn(interp, args, kwargs, node) for every function of the tables above."""
     out = {}
@@ -281,6 +404,8 @@ def build_table_ops(framework, f: dict) -> dict:
         out[name] = _passthrough(name, signature)
     for name, (signature, shape, dtype) in CONSTANTS.items():
         out[name] = _constant(name, signature, shape, dtype)
+    for name, (signature, composite) in COMPOSITES.items():
+        out[name] = _composite(framework, f, name, signature, composite)
     out["gelu"] = _gelu(f)
     return out
 
@@ -380,6 +505,19 @@ def _constant(name, signature, shape_fn, dtype):
             return interp.unknown(f"keras.ops.{name}: the size is not a known non-negative number", node)
         wanted = bound.get("dtype")
         return Tensor(shape, wanted if isinstance(wanted, str) else dtype)
+    return fn
+
+
+def _composite(framework, f, name, signature, composite):
+    def fn(interp, args, kwargs, node):
+        bound = _bind(interp, name, signature, args, kwargs, node)
+        unknown = next((v for v in bound.values() if isinstance(v, Unknown)), None)
+        if unknown is not None:
+            return unknown
+        try:
+            return composite(framework, f, interp, bound, node)
+        except (ShapeError, TypeError) as error:
+            return interp.unknown(f"keras.ops.{name}: {error}", node)
     return fn
 
 

@@ -230,7 +230,10 @@ def build_ops(torch_functions: dict, framework) -> dict:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a.shape is not None and b.shape is not None \
                 and len(a.shape) <= 2 and len(b.shape) <= 2 and a.shape and b.shape:
             return f["matmul"](interp, [a, b], {}, node)  # numpy's dot is matmul up to rank 2
-        return interp.unknown("keras.ops.dot of scalars or of tensors of rank above 2 is not modelled", node)
+        if any(isinstance(v, (int, float)) and not isinstance(v, bool) or isinstance(v, Tensor) and v.shape == ()
+               for v in (a, b)):
+            return f["mul"](interp, [a, b], {}, node)  # numpy: a dot with a scalar is a multiply
+        return interp.unknown("keras.ops.dot of tensors of rank above 2 is not modelled", node)
 
     def tensordot(interp, args, kwargs, node):
         """A contraction over the given axes, written as the einsum it is."""

@@ -16,6 +16,7 @@ Only ``keras.ops`` uses these (numpy semantics); TensorFlow namesakes differ.
 
 from __future__ import annotations
 
+from staticflops.frontend.keras.graph import tensors_in
 from staticflops.frontend.values import Tensor, Unknown
 from staticflops.shapes import tensor_ops as shape_ops
 from staticflops.shapes.tensor_ops import ShapeError
@@ -206,6 +207,62 @@ def _diagonal(b):
     return tuple(d for n, d in enumerate(x) if n not in (i, j)) + (max(0, min(rows, cols)),)
 
 
+def _pad(b):
+    x, width = b["x"].shape, b["pad_width"]
+    if isinstance(width, int):
+        pairs = [(width, width)] * len(x)
+    elif len(width) == 2 and all(isinstance(v, int) for v in width):
+        pairs = [tuple(width)] * len(x)
+    elif len(width) == 1:
+        pairs = [tuple(width[0])] * len(x)
+    else:
+        pairs = [tuple(pair) for pair in width]
+    if len(pairs) != len(x) or any(len(pair) != 2 for pair in pairs):
+        raise ShapeError(f"pad widths {width!r} do not fit a rank-{len(x)} tensor")
+    return tuple(d + before + after for d, (before, after) in zip(x, pairs))
+
+
+def _space(to_depth):
+    """depth_to_space / space_to_depth(x, block_size, data_format='channels_last') on 4-D tensors."""
+    def shape(b):
+        x, k = b["x"].shape, b["block_size"]
+        if len(x) != 4:
+            raise ShapeError(f"expects a 4-D tensor, got rank {len(x)}")
+        last = (b["data_format"] or "channels_last") == "channels_last"
+        n, h, w, c = (x[0], x[1], x[2], x[3]) if last else (x[0], x[2], x[3], x[1])
+        if to_depth:
+            h, w, c = h // k, w // k, c * k * k
+        else:
+            if isinstance(c, int) and c % (k * k):
+                raise ShapeError(f"{c} channels are not a multiple of block_size squared ({k * k})")
+            h, w, c = h * k, w * k, c // (k * k)
+        return (n, h, w, c) if last else (n, c, h, w)
+    return shape
+
+
+def _take_along_axis(b):
+    x, indices, axis = b["x"].shape, b["indices"].shape, b["axis"]
+    if axis is None:
+        return indices
+    axis = _axis(axis, len(x))
+    if len(indices) != len(x):
+        raise ShapeError("indices and x differ in rank")
+    left = shape_ops.broadcast(x[:axis] + (1,) + x[axis + 1:], indices[:axis] + (1,) + indices[axis + 1:])
+    return left[:axis] + (indices[axis],) + left[axis + 1:]
+
+
+def _get_item(b):
+    x, key = b["x"].shape, b["key"]
+    if isinstance(key, bool) or not isinstance(key, int) or not x:
+        raise ShapeError("keras.ops.get_item with a key other than an int is not modelled")
+    return x[1:]
+
+
+def _select(b):
+    shapes = [t.shape for t in tensors_in([b["condlist"], b["choicelist"], b["default"]])]
+    return shape_ops.broadcast(*shapes)
+
+
 # name -> (signature, shape function of the bound arguments).  The first tensor's dtype is kept.
 MOVEMENT = {
     "flip": ("x, axis=None", _flip), "fliplr": (_X, _flip), "flipud": (_X, _flip), "roll": ("x, shift, axis=None", _flip),
@@ -225,7 +282,16 @@ MOVEMENT = {
     "view_as_real": (_X, lambda b: tuple(b["x"].shape) + (2,)), "imag": (_X, _flip),  # of a real tensor: 0s
     "unravel_index": ("indices, shape", lambda b: [b["indices"].shape] * len(b["shape"])),
     "broadcast_to": ("x, shape", lambda b: shape_ops.broadcast(b["x"].shape, tuple(b["shape"]))),
+    "pad": ("x, pad_width, mode='constant', constant_values=None", _pad),
+    "slice": ("inputs, start_indices, shape", lambda b: tuple(b["shape"])),
+    "depth_to_space": ("x, block_size, data_format='channels_last'", _space(False)),
+    "space_to_depth": ("x, block_size, data_format='channels_last'", _space(True)),
+    "get_item": ("x, key", _get_item), "slice_update": ("inputs, start_indices, updates", lambda b: b["inputs"].shape),
+    # the choice per element is a Select, which the profiler does not count (the conditions are ops of their own)
+    "select": ("condlist, choicelist, default=0", _select),
 }
+# Functions whose output size depends on the tensor's values: their own message.
+DATA_DEPENDENT = ("nonzero", "unique", "bincount", "argwhere")
 # Returns its argument (a copy or a view of a real tensor): no op.
 PASSTHROUGH = {"copy": _X, "array": "x, dtype=None", "conj": _X, "conjugate": _X, "real": _X, "view": "x, dtype=None"}
 
@@ -266,6 +332,7 @@ CONSTANTS = {
     "tri": ("N, M=None, k=0, dtype=None", _tri, "float32"),
     "kron": (_X1_X2, _kron, "float32"),
     "isin": ("x1, x2, assume_unique=False, invert=False", _isin, "bool"),
+    "scatter": ("indices, values, shape", lambda b: tuple(b["shape"]), "float32"),
 }
 
 
@@ -377,6 +444,78 @@ def _sorting(name):
     return fn
 
 
+def _conv_family(kind):
+    """conv_transpose / depthwise_conv / separable_conv on a kernel tensor, with the attributes
+    the Keras layers of the same kind record (no bias; a kernel argument is no parameter)."""
+    def fn(framework, f, interp, b, node):
+        x = _tensor(interp, b["inputs"], kind, node)
+        kernel = _tensor(interp, b.get("kernel", b.get("depthwise_kernel")), kind, node)
+        if not isinstance(x, Tensor) or not isinstance(kernel, Tensor):
+            return x if not isinstance(x, Tensor) else kernel
+        n = len(x.shape) - 2
+        if len(kernel.shape) != n + 2 or n not in (1, 2, 3):
+            raise ShapeError(f"a rank-{len(kernel.shape)} kernel does not fit a rank-{len(x.shape)} input")
+        data_format = b["data_format"] or "channels_last"
+        channels = x.shape[-1] if data_format == "channels_last" else x.shape[1]
+
+        def spread(v):
+            return tuple(v) if isinstance(v, (list, tuple)) else (v,) * n
+        attrs = {"dims": n, "kernel_size": tuple(kernel.shape[:n]), "stride": spread(b["strides"]),
+                 "padding": str(b["padding"]).lower(), "dilation": spread(b["dilation_rate"]), "bias": False,
+                 "data_format": data_format, "depthwise": kind == "depthwise_conv", "type": f"ops.{kind}"}
+        inputs = [x, kernel]
+        if kind == "conv_transpose":  # kernel (*window, out, in)
+            attrs.update(out_channels=kernel.shape[-2], in_channels=channels, groups=1,
+                         output_padding=None if b["output_padding"] is None else spread(b["output_padding"]))
+        elif kind == "depthwise_conv":  # kernel (*window, in, multiplier)
+            attrs.update(out_channels=channels * kernel.shape[-1], in_channels=channels, groups=channels)
+        else:  # separable: depthwise (*window, in, multiplier), pointwise (1.., in * multiplier, out)
+            pointwise = _tensor(interp, b["pointwise_kernel"], kind, node)
+            if not isinstance(pointwise, Tensor):
+                return pointwise
+            inputs.append(pointwise)
+            attrs.update(out_channels=pointwise.shape[-1], in_channels=channels, groups=1,
+                         depth_multiplier=kernel.shape[-1])
+        recorded = {"conv_transpose": "conv_transpose", "depthwise_conv": "conv"}.get(kind, "separable_conv")
+        return _record(framework, interp, recorded, f"ops.{kind}", attrs, inputs, [x.shape], node)
+    return fn
+
+
+def _take_along_axis_op(framework, f, interp, b, node):
+    """take_along_axis(x, indices, axis): a gather recorded as kind take (TensorFlow wraps negative
+    indices first: Less and AddV2 per index, as for ops.take)."""
+    x, indices = _tensor(interp, b["x"], "take_along_axis", node), _tensor(interp, b["indices"], "take_along_axis", node)
+    if not isinstance(x, Tensor) or not isinstance(indices, Tensor):
+        return x if not isinstance(x, Tensor) else indices
+    out = _take_along_axis(b)
+    with framework.ops.arguments([x]):
+        return framework.ops.record(interp, "take", "take_along_axis", {"dim": b["axis"]}, [x.shape, indices.shape],
+                                    node, outputs=[out], dtype=x.dtype)
+
+
+def _saturate_cast(framework, f, interp, b, node):
+    """saturate_cast(x, dtype): clipped to the dtype's range (Minimum + Maximum), then cast."""
+    if not isinstance(b["dtype"], str):
+        return interp.unknown("keras.ops.saturate_cast to a dtype that is not a name", node)
+    result = f["clamp"](interp, [b["x"]], {}, node)
+    return Tensor(result.shape, b["dtype"]) if isinstance(result, Tensor) else result
+
+
+def _batch_normalization(framework, f, interp, b, node):
+    """batch_normalization(x, mean, variance, axis, offset=None, scale=None): kind batch_norm on
+    given statistics (no weights of its own)."""
+    x = _tensor(interp, b["x"], "batch_normalization", node)
+    if not isinstance(x, Tensor):
+        return x
+    axis = _axis(b["axis"], len(x.shape))
+    attrs = {"num_features": x.shape[axis], "axis": axis, "affine": False, "scale": b["scale"] is not None,
+             "center": b["offset"] is not None, "type": "ops.batch_normalization"}
+    tensors = tensors_in([x, b["mean"], b["variance"], b["offset"], b["scale"]])
+    return _record(framework, interp, "batch_norm", "ops.batch_normalization", attrs, tensors, [x.shape], node)
+
+
+_CONV_TAIL = "strides=1, padding='valid', data_format=None, dilation_rate=1"
+
 # name -> (signature, composite)
 COMPOSITES = {
     "outer": (_X1_X2, _outer), "glu": ("x, axis=-1", _glu), "diff": ("a, n=1, axis=-1", _diff),
@@ -386,6 +525,13 @@ COMPOSITES = {
     "max_pool": ("inputs, pool_size, strides=None, padding='valid', data_format=None", _pool("max_pool")),
     "average_pool": ("inputs, pool_size, strides=None, padding='valid', data_format=None", _pool("avg_pool")),
     "sort": ("x, axis=-1", _sorting("sort")), "argsort": ("x, axis=-1", _sorting("argsort")),
+    "take_along_axis": ("x, indices, axis=None", _take_along_axis_op),
+    "saturate_cast": ("x, dtype", _saturate_cast),
+    "batch_normalization": ("x, mean, variance, axis, offset=None, scale=None, epsilon=0.001", _batch_normalization),
+    "depthwise_conv": (f"inputs, kernel, {_CONV_TAIL}", _conv_family("depthwise_conv")),
+    "separable_conv": (f"inputs, depthwise_kernel, pointwise_kernel, {_CONV_TAIL}", _conv_family("separable_conv")),
+    "conv_transpose": ("inputs, kernel, strides=1, padding='valid', output_padding=None, data_format=None, dilation_rate=1",
+                       _conv_family("conv_transpose")),
 }
 
 
@@ -404,6 +550,8 @@ def build_table_ops(framework, f: dict) -> dict:
         out[name] = _passthrough(name, signature)
     for name, (signature, shape, dtype) in CONSTANTS.items():
         out[name] = _constant(name, signature, shape, dtype)
+    for name in DATA_DEPENDENT:
+        out[name] = _data_dependent(name)
     for name, (signature, composite) in COMPOSITES.items():
         out[name] = _composite(framework, f, name, signature, composite)
     out["gelu"] = _gelu(f)
@@ -461,7 +609,7 @@ def _reduction(framework, name, op, signature, dtype):
 def _movement(name, signature, shape_fn):
     def fn(interp, args, kwargs, node):
         bound = _bind(interp, name, signature, args, kwargs, node)
-        tensors = [v for v in bound.values() if isinstance(v, Tensor)]
+        tensors = tensors_in(list(bound.values()))
         if "xs" in bound:
             tensors = [v for v in bound["xs"] if isinstance(v, Tensor)] if isinstance(bound["xs"], (list, tuple)) else []
             if not tensors or len(tensors) != len(bound["xs"]):
@@ -518,6 +666,12 @@ def _composite(framework, f, name, signature, composite):
             return composite(framework, f, interp, bound, node)
         except (ShapeError, TypeError) as error:
             return interp.unknown(f"keras.ops.{name}: {error}", node)
+    return fn
+
+
+def _data_dependent(name):
+    def fn(interp, args, kwargs, node):
+        return interp.unknown(f"keras.ops.{name}: the output shape depends on the tensor's values", node)
     return fn
 
 

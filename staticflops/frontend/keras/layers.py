@@ -51,6 +51,10 @@ class KerasLayerSpec:
     extra: dict = field(default_factory=dict)
 
 
+def _int_output(args) -> dict:
+    return {} if args["output_mode"] == "int" else _refuse(f"output_mode={args['output_mode']!r}")
+
+
 def _refuse(what: str):
     raise ValueError(f"{what} is not modelled")
 
@@ -213,6 +217,15 @@ LAYERS: dict[str, KerasLayerSpec] = {
     "ReversibleEmbedding": KerasLayerSpec("embedding", "input_dim, output_dim, tie_weights=True, **kwargs",
                                           lambda a, n: {"num_embeddings": a["input_dim"], "embedding_dim": a["output_dim"]}
                                           if a["tie_weights"] is True else _refuse("tie_weights=False")),
+    # Preprocessing lookups (output_mode='int'): each input element becomes an index of the same
+    # shape (HashedCrossing: of the crossed inputs' broadcast shape); no weights, kind `lookup`.
+    "Discretization": KerasLayerSpec("lookup", "bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode='int', **kwargs",
+                                     lambda a, n: _int_output(a)),
+    "Hashing": KerasLayerSpec("lookup", "num_bins, mask_value=None, salt=None, output_mode='int', **kwargs",
+                              lambda a, n: _int_output(a)),
+    "IntegerLookup": KerasLayerSpec("lookup", "max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1, vocabulary=None, vocabulary_dtype='int64', idf_weights=None, invert=False, output_mode='int', **kwargs",
+                                    lambda a, n: _int_output(a)),
+    "HashedCrossing": KerasLayerSpec("lookup", "num_bins, output_mode='int', sparse=False, **kwargs", lambda a, n: _int_output(a)),
     # mask = any(x != mask_value, axis=-1); x * mask: elementwise (kind `pointwise`, label Masking).
     "Masking": KerasLayerSpec("pointwise", "mask_value=0.0, **kwargs"),
     "SimpleRNN": KerasLayerSpec("rnn", _RNN, _recurrent("rnn", 1), lambda attrs, shapes: {"input_size": shapes[0][-1]}),

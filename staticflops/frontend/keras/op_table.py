@@ -39,6 +39,8 @@ POINTWISE = {
         "arctan2", "divide_no_nan", "floor_divide", "fmod", "mod", "heaviside", "hypot", "logaddexp", "logaddexp2",
         "nextafter", "gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
         "bitwise_right_shift", "left_shift", "right_shift")},
+    # cross of 3-vectors: products and differences, which TensorFlow's Cross op does without a profiler formula
+    "cross": ("x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None", None),
     "ldexp": (_X1_X2, "float32"), "isclose": ("x1, x2, rtol=1e-05, atol=1e-08, equal_nan=False", "bool"),
 }
 
@@ -514,6 +516,49 @@ def _batch_normalization(framework, f, interp, b, node):
     return _record(framework, interp, "batch_norm", "ops.batch_normalization", attrs, tensors, [x.shape], node)
 
 
+def _moments(framework, f, interp, b, node):
+    """moments(x, axes, keepdims=False): (mean, variance); the variance's Mean, SquaredDifference
+    and Mean include the mean (kind reduce, op var)."""
+    x = _tensor(interp, b["x"], "moments", node)
+    if not isinstance(x, Tensor):
+        return x
+    axes = tuple(b["axes"]) if isinstance(b["axes"], (list, tuple)) else b["axes"]
+    variance = _record(framework, interp, "reduce", "moments", {"op": "var", "dim": axes, "keepdim": bool(b["keepdims"])},
+                       [x], [x.shape], node, x.dtype)
+    return (Tensor(variance.shape, x.dtype), variance) if isinstance(variance, Tensor) else variance
+
+
+def _meshgrid(framework, f, interp, b, node):
+    """meshgrid(x, y, indexing='xy'): each flattened input broadcast to (len(y), len(x)) by a
+    multiply with ones (one Mul per output element each)."""
+    xs = b["x"]
+    if len(xs) != 2 or not all(isinstance(t, Tensor) and t.shape is not None for t in xs):
+        return interp.unknown("keras.ops.meshgrid of other than two tensors of known shape", node)
+    nx, ny = _numel(xs[0].shape), _numel(xs[1].shape)
+    rows, cols = (ny, nx) if b["indexing"] == "xy" else (nx, ny)
+    return [f["mul"](interp, [Tensor((1, cols) if b["indexing"] == "xy" else (rows, 1), t.dtype), Tensor((rows, cols), t.dtype)],
+                     {}, node) for t in xs]
+
+
+def _vdot(framework, f, interp, b, node):
+    """vdot(x1, x2): both flattened, one dot product (a MatMul)."""
+    a, c = _tensor(interp, b["x1"], "vdot", node), _tensor(interp, b["x2"], "vdot", node)
+    if not isinstance(a, Tensor) or not isinstance(c, Tensor):
+        return a if not isinstance(a, Tensor) else c
+    return f["matmul"](interp, [Tensor((_numel(a.shape),), a.dtype), Tensor((_numel(c.shape),), c.dtype)], {}, node)
+
+
+def _vander(framework, f, interp, b, node):
+    """vander(x, N=None): x[:, None] ** powers (one Pow per output element)."""
+    x = _tensor(interp, b["x"], "vander", node)
+    if not isinstance(x, Tensor):
+        return x
+    if len(x.shape) != 1:
+        raise ShapeError(f"vander expects a 1-D tensor, got rank {len(x.shape)}")
+    n = x.shape[0] if b["N"] is None else b["N"]
+    return f["pow"](interp, [Tensor((x.shape[0], 1), x.dtype), Tensor((1, n), x.dtype)], {}, node)
+
+
 _CONV_TAIL = "strides=1, padding='valid', data_format=None, dilation_rate=1"
 
 # name -> (signature, composite)
@@ -526,6 +571,8 @@ COMPOSITES = {
     "average_pool": ("inputs, pool_size, strides=None, padding='valid', data_format=None", _pool("avg_pool")),
     "sort": ("x, axis=-1", _sorting("sort")), "argsort": ("x, axis=-1", _sorting("argsort")),
     "take_along_axis": ("x, indices, axis=None", _take_along_axis_op),
+    "moments": ("x, axes, keepdims=False, synchronized=False", _moments),
+    "meshgrid": ("*x, indexing='xy'", _meshgrid), "vdot": (_X1_X2, _vdot), "vander": ("x, N=None", _vander),
     "saturate_cast": ("x, dtype", _saturate_cast),
     "batch_normalization": ("x, mean, variance, axis, offset=None, scale=None, epsilon=0.001", _batch_normalization),
     "depthwise_conv": (f"inputs, kernel, {_CONV_TAIL}", _conv_family("depthwise_conv")),

@@ -318,6 +318,12 @@ for _name, _signature in (("CenterCrop", "height, width, data_format=None, **kwa
     LAYERS[_name] = KerasLayerSpec("crop_to", _signature, lambda a, n: {
         "height": a["height"], "width": a["width"], "data_format": _data_format(a["data_format"])})
 
+def _adaptive_pool(args, n):
+    if _data_format(args["data_format"]) != "channels_last":
+        _refuse("adaptive pooling with data_format='channels_first'")
+    return {"dims": n, "output_size": ntuple(args["output_size"], n), "data_format": "channels_last"}
+
+
 # Keras's own defaults differ per rank: Cropping2D crops nothing, Cropping1D/3D one on each side.
 _CROPPING_DEFAULT = {1: (1, 1), 2: ((0, 0), (0, 0)), 3: ((1, 1), (1, 1), (1, 1))}
 for _n in (1, 2, 3):
@@ -325,6 +331,10 @@ for _n in (1, 2, 3):
     LAYERS[f"Conv{_n}DTranspose"] = KerasLayerSpec("conv_transpose", _CONVT, _conv_transpose, _conv_build, dims=_n)
     LAYERS[f"MaxPooling{_n}D"] = KerasLayerSpec("max_pool", _POOL, _pool, dims=_n)
     LAYERS[f"AveragePooling{_n}D"] = KerasLayerSpec("avg_pool", _POOL, _pool, dims=_n)
+    LAYERS[f"AdaptiveAveragePooling{_n}D"] = KerasLayerSpec("adaptive_avg_pool", "output_size, data_format=None, **kwargs",
+                                                            _adaptive_pool, dims=_n)
+    LAYERS[f"AdaptiveMaxPooling{_n}D"] = KerasLayerSpec("adaptive_max_pool", "output_size, data_format=None, **kwargs",
+                                                        _adaptive_pool, dims=_n)
     LAYERS[f"GlobalAveragePooling{_n}D"] = KerasLayerSpec("global_avg_pool", _GLOBAL_POOL, _global_pool, dims=_n)
     LAYERS[f"GlobalMaxPooling{_n}D"] = KerasLayerSpec("global_max_pool", _GLOBAL_POOL, _global_pool, dims=_n)
     LAYERS[f"ZeroPadding{_n}D"] = KerasLayerSpec(

@@ -97,3 +97,30 @@ def test_reductions_along_an_axis(body, flops):
 def test_standard_counts_pointwise_math_zero_and_full_one_per_element():
     assert run("ops.log10(x)", rules="standard").totals.forward_flops == 0
     assert run("ops.log10(x)", rules="full").totals.forward_flops == 8  # one per element of (1, 8)
+
+
+# Sizes other than the probe's, to check the rules' general forms; each recorded with run_case()
+# of tools/record_coverage_keras.py (keras 3.15.1, tensorflow-cpu 2.21, batch 1).
+@pytest.mark.parametrize("inputs, body, shapes, flops", [
+    # H: windows 3 and 4 over 7 rows: (5 * 3 + 4 * 4) per line x 10 * 2 lines = 620; W: windows 2
+    # and 3 over 10: (9 * 2 + 8 * 3) x 3 * 2 lines = 252; gather indices 9 * (3 + 5) = 72: 944.
+    ("x = keras.Input(shape=(7, 10, 2))\n", "layers.AdaptiveAveragePooling2D((3, 5))(x)", [[1, 3, 5, 2]], 944),
+    # windows 4 and 5 over 10: (7 * 4 + 6 * 5) x 2 channels = 116, + 9 * 3 = 143.
+    ("x = keras.Input(shape=(10, 2))\n", "layers.AdaptiveMaxPooling1D(3)(x)", [[1, 3, 2]], 143),
+    ("x = keras.Input(shape=(5, 4))\n", "layers.Masking()(x)", [[1, 5, 4]], 20),  # 1 per element
+    ("x = keras.Input(shape=(5, 2), dtype='int32')\n", "layers.Hashing(4)(x)", [[1, 5, 2]], 0),
+    ("x = keras.Input(shape=(4, 8))\n", "ops.moments(x, 1)", [[1, 8], [1, 8]], 4 * 32),  # as var
+    ("x = keras.Input(shape=(4, 8))\n", "ops.sort(x, axis=1)", [[1, 4, 8]], 2 * 32),  # two Negs
+])
+def test_recorded_sizes(inputs, body, shapes, flops):
+    report = run(body, inputs)
+    assert report.unknown == []
+    assert report.outputs == shapes and report.totals.forward_flops == flops
+
+
+def test_meshgrid():
+    # x (1, 3) and y (1, 5), flattened: two (5, 3) grids, each a Mul with ones: 2 * 15 (recorded 30).
+    source = (HEADER + "x = keras.Input(shape=(3,))\ny = keras.Input(shape=(5,))\n"
+              "out = ops.meshgrid(x, y)\nmodel = keras.Model([x, y], out)\n")
+    report = analyze_text(source, "m.py", rules="tf-profiler", batch=1)
+    assert report.unknown == [] and report.outputs == [[5, 3], [5, 3]] and report.totals.forward_flops == 30

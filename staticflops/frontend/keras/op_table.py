@@ -47,7 +47,7 @@ POINTWISE = {
 # name -> (the PyTorch-model function with the same math, signature, its attributes)
 SAME_KIND = {
     "absolute": ("abs", _X), "fabs": ("abs", _X), "square": ("square", _X), "fmax": ("maximum", _X1_X2),
-    "fmin": ("minimum", _X1_X2), "celu": ("celu", "x, alpha=1.0"), "hard_tanh": ("hardtanh", _X),
+    "fmin": ("minimum", _X1_X2), "polar": ("polar", "abs_, angle"), "celu": ("celu", "x, alpha=1.0"), "hard_tanh": ("hardtanh", _X),
     **{name: (name, _X) for name in ("sin", "cos", "ceil", "floor", "sign")}, "round": ("round", "x, decimals=0"),
 }
 
@@ -431,6 +431,23 @@ def _pool(kind):
     return fn
 
 
+def _adaptive_pool(kind):
+    def fn(framework, f, interp, b, node):
+        """adaptive_average_pool / adaptive_max_pool(inputs, output_size, data_format=None): as the
+        AdaptivePooling layers (channels_last only)."""
+        x = _tensor(interp, b["inputs"], kind, node)
+        if not isinstance(x, Tensor):
+            return x
+        if (b["data_format"] or "channels_last") != "channels_last":
+            return interp.unknown(f"keras.ops.{kind} with data_format='channels_first' is not modelled", node)
+        n = len(x.shape) - 2
+        size = tuple(b["output_size"]) if isinstance(b["output_size"], (list, tuple)) else (b["output_size"],) * n
+        attrs = {"dims": n, "output_size": size, "data_format": "channels_last"}
+        recorded = "adaptive_avg_pool" if kind == "adaptive_average_pool" else "adaptive_max_pool"
+        return _record(framework, interp, recorded, f"ops.{kind}", attrs, [x], [x.shape], node, x.dtype)
+    return fn
+
+
 def _sorting(name):
     def fn(framework, f, interp, b, node):
         """sort / argsort(x, axis=-1): kind sort (TensorFlow negates and runs top_k)."""
@@ -569,6 +586,8 @@ COMPOSITES = {
     "normalize": ("x, axis=-1, order=2, epsilon=None", _normalize),
     "max_pool": ("inputs, pool_size, strides=None, padding='valid', data_format=None", _pool("max_pool")),
     "average_pool": ("inputs, pool_size, strides=None, padding='valid', data_format=None", _pool("avg_pool")),
+    "adaptive_average_pool": ("inputs, output_size, data_format=None", _adaptive_pool("adaptive_average_pool")),
+    "adaptive_max_pool": ("inputs, output_size, data_format=None", _adaptive_pool("adaptive_max_pool")),
     "sort": ("x, axis=-1", _sorting("sort")), "argsort": ("x, axis=-1", _sorting("argsort")),
     "take_along_axis": ("x, indices, axis=None", _take_along_axis_op),
     "moments": ("x, axes, keepdims=False, synchronized=False", _moments),
@@ -632,7 +651,7 @@ def _pointwise(framework, name, signature, dtype):
 def _same_kind(f, name, target, signature):
     def fn(interp, args, kwargs, node):
         bound = _bind(interp, name, signature, args, kwargs, node)
-        tensors = [bound[n] for n in ("x", "x1", "x2") if n in bound]
+        tensors = [bound[n] for n in ("x", "x1", "x2", "abs_", "angle") if n in bound]
         return f[target](interp, tensors, {}, node)
     return fn
 

@@ -37,7 +37,7 @@ def test_random_crop_passes_the_image_through_at_inference():
                                   "x + ops.kron((8,), 1.0)"])
 def test_constant_tensors_added_to_the_input(body):
     # These build a constant of shape (8,) or (1,) (folded by TensorFlow: 0 FLOPs); the add to
-    # the (1, 8) input is 1 per element: 8 FLOPs (the probe recorded 8 for each but kaiser).
+    # the (1, 8) input is 1 per element: 8 FLOPs (the probe recorded 8 for each).
     report = run(body)
     assert report.unknown == [] and report.outputs == [[1, 8]] and report.totals.forward_flops == 8
 

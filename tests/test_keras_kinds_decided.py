@@ -9,7 +9,7 @@ import yaml
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
 # Issue 20's new kinds, and the Keras preprocessing kinds it asks to decide per rule set.
-KERAS_KINDS = ["augment", "crop_to", "repeat", "take", "rescale", "resize", "normalization"]
+KERAS_KINDS = ["augment", "crop_to", "repeat", "take", "rescale", "resize", "normalization", "pointwise", "lookup"]
 RULE_SETS = ["standard", "full", "tf-profiler", "torch", "fvcore", "thop", "ptflops", "torchinfo", "torchstat", "calflops"]
 
 
@@ -25,3 +25,8 @@ def test_full_says_how_it_counts_them():
     assert {"augment", "crop_to"} <= set(rules["rules"])
     assert all(rules["rules"][k].get("note") for k in ("augment", "crop_to"))
     assert {"repeat", "take"} <= set(rules["zero_cost"])  # copies: no arithmetic (commented in the file)
+
+
+def test_full_counts_keras_pointwise_math_and_says_how():
+    rules = yaml.safe_load((RULES / "full.yaml").read_text())
+    assert rules["rules"]["pointwise"]["flops"] == "numel(y)" and rules["rules"]["pointwise"].get("note")

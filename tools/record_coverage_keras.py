@@ -73,7 +73,11 @@ EXCLUDED_OPS_REASON = {
     "convert_to_tensor": "dtype/device plumbing", "convert_to_numpy": "dtype/device plumbing", "cast": None,
     "dtype": "dtype plumbing", "is_tensor": "predicate", "shape": "returns a Python shape", "ndim": "returns an int",
     "size": "returns an int", "saturate_cast": None, "unravel_index": None,
+    "jvp": "autodiff plumbing taking Python functions", "vectorize": "control flow taking Python functions",
 }
+# Output shapes that depend on the tensor's values (issue 20: counted apart, their own message).
+DATA_DEPENDENT = {"ops.nonzero", "ops.unique", "ops.bincount"}
+DATA_DEPENDENT_REASON = "output shape depends on the tensor's values"
 _DIM = {"1D": "8x3", "2D": "8x8x3", "3D": "4x8x8x3"}
 
 
@@ -179,6 +183,42 @@ RECIPES_OPS: dict = {
     "split": [("ops.split(x, 2, axis=1)", ["x:8"])],
     "take": [("ops.take(x, i, axis=1)", ["x:8", "i:int32:3"])],
     "cast": [("ops.cast(x, 'float16')", ["x:8"])],
+    # Added by helper kerasops (issue 20): ops the generic attempts could not call.
+    "where": [("ops.where(x > 0, x, y)", ["x:8", "y:8"])],
+    "kaiser": [("x + ops.kaiser(8, 5.0)", ["x:8"])],
+    "saturate_cast": [("ops.saturate_cast(x, 'float16')", ["x:8"])],
+    "pad": [("ops.pad(x, ((0, 0), (1, 2)))", ["x:8"])],
+    "slice": [("ops.slice(x, (0, 0), (1, 4))", ["x:8"])],
+    "broadcast_to": [("ops.broadcast_to(x, (1, 2, 8))", ["x:8"])],
+    "take_along_axis": [("ops.take_along_axis(x, i, axis=1)", ["x:8", "i:int32:3"])],
+    "depth_to_space": [("ops.depth_to_space(x, 2)", ["x:8x8x4"])],
+    "space_to_depth": [("ops.space_to_depth(x, 2)", ["x:8x8x3"])],
+    "depthwise_conv": [("ops.depthwise_conv(x, ops.ones((3, 3, 3, 1)))", ["x:8x8x3"])],
+    "separable_conv": [("ops.separable_conv(x, ops.ones((3, 3, 3, 1)), ops.ones((1, 1, 3, 4)))", ["x:8x8x3"])],
+    "conv_transpose": [("ops.conv_transpose(x, ops.ones((3, 3, 4, 3)), 1)", ["x:8x8x3"])],
+    "adaptive_average_pool": [("ops.adaptive_average_pool(x, (4, 4))", ["x:8x8x3"])],
+    "adaptive_max_pool": [("ops.adaptive_max_pool(x, (4, 4))", ["x:8x8x3"])],
+    "batch_normalization": [("ops.batch_normalization(x, ops.zeros((3,)), ops.ones((3,)), axis=-1)", ["x:8x8x3"])],
+    "select": [("ops.select([x > 0, x < 0], [x, -x])", ["x:8"])],
+    "get_item": [("ops.get_item(x, 0)", ["x:8"])],
+    "rearrange": [("ops.rearrange(x, 'b n -> n b')", ["x:8"])],
+    "cross": [("ops.cross(x, y)", ["x:3", "y:3"])],
+    "digitize": [("ops.digitize(x, [0.0, 1.0])", ["x:8"])],
+    "argpartition": [("ops.argpartition(x, 3)", ["x:8"])],
+    "histogram": [("ops.histogram(x, bins=4)", ["x:8"])],
+    "vander": [("ops.vander(ops.reshape(x, (-1,)))", ["x:8"])],
+    "in_top_k": [("ops.in_top_k(i, x, 2)", ["i:int32:1", "x:8"])],
+    "searchsorted": [("ops.searchsorted(ops.reshape(x, (-1,)), ops.reshape(y, (-1,)))", ["x:8", "y:8"])],
+    "psnr": [("ops.psnr(x, y, 1.0)", ["x:8x8x3", "y:8x8x3"])],
+    "segment_sum": [("ops.segment_sum(ops.reshape(x, (-1,)), ops.reshape(i, (-1,)), num_segments=4)", ["x:8", "i:int32:8"])],
+    "segment_max": [("ops.segment_max(ops.reshape(x, (-1,)), ops.reshape(i, (-1,)), num_segments=4)", ["x:8", "i:int32:8"])],
+    "stft": [("ops.stft(ops.reshape(x, (-1,)), 8, 4, 8)", ["x:32"])],
+    "fft2": [("ops.fft2((x, y))", ["x:8x8", "y:8x8"])],
+    "correlate": [("ops.correlate(ops.reshape(x, (-1,)), ops.reshape(y, (-1,)))", ["x:8", "y:8"])],
+    "corrcoef": [("ops.corrcoef(x)", ["x:8"])],
+    "det": [("ops.det(x)", ["x:8x8"])], "inv": [("ops.inv(x)", ["x:8x8"])], "logdet": [("ops.logdet(x)", ["x:8x8"])],
+    "scatter": [("x + ops.scatter([[0], [2]], [1.0, 2.0], (8,))", ["x:8"])],
+    "slice_update": [("ops.slice_update(x, (0, 0), ops.ones((1, 2)))", ["x:8"])],
 }
 
 
@@ -283,6 +323,9 @@ def main() -> int:
         cases, gaps = [], {}
         for op, recipes, attempts in ops:
             found, gap = probe(op, recipes, attempts)
+            for case in found:
+                if op in DATA_DEPENDENT:
+                    case["out_of_scope"] = DATA_DEPENDENT_REASON
             cases += found
             if gap:
                 gaps[op] = gap

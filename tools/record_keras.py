@@ -18,7 +18,8 @@ variable ``model`` or what ``build_model()`` returns:
 * ``params`` / ``trainable_params``: ``model.count_params()`` / the sizes of
   ``model.trainable_weights`` (non-trainable weights, e.g. batch-norm statistics, count in
   ``params``).
-* ``output_shapes``: ``model.outputs``' shapes with the batch dimension set to 1.
+* ``output_shapes``: ``model.outputs``' shapes with the batch dimension set to 1 (for a
+  ``TRAINING = False`` case, the shapes of the frozen inference graph's outputs).
 * ``tf_profiler_flops``: the keras-flops method: a ``tf.function`` of the model,
   ``get_concrete_function`` with ``TensorSpec``s at batch 1, ``convert_variables_to_constants_v2``,
   then ``tf.compat.v1.profiler.profile(graph, options=ProfileOptionBuilder.float_operation())``;
@@ -89,6 +90,10 @@ def record(path: str) -> dict:
     model, training = load_model(path)
     frozen, specs = frozen_graph(model, training)
     outputs = [[1 if d is None else int(d) for d in t.shape] for t in model.outputs]
+    if training is False:
+        # Inference: the shapes the traced graph computes at batch 1.  Keras's symbolic shapes
+        # can differ there (RandomCrop passes the image through unless training).
+        outputs = [[int(d) for d in t.shape] for t in frozen.outputs]
     by_op = flops_by_op(frozen.graph)
     total = profile(frozen.graph)
     return {

@@ -268,10 +268,12 @@ class Interpreter(Statements, Expressions):
 
     # ---- operations on values ----------------------------------------------------------
     def binary(self, op_class, left, right, node):
-        if isinstance(left, Unknown):
-            return partial_dict.plain(left)
-        if isinstance(right, Unknown):
-            return partial_dict.plain(right)
+        if isinstance(left, Unknown) or isinstance(right, Unknown):
+            # The framework may keep a symbolic tensor's graph going (Keras: `x + <unmodelled op>`).
+            kept = self.framework.binary_with_unknown(self, op_class.__name__, left, right, node)
+            if kept is not None:
+                return kept
+            return partial_dict.plain(left if isinstance(left, Unknown) else right)
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             return self.framework.tensor_binary(self, op_class.__name__, left, right, node)
         if isinstance(left, Instance) or isinstance(right, Instance):

@@ -172,4 +172,11 @@ def _take(attrs, inputs):
     return [x[:axis] + tuple(indices) + x[axis + 1:]], {}
 
 
+@shape_function("pointwise", "lookup")
+def _pointwise(attrs, inputs):
+    # keras.ops elementwise math (frontend/keras/op_table.py) and the preprocessing lookups
+    # (Hashing, HashedCrossing...): the inputs broadcast, as numpy's.
+    return [broadcast(*inputs)], {}
+
+
 BATCH_MAJOR_RECURRENT["keras"] = keras_recurrent

@@ -294,6 +294,8 @@ def _pool(attrs, inputs):
 def _adaptive_pool(attrs, inputs):
     lead, spatial = _pool_window(attrs, inputs[0])
     out = tuple(size if wanted is None else wanted for size, wanted in zip(spatial, attrs["output_size"]))
+    if channels_last(attrs):  # Keras AdaptiveAveragePooling*D: (batch, *spatial, channels)
+        out = out + inputs[0][-1:]
     return [lead + out] * (2 if attrs.get("return_indices") else 1), {}  # (values, indices)
 
 

@@ -551,6 +551,7 @@ class KerasEngine:
                 attrs = configure(name, spec, bound)
                 if spec.kind == "activation":
                     attrs["kind"] = engine._activation(interp, name, bound["activation"], node) or "identity"
+                    attrs.update(_activation_attrs(attrs["kind"]))
                 elif "activation" in bound and spec.kind in _OUTPUT_ACTIVATION:
                     attrs["activation"] = engine._activation(interp, name, bound["activation"], node)
             except (TypeError, ValueError, KeyError, ShapeError) as error:
@@ -600,8 +601,8 @@ class KerasEngine:
         outputs = self.record(layer, kind, layer.cls.name, state.attrs, shapes, node, is_layer_call=True)
         activation = state.attrs.get("activation")
         if activation:
-            outputs[0] = self.record(layer, activation, f"{layer.cls.name}(activation)", {}, [outputs[0].shape], node,
-                                     is_layer_call=False)[0]
+            outputs[0] = self.record(layer, activation, f"{layer.cls.name}(activation)", _activation_attrs(activation),
+                                     [outputs[0].shape], node, is_layer_call=False)[0]
         if kind in ("rnn", "gru", "lstm"):
             return list(outputs) if len(outputs) > 1 else outputs[0]
         if kind == "multi_head_attention":
@@ -635,6 +636,11 @@ class KerasEngine:
 
 
 _NO_BUILD = KerasLayerSpec.__dataclass_fields__["build"].default
+
+
+def _activation_attrs(kind: str) -> dict:
+    """Keras's activations.gelu is the exact (erf) form, approximate=False: the rules read it."""
+    return {"approximate": "none"} if kind == "gelu" else {}
 
 
 def _none(interp, args, kwargs, node):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from staticflops.frontend.einops import einops_namespaces
 from staticflops.frontend.keras.engine import KerasEngine, is_layer, keras_state
 from staticflops.frontend.keras.graph import KerasTensor, adopt, keep_in_graph, unknown_shape
+from staticflops.frontend.keras.op_table import build_table_ops
 from staticflops.frontend.keras.ops import activation_functions, build_ops, graph_op, identity_matrix, unmodelled_op
 from staticflops.frontend.torch.framework import TorchFramework, _passive
 from staticflops.frontend.values import Builtin, Instance, Namespace, NoOpMembers, Tensor, Unknown
@@ -68,7 +69,9 @@ class KerasFramework(TorchFramework):
         layers["experimental"] = experimental
         keras = Namespace("keras", {
             "layers": layers_ns, "models": models, "Model": engine.model_class, "Sequential": engine.sequential_class,
-            "Input": make_input, "Layer": engine.layer_class, "ops": Namespace("keras.ops", {**ops, "identity": graph_op("identity", identity_matrix)}),
+            "Input": make_input, "Layer": engine.layer_class, "ops": Namespace("keras.ops", {
+                **ops, **{name: graph_op(name, fn) for name, fn in build_table_ops(self, functions).items()},
+                "identity": graph_op("identity", identity_matrix)}),
             "activations": Namespace("keras.activations", activations), "backend": backend, **anything,
             "utils": Namespace("keras.utils", {"register_keras_serializable": _decorator_factory()}),
             "saving": Namespace("keras.saving", {"register_keras_serializable": _decorator_factory()}),
@@ -252,6 +255,16 @@ class KerasFramework(TorchFramework):
         result = super().tensor_binary(interp, op_name, left, right, node)
         return self._adopt(f"operator {op_name}", lambda i, a, k, n: self.tensor_binary(i, op_name, a[0], a[1], n),
                            result, [left, right], node)
+
+    def binary_with_unknown(self, interp, op_name: str, left, right, node):
+        """`x + <unmodelled op>` on a KerasTensor: the unknown is reported where it arose and the
+        result stays in the model's graph with an unknown shape (a partial report, not a lost model)."""
+        if not any(isinstance(v, KerasTensor) for v in (left, right)):
+            return None
+        unknown = left if isinstance(left, Unknown) else right
+        interp.unknown(unknown.reason, location=unknown.location)  # once per place and reason
+        return adopt(Tensor(None), Builtin(f"operator {op_name}", lambda i, a, k, n: Tensor(None), bind_self=False),
+                     [v for v in (left, right) if isinstance(v, Tensor)], {}, node)
 
     def tensor_unary(self, interp, op: str, tensor, node):
         if unknown_shape(tensor):

@@ -51,6 +51,14 @@ class KerasLayerSpec:
     extra: dict = field(default_factory=dict)
 
 
+def _int_output(args) -> dict:
+    return {} if args["output_mode"] == "int" else _refuse(f"output_mode={args['output_mode']!r}")
+
+
+def _refuse(what: str):
+    raise ValueError(f"{what} is not modelled")
+
+
 def _channel_axis(attrs) -> int:
     return -1 if attrs["data_format"] == "channels_last" else 1
 
@@ -205,6 +213,21 @@ LAYERS: dict[str, KerasLayerSpec] = {
     "Rescaling": KerasLayerSpec("rescale", "scale, offset=0.0, **kwargs", lambda a, n: {"offset": a["offset"]}),
     "Embedding": KerasLayerSpec("embedding", "input_dim, output_dim, **kwargs",
                                 lambda a, n: {"num_embeddings": a["input_dim"], "embedding_dim": a["output_dim"]}),
+    # Called forward it is an Embedding; tie_weights=False adds a second (reverse) table we do not model.
+    "ReversibleEmbedding": KerasLayerSpec("embedding", "input_dim, output_dim, tie_weights=True, **kwargs",
+                                          lambda a, n: {"num_embeddings": a["input_dim"], "embedding_dim": a["output_dim"]}
+                                          if a["tie_weights"] is True else _refuse("tie_weights=False")),
+    # Preprocessing lookups (output_mode='int'): each input element becomes an index of the same
+    # shape (HashedCrossing: of the crossed inputs' broadcast shape); no weights, kind `lookup`.
+    "Discretization": KerasLayerSpec("lookup", "bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode='int', **kwargs",
+                                     lambda a, n: _int_output(a)),
+    "Hashing": KerasLayerSpec("lookup", "num_bins, mask_value=None, salt=None, output_mode='int', **kwargs",
+                              lambda a, n: _int_output(a)),
+    "IntegerLookup": KerasLayerSpec("lookup", "max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1, vocabulary=None, vocabulary_dtype='int64', idf_weights=None, invert=False, output_mode='int', **kwargs",
+                                    lambda a, n: _int_output(a)),
+    "HashedCrossing": KerasLayerSpec("lookup", "num_bins, output_mode='int', sparse=False, **kwargs", lambda a, n: _int_output(a)),
+    # mask = any(x != mask_value, axis=-1); x * mask: elementwise (kind `pointwise`, label Masking).
+    "Masking": KerasLayerSpec("pointwise", "mask_value=0.0, **kwargs"),
     "SimpleRNN": KerasLayerSpec("rnn", _RNN, _recurrent("rnn", 1), lambda attrs, shapes: {"input_size": shapes[0][-1]}),
     "GRU": KerasLayerSpec("gru", _GATED, _recurrent("gru", 3), lambda attrs, shapes: {"input_size": shapes[0][-1]}),
     "LSTM": KerasLayerSpec("lstm", _GATED, _recurrent("lstm", 4), lambda attrs, shapes: {"input_size": shapes[0][-1]}),
@@ -270,9 +293,11 @@ LAYERS["GaussianNoise"] = KerasLayerSpec("dropout", "stddev, **kwargs")
 LAYERS["ActivityRegularization"] = KerasLayerSpec("identity", "l1=0.0, l2=0.0, **kwargs")
 
 # Image augmentation inside a model.  The analysis is of inference (as for Dropout): there
-# Keras passes these images through unchanged, and the two crops cut (or resize) to
-# height x width.  model(x) without training=False does augment; that is input preparation
-# we do not count.
+# Keras passes these images through unchanged, and CenterCrop cuts (or resizes) to height x
+# width.  model(x) without training=False does augment; that is input preparation we do not
+# count.  RandomCrop too passes the image through at inference (transform_images does nothing
+# unless training, keras/src/layers/preprocessing/image_preprocessing/random_crop.py, keras
+# 3.15.1), although its symbolic output shape (compute_output_shape) says height x width.
 _AUGMENT = {
     "RandomFlip": "mode='horizontal_and_vertical', seed=None, data_format=None, **kwargs",
     "RandomRotation": "factor, fill_mode='reflect', interpolation='bilinear', seed=None, fill_value=0.0, data_format=None, **kwargs",
@@ -280,13 +305,24 @@ _AUGMENT = {
     "RandomTranslation": "height_factor, width_factor, fill_mode='reflect', interpolation='bilinear', seed=None, fill_value=0.0, data_format=None, **kwargs",
     "RandomContrast": "factor, value_range=(0, 255), seed=None, **kwargs",
     "RandomBrightness": "factor, value_range=(0, 255), seed=None, **kwargs",
+    "RandomCrop": "height, width, seed=None, data_format=None, **kwargs",
+    # Keras 3.15 augmentation layers whose arguments the analysis does not read: at inference they
+    # pass the image through (the op-surface probe recorded the input shape and 0 FLOPs for each).
+    **{name: "*args, **kwargs" for name in (
+        "AugMix", "CutMix", "MaxNumBoundingBoxes", "RandAugment", "RandomColorJitter", "RandomElasticTransform",
+        "RandomErasing", "RandomGaussianBlur", "RandomInvert", "RandomPerspective", "RandomShear", "Solarization")},
 }
 for _name, _signature in _AUGMENT.items():
     LAYERS[_name] = KerasLayerSpec("augment", _signature)
-for _name, _signature in (("CenterCrop", "height, width, data_format=None, **kwargs"),
-                          ("RandomCrop", "height, width, seed=None, data_format=None, **kwargs")):
+for _name, _signature in (("CenterCrop", "height, width, data_format=None, **kwargs"),):
     LAYERS[_name] = KerasLayerSpec("crop_to", _signature, lambda a, n: {
         "height": a["height"], "width": a["width"], "data_format": _data_format(a["data_format"])})
+
+def _adaptive_pool(args, n):
+    if _data_format(args["data_format"]) != "channels_last":
+        _refuse("adaptive pooling with data_format='channels_first'")
+    return {"dims": n, "output_size": ntuple(args["output_size"], n), "data_format": "channels_last"}
+
 
 # Keras's own defaults differ per rank: Cropping2D crops nothing, Cropping1D/3D one on each side.
 _CROPPING_DEFAULT = {1: (1, 1), 2: ((0, 0), (0, 0)), 3: ((1, 1), (1, 1), (1, 1))}
@@ -295,6 +331,10 @@ for _n in (1, 2, 3):
     LAYERS[f"Conv{_n}DTranspose"] = KerasLayerSpec("conv_transpose", _CONVT, _conv_transpose, _conv_build, dims=_n)
     LAYERS[f"MaxPooling{_n}D"] = KerasLayerSpec("max_pool", _POOL, _pool, dims=_n)
     LAYERS[f"AveragePooling{_n}D"] = KerasLayerSpec("avg_pool", _POOL, _pool, dims=_n)
+    LAYERS[f"AdaptiveAveragePooling{_n}D"] = KerasLayerSpec("adaptive_avg_pool", "output_size, data_format=None, **kwargs",
+                                                            _adaptive_pool, dims=_n)
+    LAYERS[f"AdaptiveMaxPooling{_n}D"] = KerasLayerSpec("adaptive_max_pool", "output_size, data_format=None, **kwargs",
+                                                        _adaptive_pool, dims=_n)
     LAYERS[f"GlobalAveragePooling{_n}D"] = KerasLayerSpec("global_avg_pool", _GLOBAL_POOL, _global_pool, dims=_n)
     LAYERS[f"GlobalMaxPooling{_n}D"] = KerasLayerSpec("global_max_pool", _GLOBAL_POOL, _global_pool, dims=_n)
     LAYERS[f"ZeroPadding{_n}D"] = KerasLayerSpec(

@@ -230,7 +230,10 @@ def build_ops(torch_functions: dict, framework) -> dict:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a.shape is not None and b.shape is not None \
                 and len(a.shape) <= 2 and len(b.shape) <= 2 and a.shape and b.shape:
             return f["matmul"](interp, [a, b], {}, node)  # numpy's dot is matmul up to rank 2
-        return interp.unknown("keras.ops.dot of scalars or of tensors of rank above 2 is not modelled", node)
+        if any(isinstance(v, (int, float)) and not isinstance(v, bool) or isinstance(v, Tensor) and v.shape == ()
+               for v in (a, b)):
+            return f["mul"](interp, [a, b], {}, node)  # numpy: a dot with a scalar is a multiply
+        return interp.unknown("keras.ops.dot of tensors of rank above 2 is not modelled", node)
 
     def tensordot(interp, args, kwargs, node):
         """A contraction over the given axes, written as the einsum it is."""
@@ -365,7 +368,7 @@ def build_ops(torch_functions: dict, framework) -> dict:
             ("logical_xor", "logical_xor"))},
         "logical_not": positional("logical_not", ("x",)), "where": where,
         "tril": positional("tril", ("x", "k")), "triu": positional("triu", ("x", "k")),
-        "tile": lambda i, a, k, n: f["tile"](i, [a[0] if a else k["x"], list(a[1] if len(a) > 1 else k["repeats"])], {}, n),
+        "tile": lambda i, a, k, n: f["tile"](i, [*_bound(a, k, ("x", "repeats"), {})[:1], _repeats(_bound(a, k, ("x", "repeats"), {})[1])], {}, n),
         "repeat": lambda i, a, k, n: repeat(i, framework, *_bound(a, k, ("x", "repeats", "axis"), {"axis": None}), n),
         "split": split, "one_hot": one_hot, "top_k": top_k, "dot": dot, "tensordot": tensordot,
         "zeros": constant, "ones": constant, "empty": constant, "full": full, "zeros_like": like,
@@ -386,6 +389,11 @@ def build_ops(torch_functions: dict, framework) -> dict:
         ops[name] = graph_op(name, fn)
     ops.update(activation_functions(f))
     return ops
+
+
+def _repeats(repeats):
+    """tile's repeats: an int means (repeats,) (numpy)."""
+    return [repeats] if isinstance(repeats, int) and not isinstance(repeats, bool) else list(repeats)
 
 
 def _bound(args, kwargs, names, defaults) -> list:

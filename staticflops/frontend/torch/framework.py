@@ -362,6 +362,10 @@ class TorchFramework:
         with self.ops.arguments([tensor]):
             return self.ops.record(interp, kind, "-" if op == "minus" else op, {}, [tensor.shape], node)
 
+    def binary_with_unknown(self, interp, op_name: str, left, right, node):
+        """An operator with an unknown operand: None (the result is that unknown)."""
+        return None
+
     def tensor_binary(self, interp, op_name: str, left, right, node):
         if op_name == "MatrixMultiply":
             return self.call_function(interp, "__matmul__", [left, right], node, label="@")

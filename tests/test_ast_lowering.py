@@ -166,3 +166,23 @@ def test_transformers_files_lower_alike(transformers_source):
         except Unsupported:
             assert "match " in text or "case " in text, path  # only `match` statements are left to libcst here
     assert modelled >= len(files) - 10
+
+
+@pytest.mark.parametrize("limits", [(2_000, 12), (20_000, 40), (500_000, 1_000)])
+def test_a_text_proven_within_the_limits_passes_the_guard(limits):
+    """within_limits is only ever a shortcut: whatever it proves, the tokenizer walk agrees with."""
+    import ast
+
+    from staticflops.frontend.parse_guard import check_parse_cost
+
+    proven = 0
+    for text in [path.read_text(encoding="utf-8") for path in CORPUS] + TRICKY + [text for text, _ in HOSTILE]:
+        lowerer = ast_lowering._Lowerer(text)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        if lowerer.within_limits(tree, *limits):
+            proven += 1
+            check_parse_cost(text, "lib.py", *limits)  # raises if the shortcut was wrong
+    assert proven > 10

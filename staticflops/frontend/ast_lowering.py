@@ -101,6 +101,11 @@ _STRING = (r"[A-Za-z]{0,2}(?:'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^\"\\]|\\.|
            r"|'(?:[^'\\\r\n]|\\.|\\\r\n)*'|\"(?:[^\"\\\r\n]|\\.|\\\r\n)*\")")
 _TOKENS = re.compile(r"#[^\r\n]*|" + _STRING + r"|[()\[\]{}]|[A-Za-z_]\w*", re.DOTALL)
 _PIECE = re.compile(_STRING, re.DOTALL)
+_STRINGS = re.compile(r"#[^\r\n]*|" + _STRING, re.DOTALL)  # comments first: a quote in one is text
+# What the guard's token count and depth are bounded by (see ``_Lowerer.within_limits``).
+_COUNTED = re.compile(r"#[^\r\n]*|" + _STRING + r"|\w+|[^\s\w]", re.DOTALL)
+_NESTING = re.compile(r"(?P<c>#[^\r\n]*)|(?P<s>" + _STRING + r")|[(\[{.+\-*/%@<>=&|^~:]"
+                      r"|\b(?:and|or|not|in|is|if|else|await|yield|lambda|for)\b", re.DOTALL)
 _BLANK = re.compile(r"(?:[ \t\f\r\n]|\\\r?\n|\\\r|#[^\r\n]*)*")
 _INLINE = re.compile(r"(?:[ \t\f]|\\\r?\n|\\\r)*")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -108,8 +113,11 @@ _INDENT = re.compile(r"[ \t\f]*")
 _IDENTIFIER = re.compile(r"\w+")
 
 
-def lower_library_source(text: str) -> tuple:
-    """(lowered module, {node: (line, zero-based column)}), or ``Unsupported``."""
+def lower_library_source(text: str, name: str = "", parse_limits: tuple | None = None) -> tuple:
+    """(lowered module, {node: (line, zero-based column)}), or ``Unsupported``.
+    ``parse_limits``: (--max-tokens, --max-expr-depth): the text is refused where
+    ``parse_guard.check_parse_cost`` refuses it, which runs unless cheap counts prove it
+    would pass (``_Lowerer.within_limits``)."""
     if re.search(r"\r(?!\n)", text):  # old Mac line ends: libcst reads the file's end otherwise
         raise Unsupported("carriage return alone")
     with warnings.catch_warnings():  # invalid escapes and the like: not ours to print
@@ -119,6 +127,10 @@ def lower_library_source(text: str) -> tuple:
         except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
             raise Unsupported(str(error)) from None
     lowerer = _Lowerer(text)
+    if parse_limits is not None and not lowerer.within_limits(tree, *parse_limits):
+        from staticflops.frontend.parse_guard import check_parse_cost
+
+        check_parse_cost(text, name, *parse_limits)
     try:
         return lowerer.module(tree), lowerer.positions
     except RecursionError:
@@ -192,6 +204,50 @@ class _Lowerer:
             start, end = opened, after + 1
 
     syntactic: set = frozenset()  # parentheses a call or definition owns (set per file)
+
+    # ---- the parse limits, proven without the tokenizer ----------------------------------
+    def within_limits(self, tree: ast.Module, max_tokens: int, max_depth: int) -> bool:
+        """Whether ``parse_guard`` would surely pass this text, from two upper bounds that C
+        regular expressions count (the guard walks Python's tokenizer in Python: ~0.9 s for
+        the 100 files a Llama analysis reads).  Tokens: every token but INDENT/DEDENT/NEWLINE
+        spans a name, number, string, comment or operator character, each counted here as
+        one; three more per line cover those; an f-string's fields add at most twice their
+        characters and six each.  Depth: the guard's depth grows by at most one per character
+        (two for a call's or subscript's bracket, after a name of one or more) and starts again
+        at each logical line, so a logical line (a statement, a compound statement's header, a
+        decorator) shorter than half the limit cannot pass it; a longer one has its nesting
+        tokens counted, each bracket twice.  False: the guard decides."""
+        text = self.text
+        fields = 0
+        for match in _STRINGS.finditer(text):
+            literal = match.group()
+            if literal[0] != "#" and "f" in literal[:literal.index(literal[-1])].lower():
+                fields += 2 * len(literal) + 6 * literal.count("{")  # a field's f-string is walked again
+        per_line = 3 * len(self.starts) + fields + 2
+        if len(text) + per_line > max_tokens and _COUNTED.subn("", text)[1] + per_line > max_tokens:
+            return False  # (a counted token has a character at least: most files need no count)
+        budget = max_depth - 1
+        try:
+            for start, end in self._logical_spans(tree.body):
+                if end - start >= budget // 2 and _nesting(text[start:end]) >= budget:
+                    return False
+        except (AttributeError, IndexError):  # `match` and the like: the guard decides
+            return False
+        return True
+
+    def _logical_spans(self, body: list):
+        for statement in body:
+            if not isinstance(statement, _COMPOUND):
+                yield self.start(statement), self.end(statement)
+                continue
+            for decorator in getattr(statement, "decorator_list", ()):
+                yield self.start(decorator) - 1, self.end(decorator)
+            yield self.start(statement), self.start(statement.body[0])
+            for handler in getattr(statement, "handlers", ()):
+                yield self.start(handler), self.start(handler.body[0])
+                yield from self._logical_spans(handler.body)
+            for block in (statement.body, getattr(statement, "orelse", ()), getattr(statement, "finalbody", ())):
+                yield from self._logical_spans(block)
 
     def make(self, name: str, at, *values):
         cls = _CLASSES.get(name) or _cls(name)
@@ -960,6 +1016,22 @@ def _blocks(statement) -> list:
         elif isinstance(value[0], ast.stmt):
             found.append(value)
     return found
+
+
+def _nesting(text: str) -> int:
+    """An upper bound of the nesting tokens in ``text``: brackets, operators, nesting words,
+    strings (a concatenation nests) and each f-string field with what it holds."""
+    count = 0
+    for match in _NESTING.finditer(text):
+        kind, found = match.lastgroup, match.group()
+        if kind == "c":
+            continue
+        if kind == "s":
+            formatted = "f" in found[:found.index(found[-1])].lower()
+            count += 1 + (2 * found.count("{") + len(found) if formatted else 0)
+        else:
+            count += 2 if found in "([" else 1
+    return count
 
 
 def _kept(value):

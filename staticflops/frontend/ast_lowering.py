@@ -88,12 +88,13 @@ for _name in (*_OPERATORS.values(), *(f"{name}Assign" for name in _OPERATORS.val
 _CLASSES: dict = {}
 
 
-def _cls(name: str) -> type:
-    cls = _CLASSES.get(name)
-    if cls is None:
-        cls = _CLASSES[name] = node_class(name)
-        cls._fields = FIELDS[name]
-    return cls
+def _classes() -> dict:
+    """The lowered classes this route makes, with libcst's fields (made on the first parse)."""
+    if not _CLASSES:
+        for name, fields in FIELDS.items():
+            node_class(name)._fields = fields
+            _CLASSES[name] = node_class(name)
+    return _CLASSES
 
 
 # Strings and comments (their brackets are text), and the brackets themselves.
@@ -126,6 +127,7 @@ def lower_library_source(text: str, name: str = "", parse_limits: tuple | None =
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
             raise Unsupported(str(error)) from None
+    _classes()
     lowerer = _Lowerer(text)
     if parse_limits is not None and not lowerer.within_limits(tree, *parse_limits):
         from staticflops.frontend.parse_guard import check_parse_cost
@@ -165,9 +167,13 @@ class _Lowerer:
         return line + self.line_base, offset - self.starts[line - 1]
 
     def start(self, node) -> int:
+        if self.ascii:  # most library files: byte columns are character columns
+            return self.starts[node.lineno - 1] + node.col_offset
         return self.offset(node.lineno, node.col_offset)
 
     def end(self, node) -> int:
+        if self.ascii:
+            return self.starts[node.end_lineno - 1] + node.end_col_offset
         return self.offset(node.end_lineno, node.end_col_offset)
 
     def skip(self, offset: int) -> int:
@@ -250,16 +256,19 @@ class _Lowerer:
                 yield from self._logical_spans(block)
 
     def make(self, name: str, at, *values):
-        cls = _CLASSES.get(name) or _cls(name)
+        """A node of libcst's class ``name`` starting at ``at`` (an offset, or (line, column))."""
+        cls = _CLASSES[name]
         node = cls.__new__(cls)
         node.__dict__.update(zip(cls._fields, values))
-        if at is not None:
-            self.positions[node] = at if type(at) is tuple else self.position(at)
+        if type(at) is int:
+            line = bisect.bisect_right(self.starts, at)
+            at = (line + self.line_base, at - self.starts[line - 1])
+        self.positions[node] = at
         return node
 
     def lazy(self, name: str, at, fill, *arguments):
         """A node whose fields are made on first read."""
-        cls = _CLASSES.get(name) or _cls(name)
+        cls = _CLASSES[name]
         node = cls.__new__(cls)
         node.__dict__["_pending"] = (lambda target, _: target.__dict__.update(zip(cls._fields, fill(*arguments))), None)
         self.positions[node] = at if type(at) is tuple else self.position(at)

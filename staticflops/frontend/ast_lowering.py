@@ -430,8 +430,7 @@ class _Lowerer:
         arguments = self.arguments(node.bases, node.keywords)
         bases = tuple(argument for argument in arguments if argument.keyword is None and argument.star != "**")
         keywords = tuple(argument for argument in arguments if argument.keyword is not None or argument.star == "**")
-        if arguments != tuple(sorted(bases + keywords, key=lambda a: arguments.index(a))) or \
-                arguments[:len(bases)] != bases:
+        if arguments[:len(bases)] != bases:  # `class A(k=1, *b)`: libcst splits it otherwise
             raise Unsupported("class arguments out of order")
         return self.make("ClassDef", start, name, self.block(node.body, indent), bases, keywords,
                          self.decorators(node), None)
@@ -624,10 +623,9 @@ class _Lowerer:
             star_arg = self.make("ParamStar", at)
         if arguments.kwarg is not None:
             star_kwarg = self.param(arguments.kwarg, None, "**")
-        node = ("Parameters", params, star_arg, kwonly, star_kwarg, posonly, slash)
-        first = [item for item in (*posonly, *params, star_arg, *kwonly, star_kwarg) if item is not None]
-        at = min((self.positions[item] for item in first), default=self.position(empty_at))
-        return self.make(node[0], at, *node[1:])
+        made = [item for item in (*posonly, *params, star_arg, *kwonly, star_kwarg) if item is not None]
+        at = min((self.positions[item] for item in made), default=self.position(empty_at))
+        return self.make("Parameters", at, params, star_arg, kwonly, star_kwarg, posonly, slash)
 
     def positions_offset(self, node) -> int:
         line, column = self.positions[node]

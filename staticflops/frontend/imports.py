@@ -216,7 +216,8 @@ class ProjectImports:
         if self.depth >= interp.budget.max_import_depth:
             interp.budget.refuse(interp, f"imports nest over {interp.budget.max_import_depth} files deep (--max-import-depth)", node)
         source = load_source(path, _display(path), reader=files.reader, max_bytes=interp.budget.max_file_bytes,
-                             roots=files.roots, parse_limits=interp.budget.parse_limits)
+                             roots=files.roots, parse_limits=interp.budget.parse_limits,
+                             library=files is self.libraries)
         self.files_read += 1
         interp.note_ignores(source)
         scope = Scope()

@@ -40,7 +40,7 @@ FOLDER = (".staticflops_cache", "parsed")
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 # The modules whose code decides the lowered tree: a change to any of them is a new key.
 _SHAPING_MODULES = ("source.py", "lowering.py", "parsed_cache.py", "syntax.py", "positions.py", "identifiers.py",
-                    "parse_guard.py")
+                    "parse_guard.py", "ast_lowering.py")
 
 # The project root whose cache folder holds entries (set per analysis by ``load_source``):
 # None, no cache (a git revision, text given to the API, no secret).  Process-wide, not a

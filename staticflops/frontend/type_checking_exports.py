@@ -30,7 +30,8 @@ def type_checking_imports(imports, init_file: Path, files) -> list[cst.ImportFro
     budget = imports.interp.budget
     try:
         source = load_source(init_file, str(init_file), reader=files.reader, max_bytes=budget.max_file_bytes,
-                             roots=files.roots, parse_limits=budget.parse_limits)
+                             roots=files.roots, parse_limits=budget.parse_limits,
+                             library=files is imports.libraries)
     except AnalysisError:  # unreadable here means: nothing declared (the import itself reports it)
         return []
     found = []

@@ -30,7 +30,9 @@ from staticflops.frontend.values import (
     describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, Generated, LazyValue, MethodWrapper,
     Namespace, Partial, Record, SuperProxy, Tensor, Unknown, stable_order,
 )
+from staticflops.frontend import stdlib
 from staticflops.frontend.stdlib import containers as std_containers
+from staticflops.frontend.stdlib import functools_ as std_functools
 from staticflops.shapes import Expr, Undecidable
 
 
@@ -65,6 +67,8 @@ class Interpreter(Statements, Expressions):
         self.unknowns: list[tuple[Location, str]] = []
         self._seen_unknowns: set = set()
         self.diagnostics: list = []
+        self.installed_models: dict = {}  # dotted name -> our model of that installed library, or None
+        self.noted: set = set()  # the diagnostics above, for the once-per-place test of `note`
         self.ignores: dict = {}  # path -> {line: codes}: the ignore comments of every file run (suppressions.py)
         self.source: SourceFile | None = None  # file whose code is running now
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
@@ -162,7 +166,7 @@ class Interpreter(Statements, Expressions):
         if self.project is not None:
             found = self.project.find(dotted, self.source.origin if self.source else None, node)
             if found is None and not dotted.startswith(".") and not self.framework.models_package(dotted.split(".")[0]):
-                found = self.project.find_library(dotted, node)
+                found = self._installed_model(dotted) or self.project.find_library(dotted, node)
             if found is not None:
                 return found
         top = dotted.split(".")[0]
@@ -172,6 +176,17 @@ class Interpreter(Statements, Expressions):
             # the standard library is always there.
             raise self.fail(f"No module named '{dotted.lstrip('.')}'", node, "SF116", python="ModuleNotFoundError")
         return self.framework.import_module(self, dotted, node)
+
+    def _installed_model(self, dotted: str):
+        """Our model of a third-party module (``stdlib.installed_library``), when the environment
+        has the package: an import of a package that is not there still fails as Python's would."""
+        if dotted not in self.installed_models:
+            model = stdlib.installed_library(dotted)
+            libraries = self.project.libraries
+            if model is not None and (libraries is None or libraries.locate(dotted) is None):
+                model = None
+            self.installed_models[dotted] = model
+        return self.installed_models[dotted]
 
     def deferred(self, load):
         """A lazy value resolved later in the file and at the place where it was written."""
@@ -577,6 +592,10 @@ class Interpreter(Statements, Expressions):
     def _function_attribute(self, function, name: str, node):
         if isinstance(function, Function) and name in function.attrs:
             return function.attrs[name]
+        if isinstance(function, Function) and function.cache is not None:
+            found = std_functools.cache_attribute(self, function, name, node)
+            if found is not None:
+                return found
         if name == "__dict__" and isinstance(function, Function):
             return function.attrs
         if isinstance(function, Partial) and name in ("func", "args", "keywords"):
@@ -742,6 +761,8 @@ class Interpreter(Statements, Expressions):
         return self.frames[-1] if self.frames else None
 
     def call_function(self, function: Function, args: list, kwargs: dict, node):
+        if function.cache is not None:  # an lru_cache wrapper: a known key answers without running the body
+            return function.cache.call(self, args, kwargs, node)
         self.budget.enter(self, node)
         scope = function.scope.child()
         scope.qualname = function.qualname or function.name

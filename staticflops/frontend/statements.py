@@ -168,7 +168,8 @@ class Statements:
     def note(self, code: str, message: str, where, severity: str = "info") -> None:
         """An assumption or a skipped statement, for the report's diagnostics (once per place)."""
         diagnostic = Diagnostic(severity, code, where, message)
-        if diagnostic not in self.diagnostics:
+        if diagnostic not in self.noted:  # a set: the same assumption is met thousands of times in a library
+            self.noted.add(diagnostic)
             self.diagnostics.append(diagnostic)
 
     def exec_statement(self, node, scope: Scope) -> None:

@@ -76,6 +76,7 @@ class Function:
     defaults: dict = field(default_factory=dict)  # parameter name -> evaluated default
     qualname: str = ""
     attrs: dict = field(default_factory=dict)  # function attributes: __wrapped__ (functools.wraps), registry marks
+    cache: Any = None  # on the wrapper functools.lru_cache returns: its entries (stdlib/functools_.LruCache)
 
     def __repr__(self) -> str:
         # as Python prints a function (an f-string of a list of callbacks), never the syntax tree

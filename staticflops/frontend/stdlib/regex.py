@@ -91,14 +91,40 @@ _MATCH_METHODS = ("group", "groups", "groupdict", "start", "end", "span")
 _FLAGS = ("IGNORECASE", "I", "MULTILINE", "M", "DOTALL", "S", "VERBOSE", "X", "ASCII", "A")
 
 
-def _call(interp, python_fn, name, pattern, args, kwargs, node):
+# The third-party ``regex`` package (a C extension: its Python files cannot match anything) in
+# its default VERSION0 mode, which its documentation states is compatible with ``re``.  Where
+# its syntax means something else (fuzzy constraints ``a{e<=1}`` and POSIX classes ``[[:alpha:]]``,
+# which ``re`` reads as literal text) the pattern is refused, an unknown; its own escapes and
+# inline flags (``\p{L}``, ``(?V1)``, ``(?|...)``) do not compile under ``re``, an unknown too,
+# and so are the functions and flags it adds (not members below).
+_QUANTIFIER = re.compile(r"\{(?:\d+(?:,\d*)?|,\d+)\}")
+
+
+def _regex_only(text: str) -> str | None:
+    """Why ``re`` may read this ``regex`` pattern differently, or None."""
+    if "[:" in text:
+        return "a `regex` pattern with `[:` (a POSIX class in `regex`, literal text in `re`) is not run"
+    index = 0
+    while index < len(text):
+        if text[index] == "\\":
+            index += 2
+            continue
+        if text[index] == "{" and not _QUANTIFIER.match(text, index):
+            return "a `regex` pattern with `{` outside a repeat count (a fuzzy match in `regex`) is not run"
+        index += 1
+    return None
+
+
+def _call(interp, python_fn, name, pattern, args, kwargs, node, module: str = "re"):
     """Run ``python_fn`` (a function of ``re``, or a method of a compiled pattern/match) on
     known strings, after the pattern and subject pass the bounds above."""
     for value in [*args, *kwargs.values()]:
         if isinstance(value, Unknown):
             return value
         if not isinstance(value, (str, int, re.Pattern, re.Match)):
-            return interp.unknown(f"re.{name}() with a {type(value).__name__} argument is not modelled", node)
+            return interp.unknown(f"{module}.{name}() with a {type(value).__name__} argument is not modelled", node)
+    if module == "regex" and isinstance(pattern, str) and _regex_only(pattern) is not None:
+        return interp.unknown(_regex_only(pattern), node)
     if pattern is not None:
         longest = max((len(v) for v in [*args, *kwargs.values()] if isinstance(v, str) and v is not pattern), default=0)
         why = _refusal(pattern, longest)
@@ -107,18 +133,18 @@ def _call(interp, python_fn, name, pattern, args, kwargs, node):
     try:
         return python_fn(*args, **kwargs)
     except (re.error, TypeError, ValueError, IndexError) as error:
-        return interp.unknown(f"re.{name}() could not be evaluated ({reason(error)})", node)
+        return interp.unknown(f"{module}.{name}() could not be evaluated ({reason(error)})", node)
 
 
-def _function(name):
+def _function(name, module: str = "re"):
     python_fn = getattr(re, name)
 
     def call(interp, args, kwargs, node):
         pattern = args[0] if args else kwargs.get("pattern")
         if isinstance(pattern, Unknown):
             return pattern
-        return _call(interp, python_fn, name, pattern if name != "escape" else None, args, kwargs, node)
-    return Builtin(f"re.{name}", call, bind_self=False)
+        return _call(interp, python_fn, name, pattern if name != "escape" else None, args, kwargs, node, module)
+    return Builtin(f"{module}.{name}", call, bind_self=False)
 
 
 def attribute(interp, value, name: str, node):
@@ -149,4 +175,11 @@ def members() -> dict:
     match = Builtin("re.Match", lambda i, a, k, n: i.unknown("re.Match() cannot be called", n), bind_self=False)
     match.pytype = re.Match
     found.update({"Pattern": pattern, "Match": match, "error": Builtin("re.error", lambda i, a, k, n: None)})
+    return found
+
+
+def regex_members() -> dict:
+    """The ``regex`` package's functions that ``re`` shares (``escape`` differs: not modelled)."""
+    found = {name: _function(name, "regex") for name in _FUNCTIONS if name != "escape"}
+    found.update({name: getattr(re, name) for name in _FLAGS})  # the same bits in both modules
     return found

@@ -848,6 +848,55 @@ HAS_NOTHING = "no_such_op" in dir(F)
     assert found["a"] == 11  # dir(list) has fewer than 1,000 names
 
 
+def test_generator_found_wherever_its_yield_is_written(tmp_path):
+    # A def is a generator when a `yield` is anywhere in its body outside nested defs, executed or
+    # not (is_generator skips statements whose lines hold no `yield` text: these place it in a
+    # multi-line statement, in a branch never taken, after a nested def, and in text only).
+    header = """
+def late(n):
+    if n:
+        x = 1
+
+        yield n
+    return
+
+
+def never(n):
+    if n < 0:
+        yield n
+    total = 0
+    return total
+
+
+def nested(n):
+    def inner():
+        yield 1
+    return n
+
+
+def text(n):
+    s = "yield"  # yield
+    return n
+
+
+def spread(n):
+    total = sum(
+        [n, n])
+    yield (
+        total)
+    x = 1
+"""
+    body = """
+    a = len(list(late(3))) * 10 + len(list(never(2)))
+    b = nested(5) + text(6) * 10 + next(spread(4)) * 100
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    # CPython: late(3) yields 3 once (1 item); never(2) is a generator that yields nothing (0)
+    assert found["a"] == 1 * 10 + 0
+    # nested and text are plain functions (5, 6); spread(4) yields 4 + 4 = 8 first
+    assert found["b"] == 5 + 60 + 800
+
+
 def test_generator_functions_yield_and_yield_from(tmp_path):
     # timm's _manipulate.named_modules is a recursive generator with `yield from`
     header = """

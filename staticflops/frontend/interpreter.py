@@ -772,7 +772,7 @@ class Interpreter(Statements, Expressions):
         if function.source is not None and function.source.internal and not (self.source and self.source.internal):
             self.anchor = self.location(node)
         previous, self.source = self.source, function.source
-        generator = not isinstance(function.node, cst.Lambda) and is_generator(function.node)
+        generator = not isinstance(function.node, cst.Lambda) and is_generator(function.node, function.source)
         if generator:
             self.generators.append(Generated())
         try:

@@ -465,6 +465,9 @@ class Interpreter(Statements, Expressions):
         return value
 
     def _plain_attribute(self, receiver, name: str, node, strict: bool = False):
+        if type(receiver) is Instance and name in receiver.attrs:  # the most frequent read, first
+            value = receiver.attrs[name]
+            return value.force() if isinstance(value, LazyValue) else value
         if isinstance(receiver, PartialDict) and name == "get":
             return Builtin("dict.get", lambda interp, args, kwargs, node: partial_dict.lookup(receiver, *args[:1]),
                            bind_self=False)
@@ -796,10 +799,12 @@ class Interpreter(Statements, Expressions):
 
     def bind_arguments(self, function: Function, args, kwargs, scope: Scope, node) -> None:
         params = function.node.params
-        positional = [*params.posonly_params, *params.params]
+        plan = _BIND_PLANS.get(params)
+        if plan is None:
+            plan = _BIND_PLANS[params] = _bind_plan(params)
+        positional, star_name, kwonly, star_kwarg = plan
         kwargs = dict(kwargs)
-        for index, param in enumerate(positional):
-            name = param.name.value
+        for index, name in enumerate(positional):
             if index < len(args):
                 if name in kwargs:
                     raise self._call_error(function, f"got multiple values for argument '{name}'", node)
@@ -813,13 +818,11 @@ class Interpreter(Statements, Expressions):
             else:
                 raise self._call_error(function, f"missing required argument '{name}'", node)
         extra = list(args[len(positional):])
-        star = params.star_arg
-        if isinstance(star, cst.Param):
-            scope.vars[star.name.value] = tuple(extra)
+        if star_name is not None:
+            scope.vars[star_name] = tuple(extra)
         elif extra:
             raise self._call_error(function, f"takes {len(positional)} positional arguments but {len(args)} were given", node)
-        for param in params.kwonly_params:
-            name = param.name.value
+        for name in kwonly:
             if name in kwargs:
                 scope.vars[name] = kwargs.pop(name)
             elif name in function.defaults:
@@ -828,10 +831,23 @@ class Interpreter(Statements, Expressions):
                     self.construction_memo.default_read(function, name, function.defaults[name])
             else:
                 raise self._call_error(function, f"missing required keyword argument '{name}'", node)
-        if params.star_kwarg is not None:
-            scope.vars[params.star_kwarg.name.value] = kwargs
+        if star_kwarg is not None:
+            scope.vars[star_kwarg] = kwargs
         elif kwargs:
             raise self._call_error(function, f"got an unexpected keyword argument '{next(iter(kwargs))}'", node)
 
     def _call_error(self, function: Function, message: str, node) -> AnalysisError:
         return self.fail(f"{function.name}() {message}", node, code="SF114", python="TypeError")
+
+
+# Parameters node -> its names in binding order (_bind_plan), read once per function rather than
+# once per call: (positional, *name or None, keyword-only, **name or None).
+_BIND_PLANS: dict = {}
+
+
+def _bind_plan(params) -> tuple:
+    star = params.star_arg
+    return (tuple(param.name.value for param in (*params.posonly_params, *params.params)),
+            star.name.value if isinstance(star, cst.Param) else None,
+            tuple(param.name.value for param in params.kwonly_params),
+            params.star_kwarg.name.value if params.star_kwarg is not None else None)

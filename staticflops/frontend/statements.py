@@ -138,8 +138,10 @@ class Statements:
         one of those names is first read (timm/data/transforms.py's PIL probe is never read by a
         model).  Statements that may act by their side effects alone (calls, item and attribute
         assignments, loops) report it at once."""
+        if not held:  # most statements: nothing assumed (and no names to collect)
+            return
         names = bound_names(statement) if isinstance(statement, _BINDS_ONLY) else []
-        if not held or not names or any(isinstance(small, _ACTS) for small in _small_statements(statement)):
+        if not names or any(isinstance(small, _ACTS) for small in _small_statements(statement)):
             self.report_held(held)
             return
         for name in names:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 try:
     from re import _parser as _sre_parse  # CPython 3.11+
@@ -63,6 +64,18 @@ def _repeats(items, inside_repeat: bool, found: list) -> list:
     return found
 
 
+@lru_cache(maxsize=1024)
+def _maxima(text: str, flags: int) -> tuple | str:
+    """The maxima of the pattern's repeats, or why it is refused whatever the subject (parsed
+    once per pattern: a library compiles the same few patterns over and over)."""
+    try:
+        return tuple(_repeats(_sre_parse.parse(text, flags), False, []))
+    except _Refused as why:
+        return f"a regular expression with {why} (can backtrack exponentially) is not run"
+    except (re.error, OverflowError, RecursionError) as error:
+        return f"the regular expression does not compile ({reason(error)})"
+
+
 def _refusal(pattern, subject_length: int) -> str | None:
     """Why this pattern may not run over a subject of this length, or None."""
     text = pattern.pattern if isinstance(pattern, re.Pattern) else pattern
@@ -72,13 +85,9 @@ def _refusal(pattern, subject_length: int) -> str | None:
         return f"a regular expression of {len(text):,} characters (limit {MAX_PATTERN:,}) is not run"
     if subject_length > MAX_SUBJECT:
         return f"a regular expression over a string of {subject_length:,} characters (limit {MAX_SUBJECT:,}) is not run"
-    try:
-        flags = pattern.flags if isinstance(pattern, re.Pattern) else 0
-        maxima = _repeats(_sre_parse.parse(text, flags), False, [])
-    except _Refused as why:
-        return f"a regular expression with {why} (can backtrack exponentially) is not run"
-    except (re.error, OverflowError, RecursionError) as error:
-        return f"the regular expression does not compile ({reason(error)})"
+    maxima = _maxima(text, pattern.flags if isinstance(pattern, re.Pattern) else 0)
+    if isinstance(maxima, str):
+        return maxima
     steps = max(subject_length, 1) * math.prod(min(m, subject_length) + 1 for m in maxima)
     if steps > MAX_STEPS:
         return (f"a regular expression with {len(maxima)} repeats over {subject_length:,} characters "

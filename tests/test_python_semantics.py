@@ -519,6 +519,68 @@ def block(cin, cout, groups=1):
     assert found["b"] == 12 + 2 + 30  # reduce with an initial 5: 5 * 1 * 2 * 3
 
 
+def test_lru_cache_runs_the_body_once_per_key(tmp_path):
+    # Each call of a body appends to RUNS, so len(RUNS) counts how often a body ran (CPython 3.11).
+    header = """
+import functools
+
+RUNS = []
+
+
+@functools.lru_cache
+def probe(n):
+    RUNS.append(n)
+    return [n]
+
+
+@functools.lru_cache(maxsize=2)
+def small(n):
+    RUNS.append(n)
+    return n
+
+
+@functools.lru_cache(typed=True)
+def typed(n):
+    RUNS.append(n)
+    return n
+
+
+@functools.cache
+def keyed(a, b=0):
+    RUNS.append(a)
+    return a + b
+"""
+    body = """
+    same = probe(3) is probe(3)
+    probe(1.0); probe(1); probe(True)
+    a = len(RUNS) + 10 * same
+    del RUNS[:]
+    small(1); small(2); small(1); small(3); small(2); small(1)
+    b = len(RUNS)
+    del RUNS[:]
+    typed(1); typed(1.0); typed(1)
+    keyed(1, b=2); keyed(1, 2); keyed(a=1, b=2); keyed(b=2, a=1); keyed(1, b=2)
+    c = len(RUNS)
+    probe.cache_clear()
+    probe(3)
+    d = len(RUNS) - c + 100 * (probe.__wrapped__ is not probe) + 10 * (probe.__name__ == "probe")
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b", "c", "d"])
+    # a: probe(3) runs once and the second call returns the same list (same = True, 10); 1.0, 1
+    # and True make three keys (1 is its own key, 1.0 and True are 1-tuples: (1.0,) == (True,)
+    # in Python, so True finds 1.0's entry): runs 3, 1.0, 1 -> 3 runs, 3 + 10 = 13.
+    assert found["a"] == 13
+    # b: maxsize 2, least recently used evicted: 1 run, 2 run, 1 hit, 3 run (evicts 2), 2 run
+    # (evicts 1), 1 run (evicts 3) -> 5 runs.
+    assert found["b"] == 5
+    # c: typed: 1 and 1.0 are two entries -> 2 runs; cache keys (1, kw b=2), (1, 2), (kw a=1, b=2),
+    # (kw b=2, a=1) are four keys (keyword order matters), the last call repeats the first -> 4.
+    assert found["c"] == 2 + 4
+    # d: after cache_clear probe(3) runs again (1); the wrapper is not the function it wraps (100)
+    # and keeps its name (10).
+    assert found["d"] == 111
+
+
 def test_inspect_signature_and_predicates(tmp_path):
     header = """
 import functools
@@ -784,6 +846,55 @@ HAS_NOTHING = "no_such_op" in dir(F)
 """
     found = run_probes(tmp_path, header, "a = HAS_SILU * 10 + HAS_NOTHING + len(dir([]) ) // 1000 + 1", ["a"])
     assert found["a"] == 11  # dir(list) has fewer than 1,000 names
+
+
+def test_generator_found_wherever_its_yield_is_written(tmp_path):
+    # A def is a generator when a `yield` is anywhere in its body outside nested defs, executed or
+    # not (is_generator skips statements whose lines hold no `yield` text: these place it in a
+    # multi-line statement, in a branch never taken, after a nested def, and in text only).
+    header = """
+def late(n):
+    if n:
+        x = 1
+
+        yield n
+    return
+
+
+def never(n):
+    if n < 0:
+        yield n
+    total = 0
+    return total
+
+
+def nested(n):
+    def inner():
+        yield 1
+    return n
+
+
+def text(n):
+    s = "yield"  # yield
+    return n
+
+
+def spread(n):
+    total = sum(
+        [n, n])
+    yield (
+        total)
+    x = 1
+"""
+    body = """
+    a = len(list(late(3))) * 10 + len(list(never(2)))
+    b = nested(5) + text(6) * 10 + next(spread(4)) * 100
+    """
+    found = run_probes(tmp_path, header, body, ["a", "b"])
+    # CPython: late(3) yields 3 once (1 item); never(2) is a generator that yields nothing (0)
+    assert found["a"] == 1 * 10 + 0
+    # nested and text are plain functions (5, 6); spread(4) yields 4 + 4 = 8 first
+    assert found["b"] == 5 + 60 + 800
 
 
 def test_generator_functions_yield_and_yield_from(tmp_path):

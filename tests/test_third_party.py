@@ -637,3 +637,44 @@ def test_an_unresolved_item_of_a_sequential_is_not_skipped(tmp_path):
     assert not report.totals.complete
     assert report.unknown[0].location.endswith("mlp.py:3:1"), report.unknown
     assert report.totals.params == 16 * 4 + 4  # the Linear it could build
+
+
+REGEX_USER = '''
+from torch import nn
+try:
+    import regex
+    FOUND = 1
+except ImportError:
+    FOUND = 0
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.found = nn.Linear(1, 1 + FOUND)
+        if FOUND:
+            digits = regex.compile(r"\\d+", regex.MULTILINE)
+            self.count = nn.Linear(1, len(digits.findall("a12 b345\\nc6")))
+            self.fuzzy = nn.Linear(1, len(regex.findall(r"(?:abc){e<=1}", "abd abc")))
+
+    def forward(self, x):
+        return x
+'''
+
+
+def test_installed_regex_is_modelled_as_re(env):
+    # `regex` is a C extension: its Python files cannot match.  Installed, it is our `re` model
+    # (its planted files never read); not installed, `import regex` fails as in Python.
+    model = write(env["project"] / "uses_regex.py", REGEX_USER)
+    report = staticflops.analyze(model, model="Net", inputs=["1x1"], python=env["python"])
+    assert report.totals.params == 1 * 1 + 1  # only `found`, Linear(1, 1 + 0): FOUND = 0, 1 weight + 1 bias
+    write(env["site"] / "regex" / "__init__.py", f"open({str(env['markers'] / 'm')!r} + '.regex', 'w')\n"
+                                                 "def compile(*a):\n    return None\n")
+    report = staticflops.analyze(model, model="Net", inputs=["1x1"], python=env["python"])
+    widths = {row.name: row.params // 2 for row in report.layers if row.type == "Linear"}
+    # found: Linear(1, 2); count: findall of \d+ in "a12 b345\nc6" = ["12", "345", "6"], 3;
+    # fuzzy: `{e<=1}` is a fuzzy match in `regex` and literal text in `re`: refused, an unknown
+    # width (no parameters counted, reported).
+    assert widths == {"found": 2, "count": 3, "fuzzy": 0}, widths
+    assert any("fuzzy" in u.what for u in report.unknown), report.unknown
+    assert nothing_ran(env)

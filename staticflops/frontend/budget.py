@@ -162,6 +162,7 @@ class Budget:
 
 
 _CLOCK_EVERY = 1023  # the clock is read once per 1,024 steps or loop turns (~1 ms of work)
+CLOCK_EVERY = _CLOCK_EVERY  # for the interpreter's inline copy of `step` (statements.exec_statement)
 _POINTER = 8  # bytes a list, tuple or dict spends per item (the items themselves are charged when built)
 _ENTRY = 100  # a dict entry with its key
 _BUILDERS = {"Multiply": "repetition", "Add": "concatenation", "Modulo": "`%` formatting"}

@@ -26,15 +26,17 @@ class Expressions:
         return handler(node, scope)
 
     def _eval_Name(self, node, scope):
-        value = scope.lookup(node.value, self.builtins)
-        if node.value.startswith("__"):  # a private name inside a class is mangled (parameters are not, here)
-            mangled = scope.lookup(scope.mangle(node.value), self.builtins)
+        name = node.value
+        local = scope.vars  # most names read are the scope's own: Scope.lookup's first test, inline
+        value = local[name] if name in local else scope.lookup(name, self.builtins)
+        if name.startswith("__"):  # a private name inside a class is mangled (parameters are not, here)
+            mangled = scope.lookup(scope.mangle(name), self.builtins)
             value = value if mangled is MISSING else mangled
         if value is MISSING:
-            return self.unknown(f"name `{node.value}` is not defined", node)
+            return self.unknown(f"name `{name}` is not defined", node)
         value = value.force() if isinstance(value, LazyValue) else value
         if self.construction_memo.recorders:  # a global or closure read by a construction is recorded
-            self.construction_memo.name_read(scope, node.value, value, self.builtins)
+            self.construction_memo.name_read(scope, name, value, self.builtins)
         return value
 
     # Numbers straight from their text, which libcst has already checked is a valid literal:

@@ -130,11 +130,14 @@ def cache_root_of(path, reader) -> Path | None:
 def stand_in_reader(path, source: str, reader):
     """A reader that gives the stand-in module for ``path`` and defers every other file."""
     wanted = str(path)
+    roots: list = []  # the config's project root, found once: every import probes files through here
 
     def read(name: str) -> bytes:
         if name == wanted:
             return source.encode("utf-8")
         if reader is not None:
             return reader(name)
-        return read_file(Path(name), (project_root(wanted),))
+        if not roots:
+            roots.append(project_root(wanted))
+        return read_file(Path(name), (roots[0],))
     return read

@@ -30,7 +30,9 @@ from staticflops.frontend.values import (
     describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, Generated, LazyValue, MethodWrapper,
     Namespace, Partial, Record, SuperProxy, Tensor, Unknown, stable_order,
 )
+from staticflops.frontend import stdlib
 from staticflops.frontend.stdlib import containers as std_containers
+from staticflops.frontend.stdlib import functools_ as std_functools
 from staticflops.shapes import Expr, Undecidable
 
 
@@ -74,6 +76,8 @@ class Interpreter(Statements, Expressions):
         self.unknowns: list[tuple[Location, str]] = []
         self._seen_unknowns: set = set()
         self.diagnostics: list = []
+        self.installed_models: dict = {}  # dotted name -> our model of that installed library, or None
+        self.noted: set = set()  # the diagnostics above, for the once-per-place test of `note`
         self.ignores: dict = {}  # path -> {line: codes}: the ignore comments of every file run (suppressions.py)
         self.source: SourceFile | None = None  # file whose code is running now
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
@@ -171,7 +175,7 @@ class Interpreter(Statements, Expressions):
         if self.project is not None:
             found = self.project.find(dotted, self.source.origin if self.source else None, node)
             if found is None and not dotted.startswith(".") and not self.framework.models_package(dotted.split(".")[0]):
-                found = self.project.find_library(dotted, node)
+                found = self._installed_model(dotted) or self.project.find_library(dotted, node)
             if found is not None:
                 return found
         top = dotted.split(".")[0]
@@ -181,6 +185,17 @@ class Interpreter(Statements, Expressions):
             # the standard library is always there.
             raise self.fail(f"No module named '{dotted.lstrip('.')}'", node, "SF116", python="ModuleNotFoundError")
         return self.framework.import_module(self, dotted, node)
+
+    def _installed_model(self, dotted: str):
+        """Our model of a third-party module (``stdlib.installed_library``), when the environment
+        has the package: an import of a package that is not there still fails as Python's would."""
+        if dotted not in self.installed_models:
+            model = stdlib.installed_library(dotted)
+            libraries = self.project.libraries
+            if model is not None and (libraries is None or libraries.locate(dotted) is None):
+                model = None
+            self.installed_models[dotted] = model
+        return self.installed_models[dotted]
 
     def deferred(self, load):
         """A lazy value resolved later in the file and at the place where it was written."""
@@ -482,6 +497,9 @@ class Interpreter(Statements, Expressions):
         return value
 
     def _plain_attribute(self, receiver, name: str, node, strict: bool = False):
+        if type(receiver) is Instance and name in receiver.attrs:  # the most frequent read, first
+            value = receiver.attrs[name]
+            return value.force() if isinstance(value, LazyValue) else value
         if isinstance(receiver, PartialDict) and name == "get":
             return Builtin("dict.get", lambda interp, args, kwargs, node: partial_dict.lookup(receiver, *args[:1]),
                            bind_self=False)
@@ -609,6 +627,10 @@ class Interpreter(Statements, Expressions):
     def _function_attribute(self, function, name: str, node):
         if isinstance(function, Function) and name in function.attrs:
             return function.attrs[name]
+        if isinstance(function, Function) and function.cache is not None:
+            found = std_functools.cache_attribute(self, function, name, node)
+            if found is not None:
+                return found
         if name == "__dict__" and isinstance(function, Function):
             return function.attrs
         if isinstance(function, Partial) and name in ("func", "args", "keywords"):
@@ -776,6 +798,8 @@ class Interpreter(Statements, Expressions):
         return self.frames[-1] if self.frames else None
 
     def call_function(self, function: Function, args: list, kwargs: dict, node):
+        if function.cache is not None:  # an lru_cache wrapper: a known key answers without running the body
+            return function.cache.call(self, args, kwargs, node)
         self.budget.enter(self, node)
         scope = function.scope.child()
         scope.qualname = function.qualname or function.name
@@ -785,7 +809,7 @@ class Interpreter(Statements, Expressions):
         if function.source is not None and function.source.internal and not (self.source and self.source.internal):
             self.anchor = self.location(node)
         previous, self.source = self.source, function.source
-        generator = not isinstance(function.node, cst.Lambda) and is_generator(function.node)
+        generator = not isinstance(function.node, cst.Lambda) and is_generator(function.node, function.source)
         if generator:
             self.generators.append(Generated())
         try:
@@ -809,10 +833,12 @@ class Interpreter(Statements, Expressions):
 
     def bind_arguments(self, function: Function, args, kwargs, scope: Scope, node) -> None:
         params = function.node.params
-        positional = [*params.posonly_params, *params.params]
+        plan = _BIND_PLANS.get(params)
+        if plan is None:
+            plan = _BIND_PLANS[params] = _bind_plan(params)
+        positional, star_name, kwonly, star_kwarg = plan
         kwargs = dict(kwargs)
-        for index, param in enumerate(positional):
-            name = param.name.value
+        for index, name in enumerate(positional):
             if index < len(args):
                 if name in kwargs:
                     raise self._call_error(function, f"got multiple values for argument '{name}'", node)
@@ -826,13 +852,11 @@ class Interpreter(Statements, Expressions):
             else:
                 raise self._call_error(function, f"missing required argument '{name}'", node)
         extra = list(args[len(positional):])
-        star = params.star_arg
-        if isinstance(star, cst.Param):
-            scope.vars[star.name.value] = tuple(extra)
+        if star_name is not None:
+            scope.vars[star_name] = tuple(extra)
         elif extra:
             raise self._call_error(function, f"takes {len(positional)} positional arguments but {len(args)} were given", node)
-        for param in params.kwonly_params:
-            name = param.name.value
+        for name in kwonly:
             if name in kwargs:
                 scope.vars[name] = kwargs.pop(name)
             elif name in function.defaults:
@@ -841,10 +865,23 @@ class Interpreter(Statements, Expressions):
                     self.construction_memo.default_read(function, name, function.defaults[name])
             else:
                 raise self._call_error(function, f"missing required keyword argument '{name}'", node)
-        if params.star_kwarg is not None:
-            scope.vars[params.star_kwarg.name.value] = kwargs
+        if star_kwarg is not None:
+            scope.vars[star_kwarg] = kwargs
         elif kwargs:
             raise self._call_error(function, f"got an unexpected keyword argument '{next(iter(kwargs))}'", node)
 
     def _call_error(self, function: Function, message: str, node) -> AnalysisError:
         return self.fail(f"{function.name}() {message}", node, code="SF114", python="TypeError")
+
+
+# Parameters node -> its names in binding order (_bind_plan), read once per function rather than
+# once per call: (positional, *name or None, keyword-only, **name or None).
+_BIND_PLANS: dict = {}
+
+
+def _bind_plan(params) -> tuple:
+    star = params.star_arg
+    return (tuple(param.name.value for param in (*params.posonly_params, *params.params)),
+            star.name.value if isinstance(star, cst.Param) else None,
+            tuple(param.name.value for param in params.kwonly_params),
+            params.star_kwarg.name.value if params.star_kwarg is not None else None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 _MISSING = object()
+_NONE_DECLARED: frozenset = frozenset()
 
 
 class Scope:
@@ -14,8 +15,10 @@ class Scope:
         self.parent = parent
         self.module = module or self  # the module-level scope
         self.is_class = is_class
-        self.globals_declared: set = set()
-        self.nonlocals_declared: set = set()
+        # `global`/`nonlocal` names: a shared empty set until a declaration replaces it (a
+        # scope is made per call, and most functions declare neither)
+        self.globals_declared: frozenset = _NONE_DECLARED
+        self.nonlocals_declared: frozenset = _NONE_DECLARED
         self.class_name: str | None = None  # a class body's class, for private-name mangling
         self.qualname: str | None = None  # the class's or function's __qualname__ (None: the module)
 

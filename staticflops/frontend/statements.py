@@ -7,6 +7,7 @@ from staticflops.frontend import syntax as cst
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic
 from staticflops.frontend import pyclasses
 from staticflops.frontend.bindings import always_raises, bound_names
+from staticflops.frontend.budget import CLOCK_EVERY
 from staticflops.frontend.imports import all_members
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.values import Class, Function, Instance, LazyValue, MethodWrapper, Namespace, Unknown, dotted_name
@@ -137,8 +138,10 @@ class Statements:
         one of those names is first read (timm/data/transforms.py's PIL probe is never read by a
         model).  Statements that may act by their side effects alone (calls, item and attribute
         assignments, loops) report it at once."""
+        if not held:  # most statements: nothing assumed (and no names to collect)
+            return
         names = bound_names(statement) if isinstance(statement, _BINDS_ONLY) else []
-        if not held or not names or any(isinstance(small, _ACTS) for small in _small_statements(statement)):
+        if not names or any(isinstance(small, _ACTS) for small in _small_statements(statement)):
             self.report_held(held)
             return
         for name in names:
@@ -168,11 +171,17 @@ class Statements:
     def note(self, code: str, message: str, where, severity: str = "info") -> None:
         """An assumption or a skipped statement, for the report's diagnostics (once per place)."""
         diagnostic = Diagnostic(severity, code, where, message)
-        if diagnostic not in self.diagnostics:
+        if diagnostic not in self.noted:  # a set: the same assumption is met thousands of times in a library
+            self.noted.add(diagnostic)
             self.diagnostics.append(diagnostic)
 
     def exec_statement(self, node, scope: Scope) -> None:
-        self.budget.step(self, node)
+        budget = self.budget
+        steps = budget.steps + 1
+        if steps > budget.max_steps or not steps & CLOCK_EVERY:
+            budget.step(self, node)  # over the budget, or time to read the clock: the full check
+        else:
+            budget.steps = steps  # the common case of Budget.step, inline (once per statement)
         handler = self.statement_handlers.get(type(node))
         if handler is None:
             handler = self.statement_handlers[type(node)] = self.handler_for(type(node), "_exec_")
@@ -212,12 +221,12 @@ class Statements:
     def _exec_Global(self, node, scope):
         if self.construction_memo.recorders:  # it writes outside itself (construction_memo.py)
             self.construction_memo.refuse("declares a global")
-        scope.globals_declared.update(n.name.value for n in node.names)
+        scope.globals_declared = scope.globals_declared.union(n.name.value for n in node.names)
 
     def _exec_Nonlocal(self, node, scope):
         if self.construction_memo.recorders:
             self.construction_memo.refuse("declares a nonlocal")
-        scope.nonlocals_declared.update(n.name.value for n in node.names)
+        scope.nonlocals_declared = scope.nonlocals_declared.union(n.name.value for n in node.names)
 
     def _exec_Del(self, node, scope):
         targets = node.target.elements if isinstance(node.target, cst.Tuple) else [node.target]

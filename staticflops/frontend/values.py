@@ -8,6 +8,7 @@ value we cannot know is an :class:`Unknown`, which remembers why and where.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
@@ -76,6 +77,7 @@ class Function:
     defaults: dict = field(default_factory=dict)  # parameter name -> evaluated default
     qualname: str = ""
     attrs: dict = field(default_factory=dict)  # function attributes: __wrapped__ (functools.wraps), registry marks
+    cache: Any = None  # on the wrapper functools.lru_cache returns: its entries (stdlib/functools_.LruCache)
 
     def __repr__(self) -> str:
         # as Python prints a function (an f-string of a list of callbacks), never the syntax tree
@@ -255,15 +257,60 @@ class Generated(list):
     yielded values are collected here; ``next()`` takes them from the front."""
 
 
-def is_generator(node) -> bool:
-    """Whether a ``def`` contains ``yield`` outside nested functions and classes (cached)."""
+def is_generator(node, source=None) -> bool:
+    """Whether a ``def`` contains ``yield`` outside nested functions and classes (cached).
+    With its ``source`` (a SourceFile), statements whose lines hold no ``yield`` text at all are
+    not walked: a loaded tree builds a node's fields on first read, and walking every body in
+    full built most of a library's function bodies for this question alone."""
     found = _GENERATORS.get(node)
     if found is None:
-        found = _GENERATORS[node] = _has_yield(node.body)
+        lines = _yield_lines(source)
+        body = node.body
+        if lines is None or not isinstance(body, cst.IndentedBlock):
+            found = _has_yield(body)
+        else:
+            found = _statements_yield(body.body, lines, source.positions)
+        _GENERATORS[node] = found
     return found
 
 
 _GENERATORS: dict = {}
+_YIELD_LINES: dict = {}  # source text -> the sorted numbers of the lines where `yield` appears
+
+
+def _yield_lines(source) -> list | None:
+    """The lines of the source whose text contains ``yield`` (comments and strings too: a
+    superset of where a Yield node can start), or None when lines cannot be counted this way
+    (no text kept, or a carriage return, which the parser also counts as a line break)."""
+    text = getattr(source, "text", "")
+    if not text or "\r" in text:
+        return None
+    found = _YIELD_LINES.get(text)
+    if found is None:
+        found, line, counted = [], 1, 0
+        at = text.find("yield")
+        while at >= 0:
+            line += text.count("\n", counted, at)
+            counted = at
+            found.append(line)
+            at = text.find("yield", at + 5)
+        _YIELD_LINES[text] = found
+    return found
+
+
+def _statements_yield(statements, lines: list, positions: dict) -> bool:
+    """``_has_yield`` over a block's statements, skipping each statement whose lines (from its
+    start to the next statement's start) hold no ``yield``; the last one is always walked."""
+    for index, statement in enumerate(statements):
+        start = positions.get(statement)
+        end = positions.get(statements[index + 1]) if index + 1 < len(statements) else None
+        if start is not None and end is not None:
+            first = bisect_left(lines, start[0])
+            if first == len(lines) or lines[first] > end[0]:
+                continue  # no `yield` text from this statement's first line to the next one's
+        if _has_yield(statement):
+            return True
+    return False
 
 
 def _has_yield(node) -> bool:

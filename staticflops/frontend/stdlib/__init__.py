@@ -68,6 +68,16 @@ def build(interp, builtins: dict) -> dict:
     return modules
 
 
+def installed_library(name: str) -> Namespace | None:
+    """A third-party module we model natively (``regex``), used in place of its files when the
+    environment has it installed (``Interpreter.import_module``), or None."""
+    from staticflops.frontend.stdlib import regex
+
+    if name == "regex":
+        return Namespace("regex", regex.regex_members())
+    return None
+
+
 def numbers_namespace(builtins: dict) -> Namespace:
     """``numbers``: the numeric tower for ``isinstance`` (``isinstance(dim, numbers.Integral)``,
     diffusers' RMSNorm); a symbolic size is an integer."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 try:
     from re import _parser as _sre_parse  # CPython 3.11+
@@ -63,6 +64,18 @@ def _repeats(items, inside_repeat: bool, found: list) -> list:
     return found
 
 
+@lru_cache(maxsize=1024)
+def _maxima(text: str, flags: int) -> tuple | str:
+    """The maxima of the pattern's repeats, or why it is refused whatever the subject (parsed
+    once per pattern: a library compiles the same few patterns over and over)."""
+    try:
+        return tuple(_repeats(_sre_parse.parse(text, flags), False, []))
+    except _Refused as why:
+        return f"a regular expression with {why} (can backtrack exponentially) is not run"
+    except (re.error, OverflowError, RecursionError) as error:
+        return f"the regular expression does not compile ({reason(error)})"
+
+
 def _refusal(pattern, subject_length: int) -> str | None:
     """Why this pattern may not run over a subject of this length, or None."""
     text = pattern.pattern if isinstance(pattern, re.Pattern) else pattern
@@ -72,13 +85,9 @@ def _refusal(pattern, subject_length: int) -> str | None:
         return f"a regular expression of {len(text):,} characters (limit {MAX_PATTERN:,}) is not run"
     if subject_length > MAX_SUBJECT:
         return f"a regular expression over a string of {subject_length:,} characters (limit {MAX_SUBJECT:,}) is not run"
-    try:
-        flags = pattern.flags if isinstance(pattern, re.Pattern) else 0
-        maxima = _repeats(_sre_parse.parse(text, flags), False, [])
-    except _Refused as why:
-        return f"a regular expression with {why} (can backtrack exponentially) is not run"
-    except (re.error, OverflowError, RecursionError) as error:
-        return f"the regular expression does not compile ({reason(error)})"
+    maxima = _maxima(text, pattern.flags if isinstance(pattern, re.Pattern) else 0)
+    if isinstance(maxima, str):
+        return maxima
     steps = max(subject_length, 1) * math.prod(min(m, subject_length) + 1 for m in maxima)
     if steps > MAX_STEPS:
         return (f"a regular expression with {len(maxima)} repeats over {subject_length:,} characters "
@@ -91,14 +100,40 @@ _MATCH_METHODS = ("group", "groups", "groupdict", "start", "end", "span")
 _FLAGS = ("IGNORECASE", "I", "MULTILINE", "M", "DOTALL", "S", "VERBOSE", "X", "ASCII", "A")
 
 
-def _call(interp, python_fn, name, pattern, args, kwargs, node):
+# The third-party ``regex`` package (a C extension: its Python files cannot match anything) in
+# its default VERSION0 mode, which its documentation states is compatible with ``re``.  Where
+# its syntax means something else (fuzzy constraints ``a{e<=1}`` and POSIX classes ``[[:alpha:]]``,
+# which ``re`` reads as literal text) the pattern is refused, an unknown; its own escapes and
+# inline flags (``\p{L}``, ``(?V1)``, ``(?|...)``) do not compile under ``re``, an unknown too,
+# and so are the functions and flags it adds (not members below).
+_QUANTIFIER = re.compile(r"\{(?:\d+(?:,\d*)?|,\d+)\}")
+
+
+def _regex_only(text: str) -> str | None:
+    """Why ``re`` may read this ``regex`` pattern differently, or None."""
+    if "[:" in text:
+        return "a `regex` pattern with `[:` (a POSIX class in `regex`, literal text in `re`) is not run"
+    index = 0
+    while index < len(text):
+        if text[index] == "\\":
+            index += 2
+            continue
+        if text[index] == "{" and not _QUANTIFIER.match(text, index):
+            return "a `regex` pattern with `{` outside a repeat count (a fuzzy match in `regex`) is not run"
+        index += 1
+    return None
+
+
+def _call(interp, python_fn, name, pattern, args, kwargs, node, module: str = "re"):
     """Run ``python_fn`` (a function of ``re``, or a method of a compiled pattern/match) on
     known strings, after the pattern and subject pass the bounds above."""
     for value in [*args, *kwargs.values()]:
         if isinstance(value, Unknown):
             return value
         if not isinstance(value, (str, int, re.Pattern, re.Match)):
-            return interp.unknown(f"re.{name}() with a {type(value).__name__} argument is not modelled", node)
+            return interp.unknown(f"{module}.{name}() with a {type(value).__name__} argument is not modelled", node)
+    if module == "regex" and isinstance(pattern, str) and _regex_only(pattern) is not None:
+        return interp.unknown(_regex_only(pattern), node)
     if pattern is not None:
         longest = max((len(v) for v in [*args, *kwargs.values()] if isinstance(v, str) and v is not pattern), default=0)
         why = _refusal(pattern, longest)
@@ -107,18 +142,18 @@ def _call(interp, python_fn, name, pattern, args, kwargs, node):
     try:
         return python_fn(*args, **kwargs)
     except (re.error, TypeError, ValueError, IndexError) as error:
-        return interp.unknown(f"re.{name}() could not be evaluated ({reason(error)})", node)
+        return interp.unknown(f"{module}.{name}() could not be evaluated ({reason(error)})", node)
 
 
-def _function(name):
+def _function(name, module: str = "re"):
     python_fn = getattr(re, name)
 
     def call(interp, args, kwargs, node):
         pattern = args[0] if args else kwargs.get("pattern")
         if isinstance(pattern, Unknown):
             return pattern
-        return _call(interp, python_fn, name, pattern if name != "escape" else None, args, kwargs, node)
-    return Builtin(f"re.{name}", call, bind_self=False)
+        return _call(interp, python_fn, name, pattern if name != "escape" else None, args, kwargs, node, module)
+    return Builtin(f"{module}.{name}", call, bind_self=False)
 
 
 def attribute(interp, value, name: str, node):
@@ -149,4 +184,11 @@ def members() -> dict:
     match = Builtin("re.Match", lambda i, a, k, n: i.unknown("re.Match() cannot be called", n), bind_self=False)
     match.pytype = re.Match
     found.update({"Pattern": pattern, "Match": match, "error": Builtin("re.error", lambda i, a, k, n: None)})
+    return found
+
+
+def regex_members() -> dict:
+    """The ``regex`` package's functions that ``re`` shares (``escape`` differs: not modelled)."""
+    found = {name: _function(name, "regex") for name in _FUNCTIONS if name != "escape"}
+    found.update({name: getattr(re, name) for name in _FLAGS})  # the same bits in both modules
     return found

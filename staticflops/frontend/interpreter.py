@@ -219,7 +219,10 @@ class Interpreter(Statements, Expressions):
             self.unknown(f"cannot set attribute `{name}` on {describe(receiver)}", node)
 
     def set_item(self, container, key, value, node) -> None:
-        if isinstance(container, (list, dict)):
+        if isinstance(container, std_containers.DictInstance) and self._defined_setitem(container):
+            # `def __setitem__` of a dict subclass runs (transformers' ModelOutput mirrors keys as attributes)
+            self.call(self.special_method(container, "__setitem__"), [key, value], {}, node)
+        elif isinstance(container, (list, dict)):
             try:
                 self.budget.check_new_entry(self, container, key, node)
                 container[key] = value
@@ -233,6 +236,14 @@ class Interpreter(Statements, Expressions):
             pass  # in-place writes keep the shape
         elif not isinstance(container, Unknown):
             self.unknown(f"item assignment on {describe(container)} is not interpreted", node)
+
+    @staticmethod
+    def _defined_setitem(instance: Instance) -> bool:
+        """Whether the analysed code wrote a ``__setitem__`` for the instance's class."""
+        try:
+            return isinstance(instance.cls.lookup("__setitem__"), Function)
+        except KeyError:
+            return False
 
     def _contains(self, container: Instance, item, node):
         """``item in obj``: ``__contains__``, else a search of what ``__iter__`` yields."""

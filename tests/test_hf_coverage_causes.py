@@ -87,3 +87,29 @@ class Net(nn.Module):
         return x
 """)
     assert params(report) == {"second": 4, "count": 2}
+
+
+def test_torch_finfo_and_iinfo_give_the_ieee_limits(tmp_path):
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # float32: eps = 2**-23, so 1 / eps = 8388608; max = (2 - 2**-23) * 2**127 > 3e38
+        # float16: max = (2 - 2**-10) * 2**15 = 65504; iinfo(int8).max = 2**7 - 1 = 127
+        # bfloat16: eps = 2**-7 -> 1 / eps = 128; finfo() is the default dtype, float32
+        self.eps = nn.Linear(1, int(1 / torch.finfo(torch.float32).eps) // 2**20)   # 8 -> 16
+        self.half = nn.Linear(1, int(torch.finfo(torch.float16).max) - 65500)      # 4 -> 8
+        self.int8 = nn.Linear(1, torch.iinfo(torch.int8).max - 120)                 # 7 -> 14
+        self.bf16 = nn.Linear(1, int(1 / torch.finfo(torch.bfloat16).eps) // 64)   # 2 -> 4
+        self.big = nn.Linear(1, 3 if torch.finfo().max > 3e38 and torch.finfo().min < -3e38 else 5)  # 3 -> 6
+
+    def forward(self, x):
+        # attention masks: x.masked_fill(mask, torch.finfo(x.dtype).min) keeps the shape
+        return x.masked_fill(x > 0, torch.finfo(x.dtype).min)
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"eps": 16, "half": 8, "int8": 14, "bf16": 4, "big": 6}

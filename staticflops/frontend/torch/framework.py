@@ -16,6 +16,7 @@ from staticflops.frontend.values import (
     stable_order,
 )
 from staticflops.frontend.torch import constants, modules
+from staticflops.frontend.torch.numeric_limits import limits_functions
 from staticflops.frontend.torch.functions import DTYPES, DTypeName, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
@@ -154,6 +155,7 @@ class TorchFramework:
             "linalg": Namespace("torch.linalg", {name: Builtin(f"torch.linalg.{name}", self.linalg_norm,
                                                               bind_self=False) for name in ("norm", "vector_norm")}),
             **{name: DTypeName(name) for name in DTYPES},
+            **limits_functions(self.object_class),
         })
         self._stub_context = (nn, functional, stdlib["copy"])
         self.namespaces = {

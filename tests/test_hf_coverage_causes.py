@@ -113,3 +113,201 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert params(report) == {"eps": 16, "half": 8, "int8": 14, "bf16": 4, "big": 6}
+
+
+def test_isinstance_of_type_is_true_for_a_class(tmp_path):
+    # transformers' @requires(backends=...) returns a class unchanged (`isinstance(fun, type)`)
+    # and wraps a function; @dataclass above it then needs the class back
+    report = analyse(tmp_path, """
+import functools
+from dataclasses import dataclass
+import torch.nn as nn
+
+
+def requires(*, backends=()):
+    def inner(fun):
+        if isinstance(fun, type):
+            fun.backends = backends
+            return fun
+
+        @functools.wraps(fun)
+        def wrapper(*args, **kwargs):
+            return fun(*args, **kwargs)
+        return wrapper
+    return inner
+
+
+@dataclass
+@requires(backends=("torch",))
+class Recorder:
+    index: int = 0
+    size: int = 3
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # Recorder(size=5).size = 5 -> Linear(1, 5) = 10; isinstance(nn.Module, type) and
+        # not isinstance(self, type) -> Linear(1, 1) = 2
+        self.rec = nn.Linear(1, Recorder(size=5).size)
+        self.kinds = nn.Linear(1, 1 if isinstance(nn.Module, type) and not isinstance(self, type) else 3)
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"rec": 10, "kinds": 2}
+
+
+# transformers' capture_outputs: forward hooks on the layers append each output to a collector
+# that a ContextVar holds while the decorated forward runs
+CAPTURE = """
+import threading
+from contextvars import ContextVar
+from functools import wraps
+
+import torch
+import torch.nn as nn
+
+_collector = ContextVar("collector", default=None)
+_lock = threading.Lock()
+
+
+def install(module):
+    def hook(mod, args, output):
+        collected = _collector.get()
+        if collected is None:
+            return
+        if len(collected) == 0:
+            collected.append(args[0])
+        collected.append(output)
+    return module.register_forward_hook(hook)
+
+
+def capture(func):
+    @wraps(func)
+    def wrapper(self, *args, **kwargs):
+        collected = []
+        with _lock:
+            if not self.hooked:
+                for layer in self.layers:
+                    install(layer)
+                self.hooked = True
+        token = _collector.set(collected)
+        try:
+            out = func(self, *args, **kwargs)
+        finally:
+            _collector.reset(token)
+        return out, tuple(collected)
+    return wrapper
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+        self.hooked = False
+
+    @capture
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+"""
+
+
+def test_forward_hooks_run_and_a_context_var_holds_the_collector(tmp_path):
+    report = analyse(tmp_path, CAPTURE + """
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+        self.heads = nn.ModuleList([nn.Linear(4, 2) for _ in range(4)])
+
+    def forward(self, x):
+        first, hidden = self.encoder(x)
+        second, again = self.encoder(x)   # a second call collects afresh: 4 again, not 8
+        outside = _collector.get()         # reset after the call: the default, None
+        # the input + the 3 layer outputs = 4 hidden states, each through its own head: 1x(4*2)
+        out = torch.cat([head(h) for head, h in zip(self.heads, hidden)], dim=-1)
+        return out[:, : len(again) + (0 if outside is None else 100)]
+""", inputs=("1x4",))
+    assert report.unknown == [], report.unknown
+    # encoder: 2 calls x 3 Linear(4, 4) = 6 x 2*4*4 = 192 FLOPs; heads 4 x 2*4*2 = 64 FLOPs
+    assert report.totals.forward_flops == 192 + 64
+    assert report.outputs == [[1, 4]]  # len(again) == 4 and outside is None
+
+
+def test_a_hook_returning_a_value_replaces_the_output_and_remove_takes_it_out(tmp_path):
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 6)
+        self.a.register_forward_pre_hook(lambda mod, args: (args[0][:, :4],))
+        handle = self.b.register_forward_hook(lambda mod, args, out: out[:, :2])
+        handle.remove()
+        self.a.register_forward_hook(lambda mod, args, out: out[:, :4])
+
+    def forward(self, x):
+        return self.b(self.a(x))
+""", inputs=("1x8",))
+    assert report.unknown == [], report.unknown
+    # the pre-hook slices 1x8 to 1x4 before Linear(4, 4); the removed hook leaves b's 1x6 output
+    assert report.outputs == [[1, 6]]
+
+
+def test_a_torch_folder_inside_the_analysed_tree_is_never_read(tmp_path):
+    # analysing a site-packages folder puts torch's own source inside the project: torch is
+    # modelled, never read (transformers' `import torch.utils._pytree` ran torch's pytree code)
+    for folder in (tmp_path / "torch", tmp_path / "torch" / "utils"):
+        folder.mkdir()
+        (folder / "__init__.py").write_text("")
+    (tmp_path / "torch" / "utils" / "_pytree.py").write_text("WIDTH = 3\n")
+    report = analyse(tmp_path, """
+import torch.nn as nn
+import torch.utils._pytree as pytree
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(1, pytree.WIDTH)  # read from the folder: Linear(1, 3), 6 params
+
+    def forward(self, x):
+        return x
+""")
+    assert "`torch.utils._pytree` is not modelled" in [u.what for u in report.unknown]
+    assert report.totals.params == 0
+
+
+def test_weight_norm_adds_the_magnitude_parameters(tmp_path):
+    # wav2vec2-style position convolution: hasattr(nn.utils.parametrizations, "weight_norm")
+    report = analyse(tmp_path, """
+import torch.nn as nn
+from torch.nn.utils import weight_norm as legacy
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        weight_norm = nn.utils.weight_norm
+        if hasattr(nn.utils.parametrizations, "weight_norm"):
+            weight_norm = nn.utils.parametrizations.weight_norm
+        self.conv = weight_norm(nn.Conv1d(8, 8, kernel_size=4, padding=2, groups=2), name="weight", dim=2)
+        self.lin = legacy(nn.Linear(3, 5))
+        self.whole = weight_norm(nn.Linear(3, 5), dim=None)
+
+    def forward(self, x):
+        return self.conv(x)
+""", inputs=("1x8x16",))
+    assert report.unknown == [], report.unknown
+    # conv: weight 8 x (8/2) x 4 = 128, bias 8, g along dim 2: (1, 1, 4) = 4 -> 140
+    # lin: weight 15 + bias 5 + g along dim 0: (5, 1) = 5 -> 25; whole: 15 + 5 + one scalar g -> 21
+    # (torch 2.13 named_parameters agree: parametrizations.weight.original0 (1, 1, 4))
+    assert params(report) == {"lin": 25, "whole": 21} and report.totals.params == 140 + 25 + 21

@@ -159,9 +159,11 @@ class Interpreter(Statements, Expressions):
         known = self.framework.known_module(dotted)
         if known is not None:
             return known
-        if self.project is not None:
+        modelled = not dotted.startswith(".") and self.framework.models_package(dotted.split(".")[0])
+        if self.project is not None and not modelled:
+            # (a project rooted at a site-packages folder holds torch's own source: never read)
             found = self.project.find(dotted, self.source.origin if self.source else None, node)
-            if found is None and not dotted.startswith(".") and not self.framework.models_package(dotted.split(".")[0]):
+            if found is None and not dotted.startswith("."):
                 found = self.project.find_library(dotted, node)
             if found is not None:
                 return found

@@ -344,6 +344,9 @@ def build_builtins(object_class: Class) -> dict:
             return value.cls
         return b.get(type(value).__name__, interp.unknown("type() of this value", node))
     b["type"] = type_
+    # isinstance(x, type): a class (transformers' @requires attaches metadata to classes, wraps functions)
+    b["type"].instance_check = lambda value: isinstance(value, Class) or (
+        isinstance(value, Builtin) and getattr(value, "pytype", None) is not None)
 
     # class Meta(type): its __call__ may end in super().__call__(...), which builds the instance
     b["type"].base_class = Class("type", (object_class,), {"__call__": Builtin(

@@ -178,6 +178,9 @@ class ModuleState:
     # weight/bias of a framework layer replaced by another tensor (weight tying): its rule
     # still counts them, but the layer no longer holds them.
     replaced: dict = field(default_factory=dict)
+    # register_forward_pre_hook / register_forward_hook: (hook, with_kwargs), run around forward
+    pre_hooks: list = field(default_factory=list)
+    hooks: list = field(default_factory=list)
 
 
 @dataclass(eq=False)

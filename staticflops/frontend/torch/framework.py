@@ -17,6 +17,7 @@ from staticflops.frontend.values import (
 )
 from staticflops.frontend.torch import constants, modules
 from staticflops.frontend.torch.numeric_limits import limits_functions
+from staticflops.frontend.torch.parametrize import utils_members
 from staticflops.frontend.torch.functions import DTYPES, DTypeName, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
@@ -45,6 +46,9 @@ class CallCache:
     calls: dict = field(default_factory=dict)
     structures: dict = field(default_factory=dict)  # id(module) -> its subtree's description number
     descriptions: dict = field(default_factory=dict)  # description tuple -> number (replay.structure)
+    # once a forward hook exists, calls are no longer replayed: a replay would skip the hooks
+    # (and their side effects, such as transformers' output capturing) of the modules inside
+    hooked: bool = False
 
 
 # The PyTorch release whose behaviour (shapes, FlopCounterMode counts) the model follows: what
@@ -125,7 +129,7 @@ class TorchFramework:
             "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False),
             "parameter": Namespace("torch.nn.parameter", {  # nn.parameter.Parameter (torchvision maxvit)
                 "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False)}),
-            "modules": Namespace("torch.nn.modules", {}), "utils": Namespace("torch.nn.utils", {}),
+            "modules": Namespace("torch.nn.modules", {}), "utils": Namespace("torch.nn.utils", utils_members()),
             # nn.Buffer(t) marks a tensor as a buffer when assigned to a module: the tensor itself here
             "Buffer": Builtin("nn.Buffer", lambda i, a, k, n: a[0] if a else k.get("data"), bind_self=False),
         })
@@ -160,7 +164,9 @@ class TorchFramework:
         self._stub_context = (nn, functional, stdlib["copy"])
         self.namespaces = {
             "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
-            "torch.nn.modules": nn.members["modules"], "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
+            "torch.nn.modules": nn.members["modules"], "torch.nn.utils": nn.members["utils"],
+            "torch.nn.utils.parametrizations": nn.members["utils"].members["parametrizations"],
+            "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
             "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"],
             "torch.linalg": torch.members["linalg"], **stdlib,
             "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False)}),

@@ -311,3 +311,29 @@ class Net(nn.Module):
     # lin: weight 15 + bias 5 + g along dim 0: (5, 1) = 5 -> 25; whole: 15 + 5 + one scalar g -> 21
     # (torch 2.13 named_parameters agree: parametrizations.weight.original0 (1, 1, 4))
     assert params(report) == {"lin": 25, "whole": 21} and report.totals.params == 140 + 25 + 21
+
+
+def test_an_unknown_value_stored_in_a_dict_subclass_keeps_its_key(tmp_path):
+    # FNet's encoder output holds an unmodelled torch.fft result: `outputs[0]` must give that
+    # unknown (its first cause located), not "index 0 is out of range for ()"
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+from collections import OrderedDict
+
+
+class Output(OrderedDict):
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        out = Output()
+        out["mixed"] = torch.fft.fftn(x)
+        out["plain"] = x
+        # two keys, in order -> x[:, :2] is 1x2
+        return x[:, : len(out.keys())]
+""", inputs=("1x4",))
+    assert [u.what for u in report.unknown] == ["`torch.fft` is not modelled"]
+    assert report.outputs == [[1, 2]]

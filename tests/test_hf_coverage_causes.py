@@ -337,3 +337,48 @@ class Net(nn.Module):
 """, inputs=("1x4",))
     assert [u.what for u in report.unknown] == ["`torch.fft` is not modelled"]
     assert report.outputs == [[1, 2]]
+
+
+def test_a_property_setter_calls_its_base_property_through_dunder_set(tmp_path):
+    # transformers' HrmTextConfig: `PreTrainedConfig._attn_implementation.__set__(self, value)`
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+
+class Base:
+    def __init__(self):
+        self._impl = None
+        self.impl = "sdpa"
+
+    @property
+    def impl(self):
+        return self._impl
+
+    @impl.setter
+    def impl(self, value):
+        self._impl = value + "!"
+
+
+class Child(Base):
+    @property
+    def impl(self):
+        return self._impl
+
+    @impl.setter
+    def impl(self, value):
+        Base.impl.__set__(self, value + "?")
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        c = Child()
+        # Child's setter adds "?", Base's adds "!": "sdpa?!" has 6 characters -> Linear(1, 6) = 12
+        self.set = nn.Linear(1, len(c.impl))
+        self.get = nn.Linear(1, len(Base.impl.__get__(c)))
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"set": 12, "get": 12}

@@ -618,6 +618,16 @@ class Interpreter(Statements, Expressions):
             return wrapper.function
         if name == "fset":
             return wrapper.setter
+        if wrapper.kind == "property" and name in ("__get__", "__set__"):
+            # `Base.prop.__set__(self, value)`: a subclass's setter reusing its base's (transformers' configs)
+            def descriptor(interp, args, kwargs, call_node):
+                if name == "__get__":
+                    return interp.call(wrapper.function, [args[0]], {}, call_node)
+                if wrapper.setter is None:
+                    raise interp.fail(f"property '{wrapper.name}' has no setter", call_node, "SF115",
+                                      python="AttributeError")
+                return interp.call(wrapper.setter, [args[0], args[1]], {}, call_node)
+            return Builtin(f"property.{name}", descriptor, bind_self=False)
         return self.get_attribute(wrapper.function, name, node)
 
     def special_method(self, instance: Instance, name: str):

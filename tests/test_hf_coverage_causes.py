@@ -382,3 +382,40 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert params(report) == {"set": 12, "get": 12}
+
+
+def test_getattr_with_a_default_takes_it_when_a_property_getter_raises_attribute_error(tmp_path):
+    # transformers' PreTrainedConfig: the `_attn_implementation` setter first reads
+    # getattr(self, "_attn_implementation", None), whose getter reads an attribute not set yet
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+
+class Config:
+    def __init__(self):
+        self.impl = "sdpa"
+
+    @property
+    def impl(self):
+        return self._impl_internal
+
+    @impl.setter
+    def impl(self, value):
+        current = getattr(self, "impl", None)
+        self._impl_internal = value if current is None else current + value
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        c = Config()
+        c.impl = "++"
+        # first set: the getter raises AttributeError, getattr gives None -> "sdpa";
+        # second: "sdpa" + "++" = "sdpa++", 6 characters -> Linear(1, 6) = 12
+        self.l = nn.Linear(1, len(c.impl))
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"l": 12}

@@ -73,6 +73,9 @@ class Interpreter(Statements, Expressions):
         self._signatures: dict = {}  # signature text -> Function (see signature())
         self.project = None  # ProjectImports: the analysed project's other files
         self.import_guards = 0  # `try` bodies with handlers being run: imports there are eager
+        # inside getattr(obj, name, default): a missing instance attribute raises AttributeError
+        # (as in Python, so the default is taken) instead of becoming an unknown
+        self.missing_attributes_raise = 0
         self.handling: list = []  # the exceptions whose `except` blocks are running (bare `raise`)
         # Module-level unknowns are reported only through the values the model uses (see
         # exec_module_body); the (location, reason) of assumed branches are reported anyway.
@@ -487,7 +490,14 @@ class Interpreter(Statements, Expressions):
                         # a missing attribute is an unknown, not an exception (hasattr asks the hook itself)
                         if strict or not self.is_attribute_error(raised):
                             raise
-                return self.framework.instance_missing_attribute(self, receiver, name, node)
+                if not self.missing_attributes_raise:
+                    return self.framework.instance_missing_attribute(self, receiver, name, node)
+                value, held = self.quietly(lambda: self.framework.instance_missing_attribute(self, receiver, name, node))
+                if isinstance(value, Unknown):
+                    raise self.fail(f"'{receiver.cls.name}' object has no attribute '{name}'", node, "SF115",
+                                    python="AttributeError")
+                self.report_held(held)
+                return value
             return self._bind(receiver, member, owner, node)
         if isinstance(receiver, Record):
             return pyclasses.record_attribute(self, receiver, name, node)

@@ -324,7 +324,19 @@ def build_builtins(object_class: Class) -> dict:
             return name
         if len(args) > 2 and hasattr_.fn(interp, [value, name], {}, node) is False:
             return args[2]
-        return interp.get_attribute(value, name, node)
+        if len(args) <= 2:
+            return interp.get_attribute(value, name, node)
+        # the attribute exists on the class (a property): its getter may still raise AttributeError
+        # reading an instance attribute not set yet (transformers' config._attn_implementation)
+        interp.missing_attributes_raise += 1
+        try:
+            return interp.get_attribute(value, name, node)
+        except AnalysisError as raised:  # statements.Raised: the analysed code's exception
+            if hasattr(raised, "exception") and interp.is_attribute_error(raised):
+                return args[2]
+            raise
+        finally:
+            interp.missing_attributes_raise -= 1
     b["getattr"] = getattr_
 
     @_fn("setattr")

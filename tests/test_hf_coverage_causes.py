@@ -419,3 +419,23 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert params(report) == {"l": 12}
+
+
+def test_grid_sample_gives_the_grid_s_spatial_shape(tmp_path):
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        # deformable attention: values (8, 32, 28, 28) sampled at (8, 300, 4, 2) points -> (8, 32, 300, 4)
+        grid = torch.zeros(8, 300, 4, 2)
+        volume = F.grid_sample(torch.zeros(1, 3, 5, 6, 7), torch.zeros(1, 2, 3, 4, 3), align_corners=False)
+        return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False), volume
+""", inputs=("8x32x28x28",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[8, 32, 300, 4], [1, 3, 2, 3, 4]]  # 5-D: (N, C) + grid's (2, 3, 4)
+    # FlopCounterMode has no formula for grid_sampler: 0 (torch 2.13.0 CPU, measured on these shapes)
+    assert report.totals.forward_flops == 0

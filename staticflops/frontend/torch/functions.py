@@ -13,6 +13,7 @@ from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
 from staticflops.frontend.torch import constants
 from staticflops.frontend.torch.layers import argument_error, legacy_reduction, ntuple
+from staticflops.shapes import format_shape
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -496,6 +497,18 @@ def build_functions(t: TorchOps) -> dict:
             raise AnalysisError(f"gather: index has {len(index)} dimensions, input {len(x)}", interp.location(node), "SF301")
         return Tensor(index, bound["input"].dtype)
     f["gather"] = gather
+
+    def grid_sample(interp, args, kwargs, node):
+        # input (N, C, *spatial_in), grid (N, *spatial_out, k) with k = len(spatial_in):
+        # output (N, C, *spatial_out).  Like gather, shape only: FlopCounterMode counts no FLOPs
+        # for grid_sampler (deformable DETR attention, SAM's point sampling)
+        bound = {**dict(zip(["input", "grid"], args)), **kwargs}
+        x, grid = shape(interp, bound["input"], node), shape(interp, bound["grid"], node)
+        if len(x) not in (4, 5) or len(grid) != len(x) or (isinstance(grid[-1], int) and grid[-1] != len(x) - 2):
+            raise AnalysisError(f"grid_sample: input {format_shape(x)} and grid {format_shape(grid)} do not match "
+                                "((N, C, H, W) with (N, H_out, W_out, 2), or 5-D with 3)", interp.location(node), "SF301")
+        return Tensor((x[0], x[1], *grid[1:-1]), bound["input"].dtype)
+    f["grid_sample"] = grid_sample
 
     def scatter(name):
         """scatter / scatter_add / index_add: the input's shape; the adds are recorded."""

@@ -439,3 +439,63 @@ class Net(nn.Module):
     assert report.outputs == [[8, 32, 300, 4], [1, 3, 2, 3, 4]]  # 5-D: (N, C) + grid's (2, 3, 4)
     # FlopCounterMode has no formula for grid_sampler: 0 (torch 2.13.0 CPU, measured on these shapes)
     assert report.totals.forward_flops == 0
+
+
+def test_function_code_globals_and_function_type_copy(tmp_path):
+    # transformers: copy_func(_BaseAutoModelClass.from_config) through types.FunctionType, and
+    # merge_with_config_defaults' func.__code__.co_varnames.index("use_cache") (CPython 3.11 gives
+    # the same three numbers for this file with the Linear layers taken out: 5, 2, 3)
+    report = analyse(tmp_path, """
+import functools
+import types
+import torch.nn as nn
+
+
+def copy_func(f):
+    g = types.FunctionType(f.__code__, f.__globals__, name=f.__name__, argdefs=f.__defaults__, closure=f.__closure__)
+    g = functools.update_wrapper(g, f)
+    g.__kwdefaults__ = f.__kwdefaults__
+    return g
+
+
+class Base:
+    @classmethod
+    def build(cls, width, extra=2, *rest, scale=1, **kw):
+        inside = width * scale
+        return inside + extra
+
+
+class Auto(Base):
+    pass
+
+
+build = copy_func(Base.build)
+build.__doc__ = "rewritten"
+Auto.build = classmethod(build)
+
+
+def merge(func):
+    names = func.__code__.co_varnames
+    return names.index("use_cache") - 1
+
+
+def forward_like(self, input_ids, attention_mask=None, use_cache=None, **kwargs):
+    hidden = 1
+    return hidden
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # Auto.build(3) = 3 * 1 + 2 = 5 -> Linear(1, 5) = 10; the original's doc is untouched (None)
+        self.copy = nn.Linear(1, Auto.build(3) if Base.build.__doc__ is None else 1)
+        # co_varnames: self, input_ids, attention_mask, use_cache, kwargs, hidden: index 3 - 1 = 2 -> 4
+        self.index = nn.Linear(1, merge(forward_like))
+        # __defaults__ (2,), __kwdefaults__ {'scale': 1}: 2 + 1 = 3 -> 6
+        self.defaults = nn.Linear(1, Base.build.__defaults__[0] + Base.build.__kwdefaults__["scale"])
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"copy": 10, "index": 4, "defaults": 6}

@@ -16,7 +16,7 @@ from fractions import Fraction
 from staticflops.frontend import syntax as cst
 
 from staticflops.diagnostics import AnalysisError, Location, Unresolved, code_of, reason
-from staticflops.frontend import pyclasses
+from staticflops.frontend import function_objects, pyclasses
 from staticflops.frontend.budget import Budget
 from staticflops.frontend.construction_memo import ConstructionMemo
 from staticflops.frontend.datafiles import DATA_VALUES, DataFile, data_attribute
@@ -27,7 +27,7 @@ from staticflops.frontend.statements import Raised, Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile, parse_source
 from staticflops.frontend.values import (
-    describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, Generated, LazyValue, MethodWrapper,
+    describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, CodeObject, Function, Instance, Generated, LazyValue, MethodWrapper,
     Namespace, Partial, Record, SuperProxy, Tensor, Unknown, stable_order,
 )
 from staticflops.frontend.stdlib import containers as std_containers
@@ -561,6 +561,15 @@ class Interpreter(Statements, Expressions):
             return data_attribute(self, receiver, name, node)
         if isinstance(receiver, MethodWrapper):
             return self._wrapper_attribute(receiver, name, node)
+        if isinstance(receiver, BoundMethod) and name in function_objects.THROUGH_BOUND_METHOD:
+            # a bound method answers for its function (`cls.from_config.__code__`)
+            if name in ("__func__", "__self__"):
+                return receiver.function if name == "__func__" else receiver.receiver
+            return self.get_attribute(receiver.function, name, node)
+        if isinstance(receiver, CodeObject):
+            value = function_objects.code_attribute(receiver, name)
+            if value is not function_objects.MISSING:
+                return value
         known = std_containers.attribute(self, receiver, name, node)
         if known is not None:
             return known
@@ -614,6 +623,10 @@ class Interpreter(Statements, Expressions):
             return None
         if name == "__class__":
             return Class("function", (), {})
+        if isinstance(function, Function):
+            value = function_objects.function_dunder(function, name)
+            if value is not function_objects.MISSING:
+                return value
         return self.unknown(f"attribute `{name}` of {describe(function)} is not modelled", node)
 
     def _wrapper_attribute(self, wrapper: MethodWrapper, name: str, node):

@@ -7,7 +7,7 @@ import itertools
 import math
 
 from staticflops.diagnostics import AnalysisError, reason
-from staticflops.frontend import datafiles, pathqueries, pyclasses
+from staticflops.frontend import datafiles, function_objects, pathqueries, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
 from staticflops.frontend.scope import MISSING
 from staticflops.frontend.stdlib import containers, inspect_, literals
@@ -570,8 +570,7 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
            "Callable": identity, "Iterable": identity, "Iterator": identity}
     abc["Mapping"].pytype = dict
     typing["Sequence"] = sequence
-    function_type = Builtin("FunctionType", identity.fn, bind_self=False)
-    function_type.instance_check = lambda value: isinstance(value, Function)
+    function_type = function_objects.function_type_builtin()
     # logging.getLogger(...).info(...) and the like: every member returns the namespace again
     quiet = Namespace("quiet", NoOpMembers(None))
     quiet.members.anything = Builtin("no-op", lambda i, a, k, n: quiet, bind_self=False)

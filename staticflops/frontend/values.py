@@ -202,6 +202,13 @@ class BoundMethod:
 
 
 @dataclass(eq=False)
+class CodeObject:
+    """``f.__code__`` of a function of the analysed code (frontend/function_objects.py)."""
+
+    function: Any
+
+
+@dataclass(eq=False)
 class Namespace:
     """A module-like object: ``torch``, ``torch.nn``, ``math`` or an imported file."""
 

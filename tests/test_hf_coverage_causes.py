@@ -499,3 +499,21 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert params(report) == {"copy": 10, "index": 4, "defaults": 6}
+
+
+def test_cat_skips_one_dimensional_empty_tensors(tmp_path):
+    # transformers' DynamicLayer cache: keys = torch.tensor([]); keys = torch.cat([keys, k], dim=-2)
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        keys = torch.tensor([], dtype=x.dtype)
+        keys = torch.cat([keys, x], dim=-2)      # the empty (0,) is skipped: 1x2x5x8
+        keys = torch.cat([keys, x], dim=-2)      # 1x2x10x8
+        return keys
+""", inputs=("1x2x5x8",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 2, 10, 8]]

@@ -337,9 +337,14 @@ def build_functions(t: TorchOps) -> dict:
     f["numel"] = f["nelement"] = numel
 
     def cat(interp, args, kwargs, node):
-        tensors = list(args[0])
+        tensors = list(args[0] if args else kwargs.get("tensors", ()))
         axis = _dim_arg(args, kwargs, 1, 0)
         shapes = [shape(interp, x, node) for x in tensors]
+        # PyTorch skips 1-D empty tensors, shape (0,), whatever the others' rank: a cache that
+        # starts as torch.tensor([]) and grows by cat(..., dim=-2) (transformers' DynamicLayer)
+        kept = [(x, s) for x, s in zip(tensors, shapes) if tuple(s) != (0,)]
+        if kept and len(kept) < len(tensors):
+            tensors, shapes = [x for x, _ in kept], [s for _, s in kept]
         return Tensor(t.moved(interp, ops.concatenate, "cat", node, shapes, axis), tensors[0].dtype)
     f["cat"] = f["concat"] = f["concatenate"] = cat
 

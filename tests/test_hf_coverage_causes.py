@@ -517,3 +517,35 @@ class Net(nn.Module):
 """, inputs=("1x2x5x8",))
     assert report.unknown == [], report.unknown
     assert report.outputs == [[1, 2, 10, 8]]
+
+
+def test_inspect_signature_of_a_dataclass_init_lists_its_fields(tmp_path):
+    # transformers' Qwen2-VL config: inspect.signature(TextConfig.__init__).parameters.keys()
+    # (CPython 3.11: 'self' + 3 fields on __init__, 3 on the class; hidden_size's default 64)
+    report = analyse(tmp_path, """
+import inspect
+from dataclasses import dataclass, field
+import torch.nn as nn
+
+
+@dataclass
+class TextConfig:
+    hidden_size: int = 64
+    layers: int = 2
+    names: list = field(default_factory=list)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        params = list(inspect.signature(TextConfig.__init__).parameters.keys())
+        on_class = list(inspect.signature(TextConfig).parameters)
+        # ['self', 'hidden_size', 'layers', 'names'] -> 4; the class's signature drops self -> 3
+        self.l = nn.Linear(1, len(params) * 10 + len(on_class))
+        self.d = nn.Linear(1, inspect.signature(TextConfig).parameters["hidden_size"].default)
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"l": 86, "d": 128}

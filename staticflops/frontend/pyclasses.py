@@ -83,6 +83,7 @@ def make_dataclass(interp, cls: Class, node) -> Class:
         return None
 
     cls.namespace["__init__"] = Builtin(f"{cls.name}.__init__", init)
+    cls.namespace["__init__"].dataclass = cls  # inspect.signature lists its fields
     return cls
 
 

@@ -549,3 +549,23 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert params(report) == {"l": 86, "d": 128}
+
+
+def test_dict_fromkeys(tmp_path):
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        states = dict.fromkeys(range(3))            # {0: None, 1: None, 2: None}
+        flags = dict.fromkeys(range(3), False)
+        # 3 keys, all None, all False -> Linear(1, 3 + 2) = 10
+        self.l = nn.Linear(1, len(states) + (2 if all(v is None for v in states.values()) and not any(flags.values()) else 0))
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"l": 10}

@@ -623,6 +623,8 @@ class Interpreter(Statements, Expressions):
             return None
         if name == "__class__":
             return Class("function", (), {})
+        if name in getattr(function, "class_members", {}):  # dict.fromkeys
+            return function.class_members[name]
         if isinstance(function, Function):
             value = function_objects.function_dunder(function, name)
             if value is not function_objects.MISSING:

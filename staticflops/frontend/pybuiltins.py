@@ -133,6 +133,9 @@ def build_builtins(object_class: Class) -> dict:
     for pytype in (int, float, str, bool, list, tuple, dict, set, frozenset):
         b[pytype.__name__] = converter(pytype, pytype.__name__)
     b["dict"].base_class = containers.dict_base_class("dict", object_class)  # class X(dict)
+    # dict.fromkeys(iterable, value=None): transformers' state-space caches, one entry per layer
+    b["dict"].class_members = {"fromkeys": Builtin("dict.fromkeys", lambda i, a, k, n: dict.fromkeys(
+        _iterable(i, a[0], n), a[1] if len(a) > 1 else k.get("value")), bind_self=False)}
 
     def reducer(python_fn, name):
         @_fn(name)

@@ -569,3 +569,48 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert params(report) == {"l": 10}
+
+
+def test_object_getattribute_called_by_the_code_raises_attribute_error(tmp_path):
+    # transformers' HeterogeneousConfigMixin: `try: return super().__getattribute__(key)
+    # except AttributeError: return default` (CPython 3.11 gives None, 7 and 4 for a, b, c)
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+
+class Config:
+    def __init__(self):
+        self.sliding_window = 256
+
+    def __getattribute__(self, key):
+        return super().__getattribute__(key)
+
+    def get_plain(self, key, default=None):
+        try:
+            return super().__getattribute__(key)
+        except AttributeError:
+            return default
+
+
+class WithFallback(Config):
+    def __getattr__(self, key):
+        return 7
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        c = Config()
+        chunk = c.get_plain("attention_chunk_size", None)
+        # the missing attribute raises AttributeError inside get_plain: None -> Linear(1, 3)
+        self.a = nn.Linear(1, 3 if chunk is None else 5)
+        # __getattribute__ raises AttributeError, then __getattr__ answers 7 -> Linear(1, 7)
+        self.b = nn.Linear(1, WithFallback().missing)
+        self.c = nn.Linear(1, c.sliding_window // 64)   # 4
+        self.d = nn.Linear(1, c.not_set)   # a plain read of a missing attribute: a located unknown
+
+    def forward(self, x):
+        return x
+""")
+    assert [u.what for u in report.unknown][:1] == ["Config has no attribute `not_set`"]
+    assert params(report) == {"a": 6, "b": 14, "c": 8, "d": 0}

@@ -455,8 +455,27 @@ class Interpreter(Statements, Expressions):
         if isinstance(receiver, Instance) and name != "__class__":
             hook = self._user_hook(receiver, "__getattribute__")
             if hook is not None:  # transformers' configs map attribute aliases this way
-                return self.call(hook, [name], {}, node)
+                try:
+                    return self.call(hook, [name], {}, node)
+                except Raised as raised:
+                    # its `super().__getattribute__(name)` raised AttributeError: Python then asks
+                    # __getattr__; a plain read of a missing attribute is an unknown here
+                    if strict or self.missing_attributes_raise or not self.is_attribute_error(raised):
+                        raise
+                    fallback = self._getattr_hook(receiver, name)
+                    if fallback is not None:
+                        return self.call(fallback, [name], {}, node)
+                    return self.framework.instance_missing_attribute(self, receiver, name, node)
         return self.plain_attribute(receiver, name, node, strict)
+
+    def object_getattribute(self, receiver, name: str, node):
+        """``object.__getattribute__(obj, name)`` called by the code (``super().__getattribute__``):
+        a missing attribute raises AttributeError, which the code may catch."""
+        self.missing_attributes_raise += 1
+        try:
+            return self.plain_attribute(receiver, name, node)
+        finally:
+            self.missing_attributes_raise -= 1
 
     def plain_attribute(self, receiver, name: str, node, strict: bool = False):
         """``object.__getattribute__``: the instance dict, then the class and its bases."""

@@ -79,7 +79,7 @@ class TorchFramework:
         self.object_class = Class("object", (), {
             "__init__": Builtin("object.__init__", lambda i, a, k, n: None),
             # reached through super().__getattribute__/__setattr__ from a class that overrides them
-            "__getattribute__": Builtin("object.__getattribute__", lambda i, a, k, n: i.plain_attribute(a[0], a[1], n)),
+            "__getattribute__": Builtin("object.__getattribute__", lambda i, a, k, n: i.object_getattribute(a[0], a[1], n)),
             "__setattr__": Builtin("object.__setattr__", _object_setattr)})
         self.module_class = modules.make_module_class()
         self.module_class.bases = (self.object_class,)

@@ -614,3 +614,24 @@ class Net(nn.Module):
 """)
     assert [u.what for u in report.unknown][:1] == ["Config has no attribute `not_set`"]
     assert params(report) == {"a": 6, "b": 14, "c": 8, "d": 0}
+
+
+def test_itertools_cycle_beside_finite_iterables_in_zip(tmp_path):
+    # transformers' tie_weights: for target, source in zip(targets, cycle(sources))
+    report = analyse(tmp_path, """
+from itertools import cycle
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        pairs = list(zip(["a", "b", "c", "d", "e"], cycle([1, 2])))
+        # [('a', 1), ('b', 2), ('c', 1), ('d', 2), ('e', 1)]: 5 pairs, sources summing to 7
+        self.l = nn.Linear(1, len(pairs) * 10 + sum(s for _, s in pairs))   # 57 -> 114
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"l": 114}

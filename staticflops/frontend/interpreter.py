@@ -27,7 +27,7 @@ from staticflops.frontend.statements import Raised, Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile, parse_source
 from staticflops.frontend.values import (
-    describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, CodeObject, Function, Instance, Generated, LazyValue, MethodWrapper,
+    describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, CodeObject, Cycle, Function, Instance, Generated, LazyValue, MethodWrapper,
     Namespace, Partial, Record, SuperProxy, Tensor, Unknown, stable_order,
 )
 from staticflops.frontend.stdlib import containers as std_containers
@@ -381,6 +381,8 @@ class Interpreter(Statements, Expressions):
         return truth
 
     def iterate(self, value, node):
+        if isinstance(value, Cycle):
+            raise self.fail("iterating itertools.cycle() outside zip() (endless) is not modelled", node, "SF112")
         if isinstance(value, (set, frozenset)):
             return iter(stable_order(value))  # not by hash: the same order in every process
         if isinstance(value, (list, tuple, str, dict, std_containers.deque)):

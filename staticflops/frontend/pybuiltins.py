@@ -12,7 +12,7 @@ from staticflops.frontend.pyargparse import argparse_namespace
 from staticflops.frontend.scope import MISSING
 from staticflops.frontend.stdlib import containers, inspect_, literals
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
+    BoundMethod, Builtin, Class, Cycle, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
     Partial, Record, SuperProxy, Tensor, Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
@@ -178,7 +178,15 @@ def build_builtins(object_class: Class) -> dict:
 
     @_fn("zip")
     def zip_(interp, args, kwargs, node):
-        return list(zip(*[_iterable(interp, a, node) for a in args]))
+        # itertools.cycle(x) beside finite iterables: repeated up to the shortest of them
+        finite = [_iterable(interp, a, node) if not isinstance(a, Cycle) else None for a in args]
+        if any(items is None for items in finite):
+            lengths = [len(items) for items in finite if items is not None]
+            if not lengths:
+                return interp.unknown("zip() of itertools.cycle alone (endless)", node)
+            length = min(lengths)
+            finite = [items if items is not None else a.take(length) for items, a in zip(finite, args)]
+        return list(zip(*finite))
     b["zip"] = zip_
 
     @_fn("enumerate")
@@ -601,12 +609,17 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         "itertools": namespace("itertools", {"chain": Builtin("chain", lambda i, a, k, n: [x for v in a for x in _iterable(i, v, n)], bind_self=False),
                                              "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False),
                                              "product": Builtin("product", _itertools_product, bind_self=False),
-                                             "combinations": Builtin("combinations", _itertools_combinations, bind_self=False)}),
+                                             "combinations": Builtin("combinations", _itertools_combinations, bind_self=False),
+                                             "cycle": Builtin("cycle", _itertools_cycle, bind_self=False)}),
     }
     if interp is not None:  # collections, functools, inspect, re, os, sys, logging, ...: see frontend/stdlib
         from staticflops.frontend import stdlib
         modules.update(stdlib.build(interp, builtins))
     return modules
+
+
+def _itertools_cycle(interp, args, kwargs, node):
+    return Cycle(_iterable(interp, args[0], node))
 
 
 def _itertools_product(interp, args, kwargs, node):

@@ -201,6 +201,14 @@ class BoundMethod:
     owner: Class | None = None  # class where lookup started (for super())
 
 
+class Cycle(tuple):
+    """``itertools.cycle(iterable)``: its items, repeated without end; ``zip`` takes as many as
+    its other iterables have (transformers' tied-weights pairing), other iteration is refused."""
+
+    def take(self, count: int) -> list:
+        return [self[i % len(self)] for i in range(count)] if len(self) else []
+
+
 @dataclass(eq=False)
 class CodeObject:
     """``f.__code__`` of a function of the analysed code (frontend/function_objects.py)."""

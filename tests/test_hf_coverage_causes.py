@@ -635,3 +635,22 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert params(report) == {"l": 114}
+
+
+def test_masked_scatter_keeps_the_shape(tmp_path):
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, embeds, image_features):
+        mask = (embeds > 0)
+        merged = embeds.masked_scatter(mask, image_features)   # the text embeddings' shape
+        return self.proj(merged)   # 1x32x8 -> 1x32x8: 2 * 32 * 8 * 8 = 4096 FLOPs
+""", inputs=("1x32x8", "4x8"))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 32, 8]] and report.totals.forward_flops == 4096

@@ -9,9 +9,12 @@ with ``--source-path`` (an unpacked wheel folder, or a site-packages):
 
 Per file: the model class is ``<Prefix>Model`` where ``<Prefix>PreTrainedModel`` is the file's
 pre-trained base class (else the first class deriving from it), built with the default config
-class the file imports from its ``configuration_*`` module: ``--model 'XModel(XConfig())'``.  The
-input follows ``forward``'s first parameter: ``input_ids`` 1x32:int64, ``pixel_values``
-1x3x224x224, ``input_features`` 1x80x3000, ``input_values`` 1x16000 (other names: 1x32:int64).
+class the file imports from its ``configuration_*`` module whose name begins the model's the
+longest (``XVisionModel(XVisionConfig())``).  The inputs follow the class's own ``forward``
+parameters, in order, up to the last one needed (those without a default, ``decoder_input_ids``,
+and ``pixel_values`` after ``input_ids``): ``input_ids`` and the other id/mask names 1x32:int64,
+``pixel_values`` 1x3x224x224, ``input_features`` 1x80x3000, ``input_values`` 1x16000; a class
+without its own forward gets one input by the first parameter name found (else 1x32:int64).
 These choices are this script's, not staticflops': a wrong guess shows as a located error.
 
 Outcome per file (one JSON line each in --out, so an interrupted run still summarises):
@@ -21,6 +24,7 @@ located first cause; ``internal`` exit 3 (an interpreter bug: must be zero); ``n
 script found no model class.  Files already in --out are skipped (resume).
 """
 import argparse
+import ast
 import concurrent.futures
 import json
 import os
@@ -33,22 +37,63 @@ from pathlib import Path
 
 INPUTS = {"input_ids": "1x32:int64", "pixel_values": "1x3x224x224", "input_features": "1x80x3000",
           "input_values": "1x16000"}
+# further leading forward() parameters the script can fill, when a later one is needed
+# (an encoder-decoder's decoder_input_ids, a two-tower model's second input)
+EXTRA = {"attention_mask": "1x32:int64", "decoder_input_ids": "1x32:int64", "token_type_ids": "1x32:int64",
+         "decoder_attention_mask": "1x32:int64", "position_ids": "1x32:int64"}
+
+
+def _config_for(model: str, imported: list) -> str | None:
+    """The imported config class whose stem begins the model class's name the longest
+    (InternVLVisionModel -> InternVLVisionConfig, not InternVLConfig); else the first."""
+    matching = [c for c in imported if model.startswith(c[: -len("Config")])]
+    return max(matching, key=len) if matching else (imported[0] if imported else None)
+
+
+def _forward_inputs(text: str, name: str) -> list | None:
+    """--input specs for ``name``'s own forward(): every parameter without a default,
+    decoder_input_ids and (after input_ids) pixel_values, in order, with the ones before them the script knows how to fill; None
+    when the class has no forward of its own (or one the script cannot fill)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+    forward = next((n for n in (cls.body if cls else []) if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
+    if forward is None:
+        return None
+    params = [a.arg for a in forward.args.args[1:]]
+    required = len(params) - len(forward.args.defaults)
+    # a two-tower model (CLIP: input_ids, pixel_values, all optional) needs both towers' inputs
+    wanted = {"decoder_input_ids", *(["pixel_values"] if params[:1] == ["input_ids"] else [])}
+    needed = [i for i, p in enumerate(params) if i < required or p in wanted]
+    if not params:
+        return None
+    last = max(needed, default=0)
+    known = {**EXTRA, **INPUTS}
+    if any(p not in known for p in params[: last + 1]):
+        return None
+    return [known[p] for p in params[: last + 1]]
 
 
 def model_expression(text: str):
-    """(``XModel(XConfig())``, the input spec) for a modeling file's text, or None."""
+    """(``XModel(XConfig())``, the input specs) for a modeling file's text, or None."""
     base = re.search(r"^class (\w+)PreTrainedModel\(", text, re.M)
     if not base:
         return None
     prefix = base.group(1)
     classes = re.findall(rf"^class (\w+)\((?:[\w.]+, )*{prefix}PreTrainedModel\b", text, re.M)
     name = f"{prefix}Model" if f"{prefix}Model" in classes else (classes[0] if classes else None)
-    config = re.search(r"from \.configuration_\w+ import \(?\s*(\w+Config)\b", text)
+    imports = re.search(r"from \.configuration_\w+ import \(?([\w\s,]+)\)?", text)
+    configs = re.findall(r"\b(\w+Config)\b", imports.group(1)) if imports else []
+    config = _config_for(name, configs) if name else None
     if name is None or config is None:
         return None
-    forward = re.search(rf"^class {name}\(.*?^    def forward\(\s*self,\s*(\w+)", text, re.M | re.S)
-    spec = INPUTS.get(forward.group(1) if forward else "", "1x32:int64")
-    return f"{name}({config.group(1)}())", spec
+    specs = _forward_inputs(text, name)
+    if specs is None:
+        forward = re.search(rf"^class {name}\(.*?^    def forward\(\s*self,\s*(\w+)", text, re.M | re.S)
+        specs = [INPUTS.get(forward.group(1) if forward else "", "1x32:int64")]
+    return f"{name}({config}())", specs
 
 
 def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
@@ -56,9 +101,10 @@ def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
     row = {"file": f"{path.parent.name}/{path.name}"}
     if found is None:
         return dict(row, outcome="no-model")
-    model, spec = found
-    row.update(model=model, input=spec)
-    command = ["staticflops", "analyze", str(path), "--model", model, "--input", spec, "--format", "json",
+    model, specs = found
+    row.update(model=model, input=" ".join(specs))
+    inputs = [item for spec in specs for item in ("--input", spec)]
+    command = ["staticflops", "analyze", str(path), "--model", model, *inputs, "--format", "json",
                "--source-path", source_path, "--max-seconds", str(max_seconds)]
     start = time.monotonic()
     try:

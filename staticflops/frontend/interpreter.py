@@ -16,7 +16,7 @@ from fractions import Fraction
 from staticflops.frontend import syntax as cst
 
 from staticflops.diagnostics import AnalysisError, Location, Unresolved, code_of, reason
-from staticflops.frontend import pyclasses
+from staticflops.frontend import function_objects, pyclasses
 from staticflops.frontend.budget import Budget
 from staticflops.frontend.construction_memo import ConstructionMemo
 from staticflops.frontend.datafiles import DATA_VALUES, DataFile, data_attribute
@@ -27,7 +27,7 @@ from staticflops.frontend.statements import Raised, Statements, _Jump, _Return
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile, parse_source
 from staticflops.frontend.values import (
-    describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, Function, Instance, Generated, LazyValue, MethodWrapper,
+    describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, CodeObject, Cycle, Function, Instance, Generated, LazyValue, MethodWrapper,
     Namespace, Partial, Record, SuperProxy, Tensor, Unknown, stable_order,
 )
 from staticflops.frontend import stdlib
@@ -86,6 +86,9 @@ class Interpreter(Statements, Expressions):
         self._signatures: dict = {}  # signature text -> Function (see signature())
         self.project = None  # ProjectImports: the analysed project's other files
         self.import_guards = 0  # `try` bodies with handlers being run: imports there are eager
+        # inside getattr(obj, name, default): a missing instance attribute raises AttributeError
+        # (as in Python, so the default is taken) instead of becoming an unknown
+        self.missing_attributes_raise = 0
         self.handling: list = []  # the exceptions whose `except` blocks are running (bare `raise`)
         # Module-level unknowns are reported only through the values the model uses (see
         # exec_module_body); the (location, reason) of assumed branches are reported anyway.
@@ -172,9 +175,11 @@ class Interpreter(Statements, Expressions):
         known = self.framework.known_module(dotted)
         if known is not None:
             return known
-        if self.project is not None:
+        modelled = not dotted.startswith(".") and self.framework.models_package(dotted.split(".")[0])
+        if self.project is not None and not modelled:
+            # (a project rooted at a site-packages folder holds torch's own source: never read)
             found = self.project.find(dotted, self.source.origin if self.source else None, node)
-            if found is None and not dotted.startswith(".") and not self.framework.models_package(dotted.split(".")[0]):
+            if found is None and not dotted.startswith("."):
                 found = self._installed_model(dotted) or self.project.find_library(dotted, node)
             if found is not None:
                 return found
@@ -243,7 +248,10 @@ class Interpreter(Statements, Expressions):
             self.unknown(f"cannot set attribute `{name}` on {describe(receiver)}", node)
 
     def set_item(self, container, key, value, node) -> None:
-        if isinstance(container, (list, dict)):
+        if isinstance(container, std_containers.DictInstance) and self._defined_setitem(container):
+            # `def __setitem__` of a dict subclass runs (transformers' ModelOutput mirrors keys as attributes)
+            self.call(self.special_method(container, "__setitem__"), [key, value], {}, node)
+        elif isinstance(container, (list, dict)):
             try:
                 self.budget.check_new_entry(self, container, key, node)
                 container[key] = value
@@ -257,6 +265,14 @@ class Interpreter(Statements, Expressions):
             pass  # in-place writes keep the shape
         elif not isinstance(container, Unknown):
             self.unknown(f"item assignment on {describe(container)} is not interpreted", node)
+
+    @staticmethod
+    def _defined_setitem(instance: Instance) -> bool:
+        """Whether the analysed code wrote a ``__setitem__`` for the instance's class."""
+        try:
+            return isinstance(instance.cls.lookup("__setitem__"), Function)
+        except KeyError:
+            return False
 
     def _contains(self, container: Instance, item, node):
         """``item in obj``: ``__contains__``, else a search of what ``__iter__`` yields."""
@@ -412,6 +428,8 @@ class Interpreter(Statements, Expressions):
         return truth
 
     def iterate(self, value, node):
+        if isinstance(value, Cycle):
+            raise self.fail("iterating itertools.cycle() outside zip() (endless) is not modelled", node, "SF112")
         if isinstance(value, (set, frozenset)):
             return iter(stable_order(value))  # not by hash: the same order in every process
         if isinstance(value, (list, tuple, str, dict, std_containers.deque)):
@@ -486,8 +504,27 @@ class Interpreter(Statements, Expressions):
         if isinstance(receiver, Instance) and name != "__class__":
             hook = self._user_hook(receiver, "__getattribute__")
             if hook is not None:  # transformers' configs map attribute aliases this way
-                return self.call(hook, [name], {}, node)
+                try:
+                    return self.call(hook, [name], {}, node)
+                except Raised as raised:
+                    # its `super().__getattribute__(name)` raised AttributeError: Python then asks
+                    # __getattr__; a plain read of a missing attribute is an unknown here
+                    if strict or self.missing_attributes_raise or not self.is_attribute_error(raised):
+                        raise
+                    fallback = self._getattr_hook(receiver, name)
+                    if fallback is not None:
+                        return self.call(fallback, [name], {}, node)
+                    return self.framework.instance_missing_attribute(self, receiver, name, node)
         return self.plain_attribute(receiver, name, node, strict)
+
+    def object_getattribute(self, receiver, name: str, node):
+        """``object.__getattribute__(obj, name)`` called by the code (``super().__getattribute__``):
+        a missing attribute raises AttributeError, which the code may catch."""
+        self.missing_attributes_raise += 1
+        try:
+            return self.plain_attribute(receiver, name, node)
+        finally:
+            self.missing_attributes_raise -= 1
 
     def plain_attribute(self, receiver, name: str, node, strict: bool = False):
         """``object.__getattribute__``: the instance dict, then the class and its bases."""
@@ -524,7 +561,14 @@ class Interpreter(Statements, Expressions):
                         # a missing attribute is an unknown, not an exception (hasattr asks the hook itself)
                         if strict or not self.is_attribute_error(raised):
                             raise
-                return self.framework.instance_missing_attribute(self, receiver, name, node)
+                if not self.missing_attributes_raise:
+                    return self.framework.instance_missing_attribute(self, receiver, name, node)
+                value, held = self.quietly(lambda: self.framework.instance_missing_attribute(self, receiver, name, node))
+                if isinstance(value, Unknown):
+                    raise self.fail(f"'{receiver.cls.name}' object has no attribute '{name}'", node, "SF115",
+                                    python="AttributeError")
+                self.report_held(held)
+                return value
             return self._bind(receiver, member, owner, node)
         if isinstance(receiver, Record):
             return pyclasses.record_attribute(self, receiver, name, node)
@@ -588,6 +632,15 @@ class Interpreter(Statements, Expressions):
             return data_attribute(self, receiver, name, node)
         if isinstance(receiver, MethodWrapper):
             return self._wrapper_attribute(receiver, name, node)
+        if isinstance(receiver, BoundMethod) and name in function_objects.THROUGH_BOUND_METHOD:
+            # a bound method answers for its function (`cls.from_config.__code__`)
+            if name in ("__func__", "__self__"):
+                return receiver.function if name == "__func__" else receiver.receiver
+            return self.get_attribute(receiver.function, name, node)
+        if isinstance(receiver, CodeObject):
+            value = function_objects.code_attribute(receiver, name)
+            if value is not function_objects.MISSING:
+                return value
         known = std_containers.attribute(self, receiver, name, node)
         if known is not None:
             return known
@@ -645,6 +698,12 @@ class Interpreter(Statements, Expressions):
             return None
         if name == "__class__":
             return Class("function", (), {})
+        if name in getattr(function, "class_members", {}):  # dict.fromkeys
+            return function.class_members[name]
+        if isinstance(function, Function):
+            value = function_objects.function_dunder(function, name)
+            if value is not function_objects.MISSING:
+                return value
         return self.unknown(f"attribute `{name}` of {describe(function)} is not modelled", node)
 
     def _wrapper_attribute(self, wrapper: MethodWrapper, name: str, node):
@@ -659,6 +718,16 @@ class Interpreter(Statements, Expressions):
             return wrapper.function
         if name == "fset":
             return wrapper.setter
+        if wrapper.kind == "property" and name in ("__get__", "__set__"):
+            # `Base.prop.__set__(self, value)`: a subclass's setter reusing its base's (transformers' configs)
+            def descriptor(interp, args, kwargs, call_node):
+                if name == "__get__":
+                    return interp.call(wrapper.function, [args[0]], {}, call_node)
+                if wrapper.setter is None:
+                    raise interp.fail(f"property '{wrapper.name}' has no setter", call_node, "SF115",
+                                      python="AttributeError")
+                return interp.call(wrapper.setter, [args[0], args[1]], {}, call_node)
+            return Builtin(f"property.{name}", descriptor, bind_self=False)
         return self.get_attribute(wrapper.function, name, node)
 
     def special_method(self, instance: Instance, name: str):

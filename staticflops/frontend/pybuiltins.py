@@ -7,12 +7,12 @@ import itertools
 import math
 
 from staticflops.diagnostics import AnalysisError, reason
-from staticflops.frontend import datafiles, pathqueries, pyclasses
+from staticflops.frontend import datafiles, function_objects, pathqueries, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
 from staticflops.frontend.scope import MISSING
 from staticflops.frontend.stdlib import containers, inspect_, literals
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
+    BoundMethod, Builtin, Class, Cycle, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
     Partial, Record, SuperProxy, Tensor, Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
@@ -133,6 +133,9 @@ def build_builtins(object_class: Class) -> dict:
     for pytype in (int, float, str, bool, list, tuple, dict, set, frozenset):
         b[pytype.__name__] = converter(pytype, pytype.__name__)
     b["dict"].base_class = containers.dict_base_class("dict", object_class)  # class X(dict)
+    # dict.fromkeys(iterable, value=None): transformers' state-space caches, one entry per layer
+    b["dict"].class_members = {"fromkeys": Builtin("dict.fromkeys", lambda i, a, k, n: dict.fromkeys(
+        _iterable(i, a[0], n), a[1] if len(a) > 1 else k.get("value")), bind_self=False)}
 
     def reducer(python_fn, name):
         @_fn(name)
@@ -175,7 +178,15 @@ def build_builtins(object_class: Class) -> dict:
 
     @_fn("zip")
     def zip_(interp, args, kwargs, node):
-        return list(zip(*[_iterable(interp, a, node) for a in args]))
+        # itertools.cycle(x) beside finite iterables: repeated up to the shortest of them
+        finite = [_iterable(interp, a, node) if not isinstance(a, Cycle) else None for a in args]
+        if any(items is None for items in finite):
+            lengths = [len(items) for items in finite if items is not None]
+            if not lengths:
+                return interp.unknown("zip() of itertools.cycle alone (endless)", node)
+            length = min(lengths)
+            finite = [items if items is not None else a.take(length) for items, a in zip(finite, args)]
+        return list(zip(*finite))
     b["zip"] = zip_
 
     @_fn("enumerate")
@@ -324,7 +335,19 @@ def build_builtins(object_class: Class) -> dict:
             return name
         if len(args) > 2 and hasattr_.fn(interp, [value, name], {}, node) is False:
             return args[2]
-        return interp.get_attribute(value, name, node)
+        if len(args) <= 2:
+            return interp.get_attribute(value, name, node)
+        # the attribute exists on the class (a property): its getter may still raise AttributeError
+        # reading an instance attribute not set yet (transformers' config._attn_implementation)
+        interp.missing_attributes_raise += 1
+        try:
+            return interp.get_attribute(value, name, node)
+        except AnalysisError as raised:  # statements.Raised: the analysed code's exception
+            if hasattr(raised, "exception") and interp.is_attribute_error(raised):
+                return args[2]
+            raise
+        finally:
+            interp.missing_attributes_raise -= 1
     b["getattr"] = getattr_
 
     @_fn("setattr")
@@ -344,6 +367,9 @@ def build_builtins(object_class: Class) -> dict:
             return value.cls
         return b.get(type(value).__name__, interp.unknown("type() of this value", node))
     b["type"] = type_
+    # isinstance(x, type): a class (transformers' @requires attaches metadata to classes, wraps functions)
+    b["type"].instance_check = lambda value: isinstance(value, Class) or (
+        isinstance(value, Builtin) and getattr(value, "pytype", None) is not None)
 
     # class Meta(type): its __call__ may end in super().__call__(...), which builds the instance
     b["type"].base_class = Class("type", (object_class,), {"__call__": Builtin(
@@ -555,8 +581,7 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
            "Callable": identity, "Iterable": identity, "Iterator": identity}
     abc["Mapping"].pytype = dict
     typing["Sequence"] = sequence
-    function_type = Builtin("FunctionType", identity.fn, bind_self=False)
-    function_type.instance_check = lambda value: isinstance(value, Function)
+    function_type = function_objects.function_type_builtin()
     # logging.getLogger(...).info(...) and the like: every member returns the namespace again
     quiet = Namespace("quiet", NoOpMembers(None))
     quiet.members.anything = Builtin("no-op", lambda i, a, k, n: quiet, bind_self=False)
@@ -584,12 +609,17 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         "itertools": namespace("itertools", {"chain": Builtin("chain", lambda i, a, k, n: [x for v in a for x in _iterable(i, v, n)], bind_self=False),
                                              "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False),
                                              "product": Builtin("product", _itertools_product, bind_self=False),
-                                             "combinations": Builtin("combinations", _itertools_combinations, bind_self=False)}),
+                                             "combinations": Builtin("combinations", _itertools_combinations, bind_self=False),
+                                             "cycle": Builtin("cycle", _itertools_cycle, bind_self=False)}),
     }
     if interp is not None:  # collections, functools, inspect, re, os, sys, logging, ...: see frontend/stdlib
         from staticflops.frontend import stdlib
         modules.update(stdlib.build(interp, builtins))
     return modules
+
+
+def _itertools_cycle(interp, args, kwargs, node):
+    return Cycle(_iterable(interp, args[0], node))
 
 
 def _itertools_product(interp, args, kwargs, node):

@@ -70,7 +70,9 @@ def make_dataclass(interp, cls: Class, node) -> Class:
                 raise interp.fail(f"{cls.name}() missing required argument '{name}'", call_node, "SF114")
             if value is MISSING:
                 raise interp.fail(f"{cls.name}() missing required argument '{name}'", call_node, "SF114")
-            self.attrs[name] = value
+            # the generated __init__ writes `self.name = value`: a __setattr__ of the class runs
+            # (transformers' ModelOutput stores each non-None field as a dict key there)
+            interp.set_attribute(self, name, value, call_node)
         if kwargs:
             raise interp.fail(f"{cls.name}() got an unexpected keyword argument '{next(iter(kwargs))}'", call_node, "SF114")
         try:
@@ -81,6 +83,7 @@ def make_dataclass(interp, cls: Class, node) -> Class:
         return None
 
     cls.namespace["__init__"] = Builtin(f"{cls.name}.__init__", init)
+    cls.namespace["__init__"].dataclass = cls  # inspect.signature lists its fields
     return cls
 
 

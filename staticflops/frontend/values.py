@@ -180,6 +180,9 @@ class ModuleState:
     # weight/bias of a framework layer replaced by another tensor (weight tying): its rule
     # still counts them, but the layer no longer holds them.
     replaced: dict = field(default_factory=dict)
+    # register_forward_pre_hook / register_forward_hook: (hook, with_kwargs), run around forward
+    pre_hooks: list = field(default_factory=list)
+    hooks: list = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -198,6 +201,21 @@ class BoundMethod:
     receiver: Any
     function: Any  # Function or Builtin
     owner: Class | None = None  # class where lookup started (for super())
+
+
+class Cycle(tuple):
+    """``itertools.cycle(iterable)``: its items, repeated without end; ``zip`` takes as many as
+    its other iterables have (transformers' tied-weights pairing), other iteration is refused."""
+
+    def take(self, count: int) -> list:
+        return [self[i % len(self)] for i in range(count)] if len(self) else []
+
+
+@dataclass(eq=False)
+class CodeObject:
+    """``f.__code__`` of a function of the analysed code (frontend/function_objects.py)."""
+
+    function: Any
 
 
 @dataclass(eq=False)

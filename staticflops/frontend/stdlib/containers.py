@@ -145,7 +145,10 @@ class DictInstance(Instance, dict):
 def _dict_method(name):
     def method(interp, args, kwargs, node):
         self, rest = args[0], list(args[1:])
-        for value in [*rest, *kwargs.values()]:
+        # an unknown stored under a known key stays there (the key is known: `to_tuple()` and
+        # `keys()` still list it, and reading it gives the unknown with its first cause)
+        checked = rest[:1] if name == "__setitem__" else [*rest, *kwargs.values()]
+        for value in checked:
             if isinstance(value, Unknown):
                 return value
         if name == "__init__" or name == "update":

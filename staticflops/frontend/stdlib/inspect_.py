@@ -77,6 +77,8 @@ def members(builtins: dict) -> dict:
         function = _unwrap(function)
         if isinstance(function, BoundMethod):
             function, skip = function.function, skip + 1
+        if getattr(function, "dataclass", None) is not None:  # a dataclass's generated __init__
+            return _dataclass_parameters(function.dataclass, skip)
         if not isinstance(function, Function):
             return None
         params = function.node.params
@@ -96,6 +98,18 @@ def members(builtins: dict) -> dict:
             add(param, KEYWORD_ONLY)
         if params.star_kwarg is not None:
             add(params.star_kwarg, VAR_KEYWORD)
+        return dict(found[skip:])
+
+    def _dataclass_parameters(cls, skip):
+        """``(self, field=default, ...)``: every field positional-or-keyword, in field order."""
+        found = [("self", Record.make(parameter_class, parameter_class.namespace["_fields"],
+                                      ["self", POSITIONAL_OR_KEYWORD, empty, empty]))]
+        for name, default in pyclasses.dataclass_fields(cls):
+            if isinstance(default, pyclasses.FieldSpec):
+                default = default.default
+            default = empty if default is pyclasses.MISSING else default
+            found.append((name, Record.make(parameter_class, parameter_class.namespace["_fields"],
+                                            [name, POSITIONAL_OR_KEYWORD, default, empty])))
         return dict(found[skip:])
 
     def signature(interp, args, kwargs, node):

@@ -14,7 +14,8 @@ staticflops happens to run on, so an analysis gives the same answer everywhere:
   else None; ``importlib.metadata.version(name)``: for torch/einops the release we model, else an
   unknown (no package metadata is read).
 - ``logging``: the stand-in ``stubs/logging.pyi`` (loggers that accept every call, no handlers).
-- ``contextlib``: the stand-in ``stubs/contextlib.pyi`` (``suppress``, ``nullcontext``, ...).
+- ``contextlib``: the stand-in ``stubs/contextlib.pyi`` (``suppress``, ``nullcontext``, ...);
+  ``contextvars``: ``stubs/contextvars.pyi`` (``ContextVar`` get/set/reset).
 - ``os.path.exists``/``isfile``/``isdir``: answered inside the analysed folders only
   (``pathqueries.py``).
 """
@@ -212,4 +213,5 @@ def modules(interp, builtins: dict) -> dict:
         "importlib.metadata": metadata, "importlib.util": util, "warnings": warnings, "threading": threading,
         "logging": _stub_namespace(interp, "logging", "logging.pyi"),
         "contextlib": _stub_namespace(interp, "contextlib", "contextlib.pyi"),
+        "contextvars": _stub_namespace(interp, "contextvars", "contextvars.pyi"),
     }

@@ -19,6 +19,8 @@ from staticflops.frontend.torch import constants, modules
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functional_table import build_functional
 from staticflops.frontend.torch.layers import NOT_MODELLED
+from staticflops.frontend.torch.numeric_limits import limits_functions
+from staticflops.frontend.torch.parametrize import utils_members
 from staticflops.frontend.torch.functions import DTYPES, DTypeName, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
@@ -47,6 +49,9 @@ class CallCache:
     calls: dict = field(default_factory=dict)
     structures: dict = field(default_factory=dict)  # id(module) -> its subtree's description number
     descriptions: dict = field(default_factory=dict)  # description tuple -> number (replay.structure)
+    # once a forward hook exists, calls are no longer replayed: a replay would skip the hooks
+    # (and their side effects, such as transformers' output capturing) of the modules inside
+    hooked: bool = False
 
 
 # The PyTorch release whose behaviour (shapes, FlopCounterMode counts) the model follows: what
@@ -77,7 +82,7 @@ class TorchFramework:
         self.object_class = Class("object", (), {
             "__init__": Builtin("object.__init__", lambda i, a, k, n: None),
             # reached through super().__getattribute__/__setattr__ from a class that overrides them
-            "__getattribute__": Builtin("object.__getattribute__", lambda i, a, k, n: i.plain_attribute(a[0], a[1], n)),
+            "__getattribute__": Builtin("object.__getattribute__", lambda i, a, k, n: i.object_getattribute(a[0], a[1], n)),
             "__setattr__": Builtin("object.__setattr__", _object_setattr)})
         self.module_class = modules.make_module_class()
         self.module_class.bases = (self.object_class,)
@@ -132,7 +137,7 @@ class TorchFramework:
             "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False),
             "parameter": Namespace("torch.nn.parameter", {  # nn.parameter.Parameter (torchvision maxvit)
                 "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False)}),
-            "modules": Namespace("torch.nn.modules", {}), "utils": Namespace("torch.nn.utils", {}),
+            "modules": Namespace("torch.nn.modules", {}), "utils": Namespace("torch.nn.utils", utils_members()),
             # nn.Buffer(t) marks a tensor as a buffer when assigned to a module: the tensor itself here
             "Buffer": Builtin("nn.Buffer", lambda i, a, k, n: a[0] if a else k.get("data"), bind_self=False),
         })
@@ -162,11 +167,14 @@ class TorchFramework:
             "linalg": Namespace("torch.linalg", {name: Builtin(f"torch.linalg.{name}", self.linalg_norm,
                                                               bind_self=False) for name in ("norm", "vector_norm")}),
             **{name: DTypeName(name) for name in DTYPES},
+            **limits_functions(self.object_class),
         })
         self._stub_context = (nn, functional, stdlib["copy"])
         self.namespaces = {
             "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
-            "torch.nn.modules": nn.members["modules"], "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
+            "torch.nn.modules": nn.members["modules"], "torch.nn.utils": nn.members["utils"],
+            "torch.nn.utils.parametrizations": nn.members["utils"].members["parametrizations"],
+            "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
             "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"],
             "torch.linalg": torch.members["linalg"], **stdlib,
             "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False)}),

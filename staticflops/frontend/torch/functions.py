@@ -13,6 +13,7 @@ from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
 from staticflops.frontend.torch import constants
 from staticflops.frontend.torch.layers import argument_error, legacy_reduction, ntuple
+from staticflops.shapes import format_shape
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
@@ -198,6 +199,9 @@ def build_functions(t: TorchOps) -> dict:
 
     for name in ("contiguous", "clone", "detach", "cpu", "cuda", "half", "double",
                  "bfloat16", "type_as", "masked_fill", "masked_fill_", "fill_", "zero_", "copy_", "normal_",
+                 # inputs_embeds.masked_scatter(image_mask, image_features): vision-language models
+                 # merge image features into the text embeddings, keeping the shape (no FLOPs)
+                 "masked_scatter", "masked_scatter_",
                  "uniform_", "erfinv_", "__deepcopy__", "flip", "roll", "tril", "triu", "numpy", "pin_memory"):
         f[name] = identity
 
@@ -344,9 +348,14 @@ def build_functions(t: TorchOps) -> dict:
     f["numel"] = f["nelement"] = numel
 
     def cat(interp, args, kwargs, node):
-        tensors = list(args[0])
+        tensors = list(args[0] if args else kwargs.get("tensors", ()))
         axis = _dim_arg(args, kwargs, 1, 0)
         shapes = [shape(interp, x, node) for x in tensors]
+        # PyTorch skips 1-D empty tensors, shape (0,), whatever the others' rank: a cache that
+        # starts as torch.tensor([]) and grows by cat(..., dim=-2) (transformers' DynamicLayer)
+        kept = [(x, s) for x, s in zip(tensors, shapes) if tuple(s) != (0,)]
+        if kept and len(kept) < len(tensors):
+            tensors, shapes = [x for x, _ in kept], [s for _, s in kept]
         return Tensor(t.moved(interp, ops.concatenate, "cat", node, shapes, axis), tensors[0].dtype)
     f["cat"] = f["concat"] = f["concatenate"] = cat
 
@@ -504,6 +513,18 @@ def build_functions(t: TorchOps) -> dict:
             raise AnalysisError(f"gather: index has {len(index)} dimensions, input {len(x)}", interp.location(node), "SF301")
         return Tensor(index, bound["input"].dtype)
     f["gather"] = gather
+
+    def grid_sample(interp, args, kwargs, node):
+        # input (N, C, *spatial_in), grid (N, *spatial_out, k) with k = len(spatial_in):
+        # output (N, C, *spatial_out).  Like gather, shape only: FlopCounterMode counts no FLOPs
+        # for grid_sampler (deformable DETR attention, SAM's point sampling)
+        bound = {**dict(zip(["input", "grid"], args)), **kwargs}
+        x, grid = shape(interp, bound["input"], node), shape(interp, bound["grid"], node)
+        if len(x) not in (4, 5) or len(grid) != len(x) or (isinstance(grid[-1], int) and grid[-1] != len(x) - 2):
+            raise AnalysisError(f"grid_sample: input {format_shape(x)} and grid {format_shape(grid)} do not match "
+                                "((N, C, H, W) with (N, H_out, W_out, 2), or 5-D with 3)", interp.location(node), "SF301")
+        return Tensor((x[0], x[1], *grid[1:-1]), bound["input"].dtype)
+    f["grid_sample"] = grid_sample
 
     def scatter(name):
         """scatter / scatter_add / index_add: the input's shape; the adds are recorded."""

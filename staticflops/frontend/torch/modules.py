@@ -9,7 +9,7 @@ from staticflops.frontend.torch import replay
 from staticflops.frontend.torch.apply_memo import apply_call
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import (
-    Builtin, Class, Instance, ModuleState, Parameter, Tensor, Unknown, named_modules,
+    Builtin, Class, Instance, ModuleState, Namespace, Parameter, Tensor, Unknown, named_modules,
 )
 from staticflops.frontend.torch.functional_table import call_distance
 from staticflops.frontend.torch.layers import (CALL_DEFAULTS, LAYERS, LayerSpec, argument_error, has_parameters,
@@ -64,7 +64,10 @@ def _call(interp, args, kwargs, node):
     # replay it, and capturing it walks every op and module of the model.
     outermost = tracer.active and not tracer.stack
     key = replay.call_key(self, list(args[1:]), kwargs, cache.structures,
-                          cache.descriptions) if self.module.kind is None and not outermost else None
+                          cache.descriptions) if self.module.kind is None and not outermost and not cache.hooked else None
+    state = self.module
+    if state.pre_hooks:
+        args, kwargs = _run_pre_hooks(interp, self, list(args), kwargs, node)
     if key is not None and key in cache.calls:
         subtree = {path: module for path, module in named_modules(self)}
         result = replay.replay(cache.calls[key], self, tracer, subtree, interp.location(node))
@@ -82,11 +85,47 @@ def _call(interp, args, kwargs, node):
             cached = replay.capture(self, tracer, first_op, calls_before, result, subtree)
             if cached is not None:
                 cache.calls[key] = cached
+    for hook, with_kwargs in list(state.hooks):
+        inputs = tuple(args[1:])
+        changed = interp.call(hook, [self, inputs, kwargs, result] if with_kwargs else [self, inputs, result], {}, node)
+        if changed is not None:  # a hook returning a value replaces the output, as in PyTorch
+            result = changed
     tracer.module_outputs[id(self)] = result
     if tracer.active:
         tracer.module_calls[id(self)] = tracer.module_calls.get(id(self), 0) + 1
         tracer.module_call_inputs.setdefault(id(self), []).append((list(args[1:]), result))
     return result
+
+
+def _run_pre_hooks(interp, self, args: list, kwargs: dict, node):
+    """Forward pre-hooks: a returned value replaces the positional inputs (a non-tuple is
+    wrapped in one); with ``with_kwargs=True`` a returned (args, kwargs) pair replaces both."""
+    for hook, with_kwargs in list(self.module.pre_hooks):
+        inputs = tuple(args[1:])
+        changed = interp.call(hook, [self, inputs, kwargs] if with_kwargs else [self, inputs], {}, node)
+        if changed is None:
+            continue
+        if with_kwargs and isinstance(changed, tuple) and len(changed) == 2:
+            changed, kwargs = changed
+        args = [self, *(changed if isinstance(changed, tuple) else (changed,))]
+    return args, kwargs
+
+
+def _register_hook(which: str):
+    """``register_forward_hook(hook, *, prepend=False, with_kwargs=False, always_call=False)``
+    and the pre-hook twin; the handle's ``remove()`` takes the hook out again."""
+    def register(interp, args, kwargs, node):
+        module, hook = args[0], args[1] if len(args) > 1 else kwargs.get("hook")
+        hooks = getattr(module.module, which)
+        entry = (hook, kwargs.get("with_kwargs", False) is True)
+        hooks.insert(0, entry) if kwargs.get("prepend", False) is True else hooks.append(entry)
+        interp.framework.call_cache.hooked = True
+
+        def remove(interp, a, k, n):
+            if entry in hooks:
+                hooks.remove(entry)
+        return Namespace("RemovableHandle", {"remove": Builtin("RemovableHandle.remove", remove, bind_self=False)})
+    return register
 
 
 def _getattr_fallback(interp, module, name, node):
@@ -289,6 +328,7 @@ MODULE_METHODS = {
     "register_buffer": _register_buffer, "train": _train, "eval": _eval, "to": _returns_self,
     "cuda": _returns_self, "cpu": _returns_self, "float": _returns_self, "half": _returns_self,
     "double": _returns_self, "requires_grad_": _requires_grad, "extra_repr": _extra_repr,
+    "register_forward_hook": _register_hook("hooks"), "register_forward_pre_hook": _register_hook("pre_hooks"),
     "zero_grad": _extra_repr, "reset_parameters": _extra_repr, "_reset_parameters": _extra_repr,
 }
 

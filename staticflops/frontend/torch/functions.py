@@ -199,9 +199,6 @@ def build_functions(t: TorchOps) -> dict:
 
     for name in ("contiguous", "clone", "detach", "cpu", "cuda", "half", "double",
                  "bfloat16", "type_as", "masked_fill", "masked_fill_", "fill_", "zero_", "copy_", "normal_",
-                 # inputs_embeds.masked_scatter(image_mask, image_features): vision-language models
-                 # merge image features into the text embeddings, keeping the shape (no FLOPs)
-                 "masked_scatter", "masked_scatter_",
                  "uniform_", "erfinv_", "__deepcopy__", "flip", "roll", "tril", "triu", "numpy", "pin_memory"):
         f[name] = identity
 

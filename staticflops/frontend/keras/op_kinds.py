@@ -1,0 +1,96 @@
+"""``keras.ops`` functions whose math is a kind the PyTorch tables already record (linear
+algebra, binary search, sliding windows, segment reductions): one line per function naming
+the kind, Keras's signature and a configure step of the bound arguments that returns the
+kind's attributes and its operands in the kind's order.  frontend/keras/op_table.py binds
+them with its other tables; the costs come from ``rules/*.yaml`` under the kind's name.
+"""
+
+from __future__ import annotations
+
+from staticflops.frontend.values import Tensor
+from staticflops.shapes.tensor_ops import ShapeError
+
+
+class NotModelled(Exception):
+    """An argument value this binding does not model (a located unknown, never a guess)."""
+
+
+def _linalg(op, operands=("x",)):
+    """The kind ``linalg`` (frontend/torch/tensor_table.py's det, inverse, qr...): a solve's
+    matrix comes second among the operands, as torch's cholesky_solve(B, L)."""
+    def configure(b):
+        return {"op": op}, [b[name] for name in operands]
+    return configure
+
+
+def _qr(b):
+    if b["mode"] != "reduced":  # 'complete' gives Q (m, m), R (m, n): not the kind's reduced shapes
+        raise NotModelled("keras.ops.qr with mode other than 'reduced' is not modelled")
+    return {"op": "qr"}, [b["x"]]
+
+
+def _searchsorted(b):
+    return {"op": "searchsorted", "right": b["side"] == "right"}, [b["values"], b["sorted_sequence"]]
+
+
+def _pair(value):
+    return tuple(value) if isinstance(value, (list, tuple)) else (value, value)
+
+
+def _unfold(b):
+    """im2col of a channels-first (N, C, H, W) input, as torch.nn.functional.unfold."""
+    attrs = {key: _pair(b[key]) for key in ("kernel_size", "dilation", "padding", "stride")}
+    return attrs, [b["x"]]
+
+
+def _segment(reduce):
+    """segment_sum / segment_max(data, segment_ids, num_segments): kind scatter_add, one
+    operation per data element into (num_segments, *data.shape[1:])."""
+    def configure(b):
+        count = b["num_segments"]
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise NotModelled(f"keras.ops.segment_{reduce} without a number num_segments "
+                              "(the size depends on the segment ids' values)")
+        data = b["data"]
+        out = Tensor((count,) + tuple(data.shape[1:]), data.dtype)
+        return {"op": f"segment_{reduce}", "dim": 0, "reduce": reduce}, [out, data], [out.shape]
+    return configure
+
+
+# name -> (signature, kind, configure, output dtype: None keeps the first operand's, output picked:
+# None for every output, else the index of the one Keras returns)
+KIND_OPS = {
+    "det": ("x", "linalg", _linalg("det"), None, None),
+    "inv": ("x", "linalg", _linalg("inverse"), None, None),
+    "qr": ("x, mode='reduced'", "linalg", _qr, None, None),
+    "solve": ("a, b", "linalg", _linalg("solve", ("b", "a")), None, None),
+    # torch's triangular_solve also returns A's copy; Keras returns the solution only
+    "solve_triangular": ("a, b, lower=False", "linalg", _linalg("triangular_solve", ("b", "a")), None, 0),
+    "searchsorted": ("sorted_sequence, values, side='left'", "search", _searchsorted, "int32", None),
+    "unfold": ("x, kernel_size, dilation=1, padding=0, stride=1", "unfold", _unfold, None, None),
+    "segment_sum": ("data, segment_ids, num_segments=None, sorted=False", "scatter_add", _segment("sum"), None, None),
+    "segment_max": ("data, segment_ids, num_segments=None, sorted=False", "scatter_add", _segment("max"), None, None),
+}
+
+
+def kind_op(framework, name, signature, kind, configure, dtype, pick):
+    """fn(interp, args, kwargs, node) recording ``kind`` for ``keras.ops.<name>``."""
+    def fn(interp, args, kwargs, node):
+        bound = interp.bind_signature(signature, f"keras.ops.{name}", list(args), dict(kwargs), node)
+        try:
+            configured = configure(bound)
+        except NotModelled as reason:
+            return interp.unknown(str(reason), node)
+        except (ShapeError, TypeError, ValueError) as error:
+            return interp.unknown(f"keras.ops.{name}: {error}", node)
+        attrs, operands = configured[0], configured[1]
+        outputs = configured[2] if len(configured) > 2 else None
+        shapes = [framework.ops.shape_of(interp, v, node) for v in operands]
+        # the call's own tensors (a segment reduction's output stand-in is none of them)
+        tensors = [v for v in operands if isinstance(v, Tensor) and any(v is w for w in bound.values())]
+        first = tensors[0] if tensors else None
+        with framework.ops.arguments(tensors):
+            result = framework.ops.record(interp, kind, f"ops.{name}", attrs, shapes, node, outputs=outputs,
+                                          dtype=dtype or (first.dtype if first is not None else "float32"))
+        return result[pick] if pick is not None and isinstance(result, tuple) else result
+    return fn

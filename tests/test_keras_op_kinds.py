@@ -1,0 +1,85 @@
+"""keras.ops functions bound to an existing kind (frontend/keras/op_kinds.py): linear algebra
+(kind linalg), searchsorted (search), unfold (unfold), segment reductions (scatter_add).
+Shapes follow Keras's documentation and the op-surface probe (tests/fixtures/coverage/
+keras_ops.json, recorded by tools/record_coverage_keras.py); the FLOPs are derived by hand."""
+
+import staticflops
+
+
+def _analyze(tmp_path, text, **options):
+    path = tmp_path / "model.py"
+    path.write_text(text)
+    return staticflops.analyze(str(path), batch=1, **options)
+
+
+_LINALG = '''\
+import keras
+from keras import ops
+
+a = keras.Input(shape=(4, 4))
+b = keras.Input(shape=(4, 2))
+x = ops.solve(a, b)
+d = ops.det(a)
+q, r = ops.qr(keras.Input(shape=(6, 4)))
+t = ops.solve_triangular(a, b, lower=True)
+model = keras.Model([a, b], [x, d, ops.inv(a), q, r, t])
+'''
+
+
+def test_linear_algebra_shapes_and_full_counts(tmp_path):
+    report = _analyze(tmp_path, _LINALG, rules="full")
+    assert report.unknown == []
+    # solve (1, 4, 4) x (1, 4, 2) -> b's (1, 4, 2); det -> (1,); inv keeps (1, 4, 4); reduced QR of
+    # (1, 6, 4): Q (1, 6, 4), R (1, 4, 4); solve_triangular returns the solution only: (1, 4, 2).
+    assert report.outputs == [[1, 4, 2], [1], [1, 4, 4], [1, 6, 4], [1, 4, 4], [1, 4, 2]]
+    # `full` (rules/full.yaml linalg), n = 4, one matrix each:
+    #   solve: LU floor(64 * 2/3) = 42, plus 2 n^2 per right-hand side: 2 * 16 * 2 = 64 -> 106
+    #   det: floor(64 * 2/3) = 42; inv: 2 * 64 = 128; qr (n = 4 columns): floor(64 * 4/3) = 85
+    #   solve_triangular: n^2 per right-hand side: 16 * 2 = 32
+    assert report.totals.forward_flops == 106 + 42 + 128 + 85 + 32
+
+
+def test_linear_algebra_is_zero_under_standard_and_tf_profiler(tmp_path):
+    # LAPACK kernels: no FlopCounterMode formula; the TF profiler counts MatrixSolve,
+    # MatrixDeterminant, MatrixInverse, Qr, MatrixTriangularSolve as 0 (op-surface probe: ops.solve,
+    # ops.det, ops.inv, ops.qr, ops.solve_triangular all recorded 0).
+    for rules in ("standard", "tf-profiler"):
+        report = _analyze(tmp_path, _LINALG, rules=rules)
+        assert report.unknown == []
+        assert report.totals.forward_flops == 0
+
+
+def test_search_unfold_and_segments(tmp_path):
+    report = _analyze(tmp_path, '''\
+import keras
+from keras import ops
+
+x = keras.Input(shape=(3, 8, 8))
+v = keras.Input(shape=(5,))
+s = ops.searchsorted(ops.arange(10.0), ops.reshape(v, (-1,)))
+u = ops.unfold(x, 3, padding=1)
+ids = keras.Input(shape=(6,), dtype="int32")
+g = ops.segment_sum(ops.reshape(v, (-1,)), ops.reshape(ids, (-1,))[:5], num_segments=4)
+m = ops.segment_max(ops.reshape(v, (-1,)), ops.reshape(ids, (-1,))[:5], num_segments=2)
+model = keras.Model([x, v, ids], [s, u, g, m])
+''', rules="full")
+    assert report.unknown == []
+    # searchsorted: one index per value (5,); unfold 3x3, padding 1, stride 1 of (1, 3, 8, 8):
+    # (1, 3 * 9, 8 * 8) = (1, 27, 64); segment reductions: (num_segments,) of a 1-D input.
+    assert report.outputs == [[5], [1, 27, 64], [4], [2]]
+    # `full`: search ceil(log2(10 + 1)) = 4 comparisons per value: 5 * 4 = 20; unfold is a copy: 0;
+    # each segment reduction one operation per data element: 5 + 5.
+    assert report.totals.forward_flops == 20 + 0 + 5 + 5
+
+
+def test_segment_sum_without_num_segments_is_a_located_unknown(tmp_path):
+    report = _analyze(tmp_path, '''\
+import keras
+from keras import ops
+
+v = keras.Input(shape=(5,))
+ids = keras.Input(shape=(5,), dtype="int32")
+model = keras.Model([v, ids], ops.segment_sum(ops.reshape(v, (-1,)), ops.reshape(ids, (-1,))))
+''')
+    assert len(report.unknown) == 1
+    assert "model.py:6:" in str(report.unknown[0]) and "num_segments" in str(report.unknown[0])

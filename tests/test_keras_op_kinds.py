@@ -83,3 +83,61 @@ model = keras.Model([v, ids], ops.segment_sum(ops.reshape(v, (-1,)), ops.reshape
 ''')
     assert len(report.unknown) == 1
     assert "model.py:6:" in str(report.unknown[0]) and "num_segments" in str(report.unknown[0])
+
+
+def test_fourier_transforms(tmp_path):
+    source = '''\
+import keras
+from keras import ops
+
+s = keras.Input(shape=(16,))
+re = keras.Input(shape=(8,))
+im = keras.Input(shape=(4, 4))
+a, b = ops.rfft(s)
+c, d = ops.fft((re, re))
+e, f = ops.fft2([im, im])
+g = ops.irfft((a, b))
+model = keras.Model([s, re, im], [a, b, c, e, g])
+'''
+    report = _analyze(tmp_path, source, rules="full")
+    assert report.unknown == []
+    # rfft of 16 samples: 16 // 2 + 1 = 9 frequencies (real, imaginary); fft and fft2 keep the
+    # shape; irfft of 9 frequencies: 2 * (9 - 1) = 16 samples.
+    assert report.outputs == [[1, 9], [1, 9], [1, 8], [1, 4, 4], [1, 16]]
+    # `full`: 5 N log2 N per complex transform, half for real ones (log2 rounded up):
+    # rfft N = 16: 2.5 * 16 * 4 = 160; fft N = 8: 5 * 8 * 3 = 120; fft2 N = 4 * 4 = 16:
+    # 5 * 16 * 4 = 320; irfft N = 16: 160.
+    assert report.totals.forward_flops == 160 + 120 + 320 + 160
+    # FFT, FFT2D, RFFT, IRFFT have no TF profiler formula (op-surface probe: 0); nor a
+    # FlopCounterMode one (aten._fft_*).
+    for rules in ("standard", "tf-profiler"):
+        assert _analyze(tmp_path, source, rules=rules).totals.forward_flops == 0
+
+
+def test_fft_of_one_tensor_is_a_located_unknown(tmp_path):
+    report = _analyze(tmp_path, '''\
+import keras
+from keras import ops
+
+x = keras.Input(shape=(8,))
+model = keras.Model(x, ops.fft(x)[0])
+''')
+    assert len(report.unknown) == 1 and "model.py:5:" in str(report.unknown[0])
+
+
+def test_nancumsum_and_multi_hot(tmp_path):
+    report = _analyze(tmp_path, '''\
+import keras
+from keras import ops
+
+x = keras.Input(shape=(4, 6))
+i = keras.Input(shape=(5,), dtype="int32")
+model = keras.Model([x, i], [ops.nancumsum(x), ops.nancumprod(x, axis=1), ops.multi_hot(i, 7)])
+''', rules="tf-profiler")
+    assert report.unknown == []
+    # nancumsum flattens (axis None): 4 * 6 = 24; nancumprod along axis 1 keeps (1, 4, 6);
+    # multi_hot: one_hot (1, 5, 7), the maximum over axis 1: (1, 7).
+    assert report.outputs == [[24], [1, 4, 6], [1, 7]]
+    # tf-profiler: nan_to_num 2 per element (the op-surface probe measured ops.nan_to_num and
+    # ops.nancumsum alike, 384 on 192 elements) x 24 elements, twice; Cumsum/Cumprod, OneHot, Max: 0.
+    assert report.totals.forward_flops == 2 * 24 + 2 * 24

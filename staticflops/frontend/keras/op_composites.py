@@ -274,6 +274,39 @@ def _vander(framework, f, interp, b, node):
     return f["pow"](interp, [Tensor((x.shape[0], 1), x.dtype), Tensor((1, n), x.dtype)], {}, node)
 
 
+def _nan_cumulative(target):
+    def fn(framework, f, interp, b, node):
+        """nancumsum / nancumprod(x, axis=None): Keras's TensorFlow backend runs nan_to_num
+        (kind pointwise, label nan_to_num) then cumsum / cumprod, flattened when axis is None."""
+        x = _tensor(interp, b["x"], f"nan{target}", node)
+        if not isinstance(x, Tensor):
+            return x
+        x = _record(framework, interp, "pointwise", "nan_to_num", {}, [x], [x.shape], node, x.dtype)
+        if b["axis"] is None:
+            x = Tensor((_numel(x.shape),), x.dtype)
+        return f[target](interp, [x], {"dim": 0 if b["axis"] is None else b["axis"]}, node)
+    return fn
+
+
+def _multi_hot(framework, f, interp, b, node):
+    """multi_hot(inputs, num_classes, axis=-1): one_hot, then the maximum over axis 1 (axis 0 for
+    a 1-D input): keras/src/backend/tensorflow/nn.py, keras 3.15.1."""
+    x = _tensor(interp, b["inputs"], "multi_hot", node)
+    if not isinstance(x, Tensor):
+        return x
+    count = b["num_classes"] if b["num_classes"] is not None else b["kwargs"].get("num_tokens")
+    if b["axis"] != -1 or b["sparse"] or isinstance(count, bool) or not isinstance(count, int):
+        return interp.unknown("keras.ops.multi_hot with an axis other than -1, sparse output or a num_classes "
+                              "that is not a number is not modelled", node)
+    hot = f["one_hot"](interp, [Tensor(x.shape, "int32"), count], {}, node)
+    if not isinstance(hot, Tensor):
+        return hot
+    axis = 1 if len(x.shape) > 1 else 0
+    dtype = b["dtype"] if isinstance(b["dtype"], str) else "float32"
+    return _record(framework, interp, "reduce", "multi_hot", {"op": "amax", "dim": axis, "keepdim": False},
+                   [hot], [hot.shape], node, dtype)
+
+
 _CONV_TAIL = "strides=1, padding='valid', data_format=None, dilation_rate=1"
 
 # name -> (signature, composite)
@@ -291,6 +324,9 @@ COMPOSITES = {
     "moments": ("x, axes, keepdims=False, synchronized=False", _moments),
     "meshgrid": ("*x, indexing='xy'", _meshgrid), "vdot": (_X1_X2, _vdot), "vander": ("x, N=None", _vander),
     "saturate_cast": ("x, dtype", _saturate_cast),
+    "nancumsum": ("x, axis=None, dtype=None", _nan_cumulative("cumsum")),
+    "nancumprod": ("x, axis=None, dtype=None", _nan_cumulative("cumprod")),
+    "multi_hot": ("inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs", _multi_hot),
     "batch_normalization": ("x, mean, variance, axis, offset=None, scale=None, epsilon=0.001", _batch_normalization),
     "depthwise_conv": (f"inputs, kernel, {_CONV_TAIL}", _conv_family("depthwise_conv")),
     "separable_conv": (f"inputs, depthwise_kernel, pointwise_kernel, {_CONV_TAIL}", _conv_family("separable_conv")),

@@ -25,7 +25,7 @@ def _linalg(op, operands=("x",)):
 
 def _qr(b):
     if b["mode"] != "reduced":  # 'complete' gives Q (m, m), R (m, n): not the kind's reduced shapes
-        raise NotModelled("keras.ops.qr with mode other than 'reduced' is not modelled")
+        raise NotModelled("qr with mode other than 'reduced' is not modelled")
     return {"op": "qr"}, [b["x"]]
 
 
@@ -49,11 +49,25 @@ def _segment(reduce):
     def configure(b):
         count = b["num_segments"]
         if isinstance(count, bool) or not isinstance(count, int):
-            raise NotModelled(f"keras.ops.segment_{reduce} without a number num_segments "
+            raise NotModelled(f"segment_{reduce} without a number num_segments "
                               "(the size depends on the segment ids' values)")
         data = b["data"]
         out = Tensor((count,) + tuple(data.shape[1:]), data.dtype)
         return {"op": f"segment_{reduce}", "dim": 0, "reduce": reduce}, [out, data], [out.shape]
+    return configure
+
+
+def _complex_pair(x):
+    if not (isinstance(x, (list, tuple)) and len(x) == 2 and all(isinstance(t, Tensor) for t in x)):
+        raise NotModelled("expects a (real, imaginary) pair of tensors")
+    return list(x)
+
+
+def _fourier(op):
+    """fft / fft2 / irfft of a (real, imaginary) pair, rfft of a real tensor (kind fft)."""
+    def configure(b):
+        operands = [b["x"]] if op == "rfft" else _complex_pair(b["x"])
+        return {"op": op, "fft_length": b.get("fft_length")}, operands
     return configure
 
 
@@ -69,6 +83,9 @@ KIND_OPS = {
     "searchsorted": ("sorted_sequence, values, side='left'", "search", _searchsorted, "int32", None),
     "unfold": ("x, kernel_size, dilation=1, padding=0, stride=1", "unfold", _unfold, None, None),
     "segment_sum": ("data, segment_ids, num_segments=None, sorted=False", "scatter_add", _segment("sum"), None, None),
+    "fft": ("x", "fft", _fourier("fft"), None, None), "fft2": ("x", "fft", _fourier("fft2"), None, None),
+    "rfft": ("x, fft_length=None", "fft", _fourier("rfft"), None, None),
+    "irfft": ("x, fft_length=None", "fft", _fourier("irfft"), None, None),
     "segment_max": ("data, segment_ids, num_segments=None, sorted=False", "scatter_add", _segment("max"), None, None),
 }
 
@@ -80,14 +97,15 @@ def kind_op(framework, name, signature, kind, configure, dtype, pick):
         try:
             configured = configure(bound)
         except NotModelled as reason:
-            return interp.unknown(str(reason), node)
+            return interp.unknown(f"keras.ops.{name}: {reason}", node)
         except (ShapeError, TypeError, ValueError) as error:
             return interp.unknown(f"keras.ops.{name}: {error}", node)
         attrs, operands = configured[0], configured[1]
         outputs = configured[2] if len(configured) > 2 else None
         shapes = [framework.ops.shape_of(interp, v, node) for v in operands]
         # the call's own tensors (a segment reduction's output stand-in is none of them)
-        tensors = [v for v in operands if isinstance(v, Tensor) and any(v is w for w in bound.values())]
+        given = [v for value in bound.values() for v in (value if isinstance(value, (list, tuple)) else [value])]
+        tensors = [v for v in operands if isinstance(v, Tensor) and any(v is w for w in given)]
         first = tensors[0] if tensors else None
         with framework.ops.arguments(tensors):
             result = framework.ops.record(interp, kind, f"ops.{name}", attrs, shapes, node, outputs=outputs,

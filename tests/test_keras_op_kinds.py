@@ -141,3 +141,23 @@ model = keras.Model([x, i], [ops.nancumsum(x), ops.nancumprod(x, axis=1), ops.mu
     # tf-profiler: nan_to_num 2 per element (the op-surface probe measured ops.nan_to_num and
     # ops.nancumsum alike, 384 on 192 elements) x 24 elements, twice; Cumsum/Cumprod, OneHot, Max: 0.
     assert report.totals.forward_flops == 2 * 24 + 2 * 24
+
+
+def test_trapezoid(tmp_path):
+    source = '''\
+import keras
+from keras import ops
+
+y = keras.Input(shape=(4, 5))
+model = keras.Model(y, [ops.trapezoid(y), ops.trapezoid(y, dx=0.5, axis=1)])
+'''
+    report = _analyze(tmp_path, source, rules="tf-profiler")
+    assert report.unknown == []
+    # the integration axis goes: (1, 4, 5) -> (1, 4) along the last, (1, 5) along axis 1.
+    assert report.outputs == [[1, 4], [1, 5]]
+    # tf-profiler, per interval an Add, a Mul by 0.5 and a Mul by dx (3), then the Sum (intervals
+    # - 1 per output): last axis 4 outputs x (3 * 4 + 3) = 60; axis 1: 5 x (3 * 3 + 2) = 55.
+    # (The probe recorded trapezoid of (1, 8, 8, 3): 64 x (3 * 2 + 1) = 448.)
+    assert report.totals.forward_flops == 60 + 55
+    assert "sample points" in str(_analyze(tmp_path, source.replace("ops.trapezoid(y)", "ops.trapezoid(y, y)"))
+                                  .unknown[0])

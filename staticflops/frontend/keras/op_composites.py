@@ -307,6 +307,24 @@ def _multi_hot(framework, f, interp, b, node):
                    [hot], [hot.shape], node, dtype)
 
 
+def _trapezoid(framework, f, interp, b, node):
+    """trapezoid(y, x=None, dx=1.0, axis=-1): 0.5 * (y[1:] + y[:-1]) * dx summed along the axis
+    (an Add, two Muls per interval and a Sum: keras/src/backend/tensorflow/numpy.py, keras 3.15.1)."""
+    y = _tensor(interp, b["y"], "trapezoid", node)
+    if not isinstance(y, Tensor):
+        return y
+    if b["x"] is not None:
+        return interp.unknown("keras.ops.trapezoid with sample points x is not modelled", node)
+    axis = _axis(b["axis"], len(y.shape))
+    if not isinstance(y.shape[axis], int) or y.shape[axis] < 1:
+        return interp.unknown("keras.ops.trapezoid along a dimension of unknown or zero size", node)
+    intervals = Tensor(y.shape[:axis] + (y.shape[axis] - 1,) + y.shape[axis + 1:], y.dtype)
+    heights = f["mul"](interp, [Tensor((), y.dtype), f["add"](interp, [intervals, intervals], {}, node)], {}, node)
+    areas = f["mul"](interp, [heights, Tensor((), y.dtype)], {}, node)
+    return _record(framework, interp, "reduce", "trapezoid", {"op": "sum", "dim": axis, "keepdim": False},
+                   [areas], [areas.shape], node, y.dtype)
+
+
 _CONV_TAIL = "strides=1, padding='valid', data_format=None, dilation_rate=1"
 
 # name -> (signature, composite)
@@ -324,6 +342,7 @@ COMPOSITES = {
     "moments": ("x, axes, keepdims=False, synchronized=False", _moments),
     "meshgrid": ("*x, indexing='xy'", _meshgrid), "vdot": (_X1_X2, _vdot), "vander": ("x, N=None", _vander),
     "saturate_cast": ("x, dtype", _saturate_cast),
+    "trapezoid": ("y, x=None, dx=1.0, axis=-1", _trapezoid),
     "nancumsum": ("x, axis=None, dtype=None", _nan_cumulative("cumsum")),
     "nancumprod": ("x, axis=None, dtype=None", _nan_cumulative("cumprod")),
     "multi_hot": ("inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs", _multi_hot),

@@ -161,3 +161,22 @@ model = keras.Model(y, [ops.trapezoid(y), ops.trapezoid(y, dx=0.5, axis=1)])
     assert report.totals.forward_flops == 60 + 55
     assert "sample points" in str(_analyze(tmp_path, source.replace("ops.trapezoid(y)", "ops.trapezoid(y, y)"))
                                   .unknown[0])
+
+
+def test_svd_full_and_reduced(tmp_path):
+    report = _analyze(tmp_path, '''\
+import keras
+from keras import ops
+
+x = keras.Input(shape=(6, 4))
+u, s, vh = ops.svd(x)
+ur, sr, vr = ops.svd(x, full_matrices=False)
+model = keras.Model(x, [u, s, vh, ur, vr, ops.svd(x, compute_uv=False)])
+''', rules="full")
+    assert report.unknown == []
+    # (1, 6, 4), k = min(6, 4) = 4: full matrices u (6, 6), s (4,), vh (4, 4); reduced u (6, 4);
+    # compute_uv=False: s alone (the probe recorded svd of (1, 8, 8, 3): (1, 8, 8, 8), (1, 8, 3),
+    # (1, 8, 3, 3)).
+    assert report.outputs == [[1, 6, 6], [1, 4], [1, 4, 4], [1, 6, 4], [1, 4, 4], [1, 4]]
+    # `full`: ~22 n^3 per matrix, n = 4 columns: 22 * 64 = 1,408, three times.
+    assert report.totals.forward_flops == 3 * 1_408

@@ -29,6 +29,25 @@ def _qr(b):
     return {"op": "qr"}, [b["x"]]
 
 
+def _svd(b):
+    """svd(x, full_matrices=True, compute_uv=True): u (m, m), s (k), vh (n, n) of each (m, n)
+    matrix, k = min(m, n) (reduced: u (m, k), vh (k, n)); s alone without compute_uv.  The
+    shapes are Keras's, the facts the kind's (n columns per matrix)."""
+    x = b["x"]
+    if not isinstance(x, Tensor) or x.shape is None or len(x.shape) < 2:
+        raise NotModelled("svd of a tensor of unknown shape or of rank below 2")
+    batch, (m, n) = tuple(x.shape[:-2]), x.shape[-2:]
+    if not (isinstance(m, int) and isinstance(n, int)):
+        raise NotModelled("svd of matrices of unknown size")
+    k = min(m, n)
+    u, vh = ((m, m), (n, n)) if b["full_matrices"] else ((m, k), (k, n))
+    outputs = [batch + u, batch + (k,), batch + vh] if b["compute_uv"] else [batch + (k,)]
+    matrices = 1
+    for d in batch:
+        matrices = matrices * d
+    return {"op": "svd"}, [x], outputs, {"n": n, "rhs": 0, "matrices": matrices}
+
+
 def _searchsorted(b):
     return {"op": "searchsorted", "right": b["side"] == "right"}, [b["values"], b["sorted_sequence"]]
 
@@ -77,6 +96,7 @@ KIND_OPS = {
     "det": ("x", "linalg", _linalg("det"), None, None),
     "inv": ("x", "linalg", _linalg("inverse"), None, None),
     "qr": ("x, mode='reduced'", "linalg", _qr, None, None),
+    "svd": ("x, full_matrices=True, compute_uv=True", "linalg", _svd, None, None),
     "solve": ("a, b", "linalg", _linalg("solve", ("b", "a")), None, None),
     # torch's triangular_solve also returns A's copy; Keras returns the solution only
     "solve_triangular": ("a, b, lower=False", "linalg", _linalg("triangular_solve", ("b", "a")), None, 0),
@@ -101,14 +121,15 @@ def kind_op(framework, name, signature, kind, configure, dtype, pick):
         except (ShapeError, TypeError, ValueError) as error:
             return interp.unknown(f"keras.ops.{name}: {error}", node)
         attrs, operands = configured[0], configured[1]
-        outputs = configured[2] if len(configured) > 2 else None
+        outputs = configured[2] if len(configured) > 2 else None  # the shapes, when not the kind's
+        facts = configured[3] if len(configured) > 3 else None
         shapes = [framework.ops.shape_of(interp, v, node) for v in operands]
         # the call's own tensors (a segment reduction's output stand-in is none of them)
         given = [v for value in bound.values() for v in (value if isinstance(value, (list, tuple)) else [value])]
         tensors = [v for v in operands if isinstance(v, Tensor) and any(v is w for w in given)]
         first = tensors[0] if tensors else None
         with framework.ops.arguments(tensors):
-            result = framework.ops.record(interp, kind, f"ops.{name}", attrs, shapes, node, outputs=outputs,
+            result = framework.ops.record(interp, kind, f"ops.{name}", attrs, shapes, node, outputs=outputs, facts=facts,
                                           dtype=dtype or (first.dtype if first is not None else "float32"))
         return result[pick] if pick is not None and isinstance(result, tuple) else result
     return fn

@@ -180,3 +180,18 @@ model = keras.Model(x, [u, s, vh, ur, vr, ops.svd(x, compute_uv=False)])
     assert report.outputs == [[1, 6, 6], [1, 4], [1, 4, 4], [1, 6, 4], [1, 4, 4], [1, 4]]
     # `full`: ~22 n^3 per matrix, n = 4 columns: 22 * 64 = 1,408, three times.
     assert report.totals.forward_flops == 3 * 1_408
+
+
+def test_logdet_as_tensorflow_lowers_it(tmp_path):
+    report = _analyze(tmp_path, '''\
+import keras
+from keras import ops
+
+x = keras.Input(shape=(4, 4))
+model = keras.Model(x, ops.logdet(x))
+''', rules="tf-profiler")
+    assert report.unknown == []
+    assert report.outputs == [[1]]
+    # tf.linalg.logdet = 2 * sum(log(diag(cholesky(x)))): Cholesky 0, Log 4, Sum 3, Mul 1 = 8
+    # (the probe recorded logdet of (1, 8, 8): 8 + 7 + 1 = 16).
+    assert report.totals.forward_flops == 8

@@ -325,6 +325,21 @@ def _trapezoid(framework, f, interp, b, node):
                    [areas], [areas.shape], node, y.dtype)
 
 
+def _logdet(framework, f, interp, b, node):
+    """logdet(x): TensorFlow's tf.linalg.logdet, 2 * sum(log(diag(cholesky(x)))): a Cholesky
+    factorization (kind linalg), a Log per diagonal element, a Sum and a Mul per matrix."""
+    x = _tensor(interp, b["x"], "logdet", node)
+    if not isinstance(x, Tensor):
+        return x
+    factor = _record(framework, interp, "linalg", "ops.logdet", {"op": "cholesky"}, [x], [x.shape], node, x.dtype)
+    if not isinstance(factor, Tensor):
+        return factor
+    logs = f["log"](interp, [Tensor(factor.shape[:-1], x.dtype)], {}, node)
+    total = _record(framework, interp, "reduce", "logdet", {"op": "sum", "dim": -1, "keepdim": False}, [logs],
+                    [logs.shape], node, x.dtype)
+    return f["mul"](interp, [Tensor((), x.dtype), total], {}, node)
+
+
 _CONV_TAIL = "strides=1, padding='valid', data_format=None, dilation_rate=1"
 
 # name -> (signature, composite)
@@ -342,7 +357,7 @@ COMPOSITES = {
     "moments": ("x, axes, keepdims=False, synchronized=False", _moments),
     "meshgrid": ("*x, indexing='xy'", _meshgrid), "vdot": (_X1_X2, _vdot), "vander": ("x, N=None", _vander),
     "saturate_cast": ("x, dtype", _saturate_cast),
-    "trapezoid": ("y, x=None, dx=1.0, axis=-1", _trapezoid),
+    "logdet": ("x", _logdet), "trapezoid": ("y, x=None, dx=1.0, axis=-1", _trapezoid),
     "nancumsum": ("x, axis=None, dtype=None", _nan_cumulative("cumsum")),
     "nancumprod": ("x, axis=None, dtype=None", _nan_cumulative("cumprod")),
     "multi_hot": ("inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs", _multi_hot),

@@ -195,3 +195,20 @@ model = keras.Model(x, ops.logdet(x))
     # tf.linalg.logdet = 2 * sum(log(diag(cholesky(x)))): Cholesky 0, Log 4, Sum 3, Mul 1 = 8
     # (the probe recorded logdet of (1, 8, 8): 8 + 7 + 1 = 16).
     assert report.totals.forward_flops == 8
+
+
+def test_allclose(tmp_path):
+    report = _analyze(tmp_path, '''\
+import keras
+from keras import ops
+
+x = keras.Input(shape=(2, 3))
+y = keras.Input(shape=(2, 3))
+model = keras.Model([x, y], ops.allclose(x, y))
+''', rules="tf-profiler")
+    assert report.unknown == []
+    assert report.outputs == [[]]  # one bool
+    # per element: Sub, Mul (rtol), Add (atol), LessEqual (isclose: 4) and Equal (1), Abs and
+    # the logical ops and All have no profiler formula: 5 x 6 elements = 30 (the probe recorded
+    # allclose of two (1, 8): 40).
+    assert report.totals.forward_flops == 30

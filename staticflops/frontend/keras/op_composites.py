@@ -340,6 +340,23 @@ def _logdet(framework, f, interp, b, node):
     return f["mul"](interp, [Tensor((), x.dtype), total], {}, node)
 
 
+def _allclose(framework, f, interp, b, node):
+    """allclose(x1, x2, ...): Keras's TensorFlow backend tests |x1 - x2| <= atol + rtol * |x2|
+    per element (isclose: kind pointwise, label isclose), ORs in x1 == x2 (an Equal per
+    element), then reduce_all to one bool."""
+    a, c = _tensor(interp, b["x1"], "allclose", node), _tensor(interp, b["x2"], "allclose", node)
+    if not isinstance(a, Tensor) or not isinstance(c, Tensor):
+        return a if not isinstance(a, Tensor) else c
+    if b["equal_nan"]:
+        return interp.unknown("keras.ops.allclose with equal_nan=True is not modelled", node)
+    close = _record(framework, interp, "pointwise", "isclose", {}, [a, c], [a.shape, c.shape], node, "bool")
+    equal = f["eq"](interp, [a, c], {}, node)
+    if not isinstance(close, Tensor) or not isinstance(equal, Tensor):
+        return close if not isinstance(close, Tensor) else equal
+    return _record(framework, interp, "reduce", "allclose", {"op": "all", "dim": None, "keepdim": False}, [equal],
+                   [equal.shape], node, "bool")
+
+
 _CONV_TAIL = "strides=1, padding='valid', data_format=None, dilation_rate=1"
 
 # name -> (signature, composite)
@@ -357,7 +374,8 @@ COMPOSITES = {
     "moments": ("x, axes, keepdims=False, synchronized=False", _moments),
     "meshgrid": ("*x, indexing='xy'", _meshgrid), "vdot": (_X1_X2, _vdot), "vander": ("x, N=None", _vander),
     "saturate_cast": ("x, dtype", _saturate_cast),
-    "logdet": ("x", _logdet), "trapezoid": ("y, x=None, dx=1.0, axis=-1", _trapezoid),
+    "logdet": ("x", _logdet),
+    "allclose": ("x1, x2, rtol=1e-05, atol=1e-08, equal_nan=False", _allclose), "trapezoid": ("y, x=None, dx=1.0, axis=-1", _trapezoid),
     "nancumsum": ("x, axis=None, dtype=None", _nan_cumulative("cumsum")),
     "nancumprod": ("x, axis=None, dtype=None", _nan_cumulative("cumprod")),
     "multi_hot": ("inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs", _multi_hot),

@@ -212,3 +212,19 @@ model = keras.Model([x, y], ops.allclose(x, y))
     # the logical ops and All have no profiler formula: 5 x 6 elements = 30 (the probe recorded
     # allclose of two (1, 8): 40).
     assert report.totals.forward_flops == 30
+
+
+def test_cdist(tmp_path):
+    report = _analyze(tmp_path, '''\
+import keras
+from keras import ops
+
+x = keras.Input(shape=(3, 4))
+y = keras.Input(shape=(5, 4))
+model = keras.Model([x, y], ops.cdist(x, y))
+''', rules="tf-profiler")
+    assert report.unknown == []
+    assert report.outputs == [[1, 3, 5]]  # 3 x 5 pairs of 4 features
+    # differences (1, 3, 5, 4) = 60: Sub 60, Square 60, Sum 15 x 3 = 45; Sqrt has no profiler
+    # formula: 165 (the probe recorded cdist of two (1, 8): 8 + 8 + 7 = 23).
+    assert report.totals.forward_flops == 165

@@ -357,6 +357,25 @@ def _allclose(framework, f, interp, b, node):
                    [equal.shape], node, "bool")
 
 
+def _cdist(framework, f, interp, b, node):
+    """cdist(x (..., P, M), y (..., R, M)): sqrt(sum((x[..., :, None, :] - y[..., None, :, :])
+    ** 2, -1)): a Sub and a Square per (P, R, M) element, a Sum and a Sqrt per distance
+    (keras/src/backend/tensorflow/math.py, keras 3.15.1)."""
+    a, c = _tensor(interp, b["x"], "cdist", node), _tensor(interp, b["y"], "cdist", node)
+    if not isinstance(a, Tensor) or not isinstance(c, Tensor):
+        return a if not isinstance(a, Tensor) else c
+    if len(a.shape) < 2 or len(c.shape) < 2:
+        raise ShapeError("cdist expects inputs of rank at least 2")
+    rows = Tensor(a.shape[:-1] + (1,) + a.shape[-1:], a.dtype)
+    columns = Tensor(c.shape[:-2] + (1,) + c.shape[-2:], c.dtype)
+    squares = f["square"](interp, [f["sub"](interp, [rows, columns], {}, node)], {}, node)
+    if not isinstance(squares, Tensor):
+        return squares
+    total = _record(framework, interp, "reduce", "cdist", {"op": "sum", "dim": -1, "keepdim": False}, [squares],
+                    [squares.shape], node, a.dtype)
+    return f["sqrt"](interp, [total], {}, node)
+
+
 _CONV_TAIL = "strides=1, padding='valid', data_format=None, dilation_rate=1"
 
 # name -> (signature, composite)
@@ -374,7 +393,7 @@ COMPOSITES = {
     "moments": ("x, axes, keepdims=False, synchronized=False", _moments),
     "meshgrid": ("*x, indexing='xy'", _meshgrid), "vdot": (_X1_X2, _vdot), "vander": ("x, N=None", _vander),
     "saturate_cast": ("x, dtype", _saturate_cast),
-    "logdet": ("x", _logdet),
+    "logdet": ("x", _logdet), "cdist": ("x, y", _cdist),
     "allclose": ("x1, x2, rtol=1e-05, atol=1e-08, equal_nan=False", _allclose), "trapezoid": ("y, x=None, dx=1.0, axis=-1", _trapezoid),
     "nancumsum": ("x, axis=None, dtype=None", _nan_cumulative("cumsum")),
     "nancumprod": ("x, axis=None, dtype=None", _nan_cumulative("cumprod")),

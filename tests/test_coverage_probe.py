@@ -34,8 +34,8 @@ FLOORS = {
     "nn_modules": (188, 152),
     "nn_functional": (129, 111),
     "tensor_ops": (630, 625),
-    "keras_layers": (137, 130),
-    "keras_ops": (250, 250),
+    "keras_layers": (139, 132),
+    "keras_ops": (271, 271),
 }
 
 

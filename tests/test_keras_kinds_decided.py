@@ -9,7 +9,7 @@ import yaml
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
 # Issue 20's new kinds, and the Keras preprocessing kinds it asks to decide per rule set.
-KERAS_KINDS = ["augment", "crop_to", "repeat", "take", "rescale", "resize", "normalization", "pointwise", "lookup"]
+KERAS_KINDS = ["augment", "crop_to", "repeat", "take", "rescale", "resize", "normalization", "pointwise", "lookup", "fft"]
 RULE_SETS = ["standard", "full", "tf-profiler", "torch", "fvcore", "thop", "ptflops", "torchinfo", "torchstat", "calflops"]
 
 

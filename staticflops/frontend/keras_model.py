@@ -86,10 +86,35 @@ def _select_model(interp, source, scope, framework, model: str | None, kwargs: d
     if len(candidates) == 1:
         return _materialise(interp, source, framework, scope.vars[candidates[0]], candidates[0], kwargs)
     if not candidates:
+        _raise_failed_model(source, scope)
         raise AnalysisError(f"{source.path} defines no Keras model at the top level; name a model variable, class or "
                             f"builder function with --model", code="SF104")
     raise AnalysisError(f"{source.path} has several candidate models ({', '.join(sorted(candidates))}); "
                         f"choose one with --model", code="SF105")
+
+
+_MODEL_CONSTRUCTORS = frozenset({"Model", "Sequential", "Functional"})
+
+
+def _raise_failed_model(source: SourceFile, scope) -> None:
+    """A top-level model that an error left unknown (``model = keras.Model(x, y)`` after a
+    ``keras.ops`` call whose shapes do not fit): that error, located, is the answer, not "no
+    model".  The model is a variable assigned a ``Model``/``Sequential`` call, or named so."""
+    failed = []
+    for name, value in scope.vars.items():
+        if not isinstance(value, Unknown) or value.location is None or value.location.path != source.path:
+            continue
+        node = _definition_node(source, name)
+        call = node.value if isinstance(node, cst.Assign) else None
+        callee = call.func if isinstance(call, cst.Call) else None
+        called = callee.attr.value if isinstance(callee, cst.Attribute) else callee.value if isinstance(callee, cst.Name) \
+            else None
+        if called in _MODEL_CONSTRUCTORS or "model" in name.lower():
+            failed.append((name, value))
+    if failed:
+        name, value = failed[-1]  # the outermost model is built last
+        reason = value.reason.removeprefix(f"{value.location}: ")  # the location is the error's own
+        raise AnalysisError(f"the model `{name}` could not be built: {reason}", value.location, "SF101")
 
 
 def _materialise(interp, source, framework, value, name: str, kwargs: dict):

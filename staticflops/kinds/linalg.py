@@ -34,11 +34,11 @@ def _outputs(op, batch, m, n, other):
         return [batch + (m, k), batch + (k, n)]
     if op == "svd":
         return [batch + (m, k), batch + (k,), batch + (n, k)]
-    if op in ("cholesky_solve", "triangular_solve"):  # solve A X = B: B's shape (and A's copy)
+    if op in ("cholesky_solve", "triangular_solve", "solve"):  # solve A X = B: B's shape (and A's copy)
         b_batch, a_batch = other[:-2], batch
         joint = broadcast(b_batch, a_batch)
         solution = joint + other[-2:]
-        return [solution] if op == "cholesky_solve" else [solution, joint + (m, n)]
+        return [solution] if op in ("cholesky_solve", "solve") else [solution, joint + (m, n)]
     if op == "ormqr":  # Q (from geqrf's reflectors) times ``other``: other's shape
         return [other]
     raise ShapeError(f"{op} is not a known linear-algebra op")
@@ -46,12 +46,13 @@ def _outputs(op, batch, m, n, other):
 
 def _linalg(attrs, inputs):
     op = attrs["op"]
-    # cholesky_solve(B, L) / triangular_solve(B, A): the matrix A comes second
-    a = inputs[1] if op in ("cholesky_solve", "triangular_solve") else inputs[0]
+    # cholesky_solve(B, L) / triangular_solve(B, A) / solve (keras.ops.solve(A, B), given as
+    # (B, A)): the matrix A comes second
+    a = inputs[1] if op in ("cholesky_solve", "triangular_solve", "solve") else inputs[0]
     batch, m, n = _square(a, op)
     if op not in ("pinverse", "qr", "svd", "lu", "geqrf", "nuclear_norm", "orgqr", "ormqr"):
         expect(same(m, n), f"{op} expects square matrices, got {m}x{n}")
-    other = inputs[0] if op in ("cholesky_solve", "triangular_solve") else inputs[2] if op == "ormqr" else None
+    other = inputs[0] if op in ("cholesky_solve", "triangular_solve", "solve") else inputs[2] if op == "ormqr" else None
     rhs = other[-1] if other else 0  # right-hand sides of a solve
     return _outputs(op, batch, m, n, other), {"n": n, "rhs": rhs, "matrices": numel(batch)}
 

@@ -179,4 +179,29 @@ def _pointwise(attrs, inputs):
     return [broadcast(*inputs)], {}
 
 
+@shape_function("fft")
+def _fft(attrs, inputs):
+    """keras.ops.fft / fft2 / rfft / irfft: discrete Fourier transforms along the last axis
+    (fft2: the last two) of a (real, imaginary) pair or of a real signal (rfft).  fft / fft2 give
+    a pair of the input's shape; rfft the pair with n // 2 + 1 frequencies (n = fft_length or
+    the length); irfft of a pair the real signal of fft_length (default 2 * (length - 1))."""
+    op, x = attrs["op"], inputs[0]
+    if len(x) < (2 if op == "fft2" else 1) or any(tuple(shape) != tuple(x) for shape in inputs[1:]):
+        raise ShapeError(f"{op} expects real and imaginary parts of one shape, of rank at least "
+                         f"{2 if op == 'fft2' else 1}, got {', '.join(format_shape(s) for s in inputs)}")
+    n = attrs.get("fft_length")
+    if op == "rfft":
+        n = x[-1] if n is None else n
+        outputs = [x[:-1] + (n // 2 + 1,)] * 2
+    elif op == "irfft":
+        n = 2 * (x[-1] - 1) if n is None else n
+        outputs = [x[:-1] + (n,)]
+    else:
+        n = x[-1] * x[-2] if op == "fft2" else x[-1]
+        outputs = [tuple(x), tuple(x)]
+    whole = x[:-2] if op == "fft2" else x[:-1]
+    return outputs, {"transforms": numel(tuple(whole)), "points": n,
+                     "log2n": max(n - 1, 0).bit_length() if isinstance(n, int) else 1}
+
+
 BATCH_MAJOR_RECURRENT["keras"] = keras_recurrent

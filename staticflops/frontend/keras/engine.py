@@ -92,6 +92,8 @@ class KerasEngine:
                 "__init__": self._bidirectional_init, "call": self._bidirectional_call})),
             "TimeDistributed": Class("TimeDistributed", (self.layer_class,), self._methods("TimeDistributed", {
                 "__init__": self._wrapper_init, "call": self._time_distributed_call})),
+            "SpectralNormalization": Class("SpectralNormalization", (self.layer_class,), self._methods(
+                "SpectralNormalization", {"__init__": self._spectral_init, "call": self._spectral_call})),
         })
 
     def _methods(self, owner: str, methods: dict) -> dict:
@@ -449,6 +451,25 @@ class KerasEngine:
             return merged
         return Tensor((shape[0], shape[1]) + tuple(merged.shape[1:]), merged.dtype)
 
+    def _spectral_init(self, interp, args, kwargs, node):
+        return self._wrapper_init(interp, args[:2], {k: v for k, v in kwargs.items() if k != "power_iterations"}, node)
+
+    def _spectral_call(self, interp, args, kwargs, node):
+        """SpectralNormalization(layer): at inference the wrapped layer's own call (the power
+        iteration that rescales the kernel runs only in training); it adds one non-trainable
+        weight, vector_u of (1, the kernel's last size) (keras/src/layers/normalization/
+        spectral_normalization.py, keras 3.15.1)."""
+        wrapper, x = args[0], args[1]
+        inner = wrapper.keras.extra["layer"]
+        out = interp.call(inner, [x], {}, node)
+        # the kernel's last size: Dense units, Conv filters (their output channels), Embedding's output_dim
+        attrs = inner.module.attrs
+        size = next((attrs[k] for k in ("out_features", "out_channels", "embedding_dim") if k in attrs), None)
+        if isinstance(size, bool) or not isinstance(size, int):
+            return interp.unknown(f"SpectralNormalization of a {inner.cls.name} is not modelled", node)
+        wrapper.module.parameters.setdefault("vector_u", Parameter((1, size), trainable=False, owner=wrapper))
+        return out
+
     def _bidirectional_init(self, interp, args, kwargs, node):
         wrapper = args[0]
         inner = self._wrapper_init(interp, [wrapper, kwargs.pop("layer", args[1] if len(args) > 1 else None)],
@@ -582,7 +603,8 @@ class KerasEngine:
         if state.kind is None:
             return interp.unknown(f"{layer.cls.name} could not be built, so its output is unknown", node)
         kind = state.kind
-        if kind in _MERGE:
+        if kind in _MERGE or kind == "lookup" and inputs and isinstance(inputs[0], (list, tuple)):
+            # merges, and HashedCrossing on its (tuple of) crossed inputs
             tensors = list(inputs[0]) if isinstance(inputs[0], (list, tuple)) else inputs
         elif kind == "multi_head_attention":
             names = ("query", "value", "key")

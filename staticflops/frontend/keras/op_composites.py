@@ -274,6 +274,108 @@ def _vander(framework, f, interp, b, node):
     return f["pow"](interp, [Tensor((x.shape[0], 1), x.dtype), Tensor((1, n), x.dtype)], {}, node)
 
 
+def _nan_cumulative(target):
+    def fn(framework, f, interp, b, node):
+        """nancumsum / nancumprod(x, axis=None): Keras's TensorFlow backend runs nan_to_num
+        (kind pointwise, label nan_to_num) then cumsum / cumprod, flattened when axis is None."""
+        x = _tensor(interp, b["x"], f"nan{target}", node)
+        if not isinstance(x, Tensor):
+            return x
+        x = _record(framework, interp, "pointwise", "nan_to_num", {}, [x], [x.shape], node, x.dtype)
+        if b["axis"] is None:
+            x = Tensor((_numel(x.shape),), x.dtype)
+        return f[target](interp, [x], {"dim": 0 if b["axis"] is None else b["axis"]}, node)
+    return fn
+
+
+def _multi_hot(framework, f, interp, b, node):
+    """multi_hot(inputs, num_classes, axis=-1): one_hot, then the maximum over axis 1 (axis 0 for
+    a 1-D input): keras/src/backend/tensorflow/nn.py, keras 3.15.1."""
+    x = _tensor(interp, b["inputs"], "multi_hot", node)
+    if not isinstance(x, Tensor):
+        return x
+    count = b["num_classes"] if b["num_classes"] is not None else b["kwargs"].get("num_tokens")
+    if b["axis"] != -1 or b["sparse"] or isinstance(count, bool) or not isinstance(count, int):
+        return interp.unknown("keras.ops.multi_hot with an axis other than -1, sparse output or a num_classes "
+                              "that is not a number is not modelled", node)
+    hot = f["one_hot"](interp, [Tensor(x.shape, "int32"), count], {}, node)
+    if not isinstance(hot, Tensor):
+        return hot
+    axis = 1 if len(x.shape) > 1 else 0
+    dtype = b["dtype"] if isinstance(b["dtype"], str) else "float32"
+    return _record(framework, interp, "reduce", "multi_hot", {"op": "amax", "dim": axis, "keepdim": False},
+                   [hot], [hot.shape], node, dtype)
+
+
+def _trapezoid(framework, f, interp, b, node):
+    """trapezoid(y, x=None, dx=1.0, axis=-1): 0.5 * (y[1:] + y[:-1]) * dx summed along the axis
+    (an Add, two Muls per interval and a Sum: keras/src/backend/tensorflow/numpy.py, keras 3.15.1)."""
+    y = _tensor(interp, b["y"], "trapezoid", node)
+    if not isinstance(y, Tensor):
+        return y
+    if b["x"] is not None:
+        return interp.unknown("keras.ops.trapezoid with sample points x is not modelled", node)
+    axis = _axis(b["axis"], len(y.shape))
+    if not isinstance(y.shape[axis], int) or y.shape[axis] < 1:
+        return interp.unknown("keras.ops.trapezoid along a dimension of unknown or zero size", node)
+    intervals = Tensor(y.shape[:axis] + (y.shape[axis] - 1,) + y.shape[axis + 1:], y.dtype)
+    heights = f["mul"](interp, [Tensor((), y.dtype), f["add"](interp, [intervals, intervals], {}, node)], {}, node)
+    areas = f["mul"](interp, [heights, Tensor((), y.dtype)], {}, node)
+    return _record(framework, interp, "reduce", "trapezoid", {"op": "sum", "dim": axis, "keepdim": False},
+                   [areas], [areas.shape], node, y.dtype)
+
+
+def _logdet(framework, f, interp, b, node):
+    """logdet(x): TensorFlow's tf.linalg.logdet, 2 * sum(log(diag(cholesky(x)))): a Cholesky
+    factorization (kind linalg), a Log per diagonal element, a Sum and a Mul per matrix."""
+    x = _tensor(interp, b["x"], "logdet", node)
+    if not isinstance(x, Tensor):
+        return x
+    factor = _record(framework, interp, "linalg", "ops.logdet", {"op": "cholesky"}, [x], [x.shape], node, x.dtype)
+    if not isinstance(factor, Tensor):
+        return factor
+    logs = f["log"](interp, [Tensor(factor.shape[:-1], x.dtype)], {}, node)
+    total = _record(framework, interp, "reduce", "logdet", {"op": "sum", "dim": -1, "keepdim": False}, [logs],
+                    [logs.shape], node, x.dtype)
+    return f["mul"](interp, [Tensor((), x.dtype), total], {}, node)
+
+
+def _allclose(framework, f, interp, b, node):
+    """allclose(x1, x2, ...): Keras's TensorFlow backend tests |x1 - x2| <= atol + rtol * |x2|
+    per element (isclose: kind pointwise, label isclose), ORs in x1 == x2 (an Equal per
+    element), then reduce_all to one bool."""
+    a, c = _tensor(interp, b["x1"], "allclose", node), _tensor(interp, b["x2"], "allclose", node)
+    if not isinstance(a, Tensor) or not isinstance(c, Tensor):
+        return a if not isinstance(a, Tensor) else c
+    if b["equal_nan"]:
+        return interp.unknown("keras.ops.allclose with equal_nan=True is not modelled", node)
+    close = _record(framework, interp, "pointwise", "isclose", {}, [a, c], [a.shape, c.shape], node, "bool")
+    equal = f["eq"](interp, [a, c], {}, node)
+    if not isinstance(close, Tensor) or not isinstance(equal, Tensor):
+        return close if not isinstance(close, Tensor) else equal
+    return _record(framework, interp, "reduce", "allclose", {"op": "all", "dim": None, "keepdim": False}, [equal],
+                   [equal.shape], node, "bool")
+
+
+def _cdist(framework, f, interp, b, node):
+    """cdist(x (..., P, M), y (..., R, M)): sqrt(sum((x[..., :, None, :] - y[..., None, :, :])
+    ** 2, -1)): a Sub and a Square per (P, R, M) element, a Sum and a Sqrt per distance
+    (keras/src/backend/tensorflow/math.py, keras 3.15.1)."""
+    a, c = _tensor(interp, b["x"], "cdist", node), _tensor(interp, b["y"], "cdist", node)
+    if not isinstance(a, Tensor) or not isinstance(c, Tensor):
+        return a if not isinstance(a, Tensor) else c
+    if len(a.shape) < 2 or len(c.shape) < 2:
+        raise ShapeError("cdist expects inputs of rank at least 2")
+    rows = Tensor(a.shape[:-1] + (1,) + a.shape[-1:], a.dtype)
+    columns = Tensor(c.shape[:-2] + (1,) + c.shape[-2:], c.dtype)
+    squares = f["square"](interp, [f["sub"](interp, [rows, columns], {}, node)], {}, node)
+    if not isinstance(squares, Tensor):
+        return squares
+    total = _record(framework, interp, "reduce", "cdist", {"op": "sum", "dim": -1, "keepdim": False}, [squares],
+                    [squares.shape], node, a.dtype)
+    return f["sqrt"](interp, [total], {}, node)
+
+
 _CONV_TAIL = "strides=1, padding='valid', data_format=None, dilation_rate=1"
 
 # name -> (signature, composite)
@@ -291,6 +393,11 @@ COMPOSITES = {
     "moments": ("x, axes, keepdims=False, synchronized=False", _moments),
     "meshgrid": ("*x, indexing='xy'", _meshgrid), "vdot": (_X1_X2, _vdot), "vander": ("x, N=None", _vander),
     "saturate_cast": ("x, dtype", _saturate_cast),
+    "logdet": ("x", _logdet), "cdist": ("x, y", _cdist),
+    "allclose": ("x1, x2, rtol=1e-05, atol=1e-08, equal_nan=False", _allclose), "trapezoid": ("y, x=None, dx=1.0, axis=-1", _trapezoid),
+    "nancumsum": ("x, axis=None, dtype=None", _nan_cumulative("cumsum")),
+    "nancumprod": ("x, axis=None, dtype=None", _nan_cumulative("cumprod")),
+    "multi_hot": ("inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs", _multi_hot),
     "batch_normalization": ("x, mean, variance, axis, offset=None, scale=None, epsilon=0.001", _batch_normalization),
     "depthwise_conv": (f"inputs, kernel, {_CONV_TAIL}", _conv_family("depthwise_conv")),
     "separable_conv": (f"inputs, depthwise_kernel, pointwise_kernel, {_CONV_TAIL}", _conv_family("separable_conv")),

@@ -10,7 +10,9 @@ lowering of it is priced per function).
 * ``MOVEMENT``: data movement (flip, swapaxes, hstack, split, diag...): a new shape, no op;
 * ``CONSTANTS``: new tensors built from Python numbers (windows, ``tri``, ``kron`` of
   constants): a shape, no op (TensorFlow folds them into constants, the profiler counts 0);
-* ``COMPOSITES`` (frontend/keras/op_composites.py): functions made of existing kinds.
+* ``COMPOSITES`` (frontend/keras/op_composites.py): functions made of existing kinds;
+* ``KIND_OPS`` (frontend/keras/op_kinds.py): functions that are one existing kind (det is
+  ``linalg``, searchsorted ``search``...).
 
 Only ``keras.ops`` uses these (numpy semantics); TensorFlow namesakes differ.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from staticflops.frontend.keras.graph import tensors_in
 from staticflops.frontend.keras.op_composites import COMPOSITES, _axis, _numel
+from staticflops.frontend.keras.op_kinds import KIND_OPS, kind_op
 from staticflops.frontend.values import Tensor, Unknown
 from staticflops.shapes import tensor_ops as shape_ops
 from staticflops.shapes.tensor_ops import ShapeError
@@ -337,6 +340,8 @@ def build_table_ops(framework, f: dict) -> dict:
         out[name] = _data_dependent(name)
     for name, (signature, composite) in COMPOSITES.items():
         out[name] = _composite(framework, f, name, signature, composite)
+    for name, (signature, kind, configure, dtype, pick) in KIND_OPS.items():
+        out[name] = kind_op(framework, name, signature, kind, configure, dtype, pick)
     out["gelu"] = _gelu(f)
     return out
 

@@ -180,17 +180,7 @@ class ConstructionMemo:
         if seen == 1:  # recording costs (hooks, a copy): a key is recorded when it comes again
             return build()
         recorder = Recorder()
-        before = _effects(interp)
-        definitions = self.definition_writes
-        self.recorders.append(recorder)
-        try:
-            instance = build()
-        finally:
-            self.recorders.pop()
-        if self.force:  # tests only: what an unchecked memo would do
-            recorder.refused = None
-        elif recorder.refused is None and _effects(interp) != before:
-            recorder.refused = "reported, traced or imported something"
+        instance, definitions = self.recorded(interp, recorder, build)
         if recorder.refused is None:
             try:
                 plan = Plan(instance, recorder)
@@ -202,6 +192,23 @@ class ConstructionMemo:
         else:
             self.entries[key] = Entry(plan, list(recorder.reads.values()), definitions)
         return instance
+
+    def recorded(self, interp, recorder: Recorder, run) -> tuple:
+        """``run()`` with ``recorder`` listening: (its result, the definition writes it started
+        from).  The recorder is refused when the run reported, traced or imported anything (a
+        reuse could not repeat that), unless a test forces the memo."""
+        before = _effects(interp)
+        definitions = self.definition_writes
+        self.recorders.append(recorder)
+        try:
+            result = run()
+        finally:
+            self.recorders.pop()
+        if self.force:  # tests only: what an unchecked memo would do
+            recorder.refused = None
+        elif recorder.refused is None and _effects(interp) != before:
+            recorder.refused = "reported, traced or imported something"
+        return result, definitions
 
     def _reuse(self, entry: Entry, interp, node) -> Instance:
         self.hits += 1

@@ -55,12 +55,14 @@ def _expect(actual: Dim, wanted: Dim, message: str) -> None:
 @shape_function("identity", "dropout", "relu", "relu6", "gelu", "silu", "tanh", "sigmoid", "leaky_relu",
                 "elu", "selu", "celu", "softplus", "mish", "hardswish", "hardsigmoid", "hardtanh",
                 "prelu", "abs", "exp", "log", "sqrt", "rsqrt", "neg",
-                "sin", "cos", "clamp", "erf", "round", "floor", "ceil", "sign")
+                "sin", "cos", "clamp", "erf", "round", "floor", "ceil", "sign",
+                # torch.nn kinds of issue 20 (the rest of their shape rules: nn_ops.py)
+                "hardshrink", "softshrink", "tanhshrink", "logsigmoid", "rrelu", "threshold", "local_response_norm")
 def _same_shape(attrs, inputs):
     return [inputs[0]], {}
 
 
-@shape_function("softmax", "log_softmax")
+@shape_function("softmax", "log_softmax", "softmin", "gumbel_softmax")
 def _softmax(attrs, inputs):
     dim = attrs.get("dim")
     if isinstance(dim, int) and not isinstance(dim, bool):  # None: PyTorch's legacy implicit choice

@@ -23,17 +23,8 @@ def _kinds(*kinds: str):
     return register
 
 
-@_kinds("hardshrink", "softshrink", "tanhshrink", "logsigmoid", "rrelu", "threshold", "local_response_norm")
-def _same_shape(attrs, inputs):
-    return [inputs[0]], {}
-
-
-@_kinds("softmin", "gumbel_softmax")
-def _along_dim(attrs, inputs):
-    dim = attrs.get("dim")
-    if isinstance(dim, int) and not isinstance(dim, bool):  # None: PyTorch's legacy implicit choice
-        normalize_dim(dim, len(inputs[0]))
-    return [inputs[0]], {}
+# (hardshrink, softshrink, tanhshrink, logsigmoid, rrelu, threshold, local_response_norm keep the
+# input's shape, softmin and gumbel_softmax along a dim: shapes/layers.py's rules, by name there)
 
 
 @_kinds("channel_shuffle")

@@ -40,7 +40,7 @@ The memo lives on the interpreter's construction memo (``apply_calls``, ``apply_
 from __future__ import annotations
 
 from staticflops.frontend.construction_memo import (
-    _ATTEMPTS, Entry, NotMemoisable, Recorder, _constant, _effects, _plain_key,
+    _ATTEMPTS, Entry, NotMemoisable, Recorder, _constant, _plain_key,
 )
 from staticflops.frontend.values import BoundMethod, Function, Instance, Tensor
 
@@ -69,18 +69,8 @@ def apply_call(interp, fn, module: Instance, node, checked: set) -> None:
         interp.call(fn, [module], {}, node)
         return
     recorder = Recorder(given=_given(module))
-    before = _effects(interp)
-    definitions = memo.definition_writes
-    memo.recorders.append(recorder)
-    try:
-        interp.call(fn, [module], {}, node)
-    finally:
-        memo.recorders.pop()
-    if memo.force:  # tests only: what an unchecked memo would do
-        recorder.refused = None
-    elif recorder.refused is None and _effects(interp) != before:
-        recorder.refused = "reported, traced or imported something"
-    elif recorder.refused is None and _key(fn, module) != key:
+    _, definitions = memo.recorded(interp, recorder, lambda: interp.call(fn, [module], {}, node))
+    if recorder.refused is None and not memo.force and _key(fn, module) != key:
         recorder.refused = "changed the module it was given"
     if recorder.refused is not None:
         memo.apply_refused[key] = memo.apply_refused.get(key, 0) + 1

@@ -43,3 +43,20 @@ def load_ground_truth() -> dict:
 def input_args(entry: dict) -> list[str]:
     return ["x".join(str(d) for d in spec["shape"]) + (":int64" if spec["dtype"] == "int64" else "")
             for spec in entry["inputs"]]
+
+
+@pytest.fixture
+def memo(monkeypatch):
+    """The construction memo (which holds the apply memo: ``hits``, ``apply_hits``) of the
+    analysis run in the test; tests/test_construction_memo.py and tests/test_apply_memo.py."""
+    from staticflops.frontend import pytorch
+
+    made = []
+
+    class Recording(pytorch.Interpreter):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self.construction_memo)
+
+    monkeypatch.setattr(pytorch, "Interpreter", Recording)
+    return lambda: made[-1]

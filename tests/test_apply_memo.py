@@ -10,22 +10,7 @@ them untrainable."""
 import pytest
 
 import staticflops
-from staticflops.frontend import pytorch
 from staticflops.frontend.construction_memo import ConstructionMemo
-
-
-@pytest.fixture
-def memo(monkeypatch):
-    """The construction memo (which holds the apply memo) of the analysis run in the test."""
-    made = []
-
-    class Recording(pytorch.Interpreter):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self.construction_memo)
-
-    monkeypatch.setattr(pytorch, "Interpreter", Recording)
-    return lambda: made[-1]
 
 
 def _analyse(tmp_path, text, shape="1x4"):

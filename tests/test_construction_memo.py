@@ -7,22 +7,7 @@ no check), to show that its assertion would catch a wrong reuse."""
 import pytest
 
 import staticflops
-from staticflops.frontend import pytorch
 from staticflops.frontend.construction_memo import ConstructionMemo
-
-
-@pytest.fixture
-def memo(monkeypatch):
-    """The construction memo of the analysis run in the test (its ``hits``)."""
-    made = []
-
-    class Recording(pytorch.Interpreter):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self.construction_memo)
-
-    monkeypatch.setattr(pytorch, "Interpreter", Recording)
-    return lambda: made[-1]
 
 
 def _analyse(tmp_path, text, shape="1x4"):

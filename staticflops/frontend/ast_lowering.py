@@ -750,6 +750,8 @@ class _Lowerer:
         prefix = raw[:quote].lower()
         if "f" in prefix:
             return self.formatted(raw, piece.start(), quote)
+        # one string-literal token: literal_eval only parses a literal, it runs nothing (libcst's
+        # evaluated_value, the other route's source of this value, calls the same function)
         return self.make("SimpleString", piece.start(), raw, _kept(ast.literal_eval(raw)))
 
     def formatted(self, raw: str, start: int, quote: int):

@@ -145,7 +145,36 @@ def keras_recurrent(attrs, x: Shape) -> tuple[list, dict]:
 
 
 
-@shape_function("softsign", "normalization", "augment")
+@shape_function("conv_lstm")
+def _conv_lstm(attrs, inputs):
+    """ConvLSTM1D/2D/3D (channels_last): (B, T, *spatial, C) -> each step's gates are convolutions
+    of the step's input (the layer's kernel, strides, padding) and of the state (the same kernel
+    size, stride 1, 'same'), so the state and output have the input conv's spatial size:
+    (B, T, *out, filters) with return_sequences, else (B, *out, filters); return_state adds h and c."""
+    x = inputs[0]
+    name = attrs.get("type", "ConvLSTM")
+    _expect_rank(x, (attrs["dims"] + 3,), name)
+    _expect(x[-1], attrs["in_channels"], name + " expects {wanted} input channels, got {actual}")
+    step, _ = _conv(attrs, [(x[0],) + tuple(x[2:])])
+    state = step[0]
+    output = (x[0], x[1]) + tuple(state[1:]) if attrs["return_sequences"] else state
+    outputs = [output] + ([state, state] if attrs["return_state"] else [])
+    return outputs, {"seq_len": x[1], "batch": x[0], "positions": numel(tuple(state[1:-1]))}
+
+
+@shape_function("category_encoding")
+def _category_encoding(attrs, inputs):
+    """CategoryEncoding: (B, n) token ids -> (B, num_tokens) counts or multi-hot flags; one_hot
+    gives each id its own row, (B, 1) or (B,) -> (B, num_tokens), (B, n) -> (B, n, num_tokens)."""
+    x, tokens = inputs[0], attrs["num_tokens"]
+    if attrs["output_mode"] == "one_hot":
+        _expect_rank(x, (1, 2), "CategoryEncoding")
+        return [(x[0], tokens) if len(x) == 1 or x[-1] == 1 else tuple(x) + (tokens,)], {}
+    _expect_rank(x, (2,), "CategoryEncoding")
+    return [(x[0], tokens)], {}
+
+
+@shape_function("softsign", "normalization", "augment", "auto_contrast")
 def _unary(attrs, inputs):
     return [inputs[0]], {}
 

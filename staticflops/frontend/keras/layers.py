@@ -311,6 +311,12 @@ _AUGMENT = {
     **{name: "*args, **kwargs" for name in (
         "AugMix", "CutMix", "MaxNumBoundingBoxes", "RandAugment", "RandomColorJitter", "RandomElasticTransform",
         "RandomErasing", "RandomGaussianBlur", "RandomInvert", "RandomPerspective", "RandomShear", "Solarization")},
+    # These draw their random transformation even at inference, then pass the image through
+    # (transform_images does nothing unless training, keras 3.15.1); the draw is dead code whose
+    # scalar ops the profiler counts 0 (probe recorded with a fixed stateless seed: 0 FLOPs each).
+    **{name: "*args, **kwargs" for name in (
+        "MixUp", "RandomColorDegeneration", "RandomGrayscale", "RandomHue", "RandomPosterization",
+        "RandomSaturation", "RandomSharpness")},
 }
 for _name, _signature in _AUGMENT.items():
     LAYERS[_name] = KerasLayerSpec("augment", _signature)

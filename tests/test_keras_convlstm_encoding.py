@@ -110,7 +110,40 @@ def test_auto_contrast_full_and_standard():
 
 
 def test_every_rule_set_prices_the_new_kinds_without_an_unknown():
-    # The PyTorch tools never see Keras layers (0) but keep the weights: ConvLSTM2D's 1,024.
+    # The PyTorch tools never see Keras layers (0) but keep the weights: ConvLSTM2D's 1,024,
+    # STFTSpectrogram's 80 (both derived above).
     for rules in builtin_names():
-        report = run(CONV_LSTM_2D, rules)
-        assert report.unknown == [] and report.totals.params == 1_024, rules
+        for body, params in ((CONV_LSTM_2D, 1_024), (STFT, 80)):
+            report = run(body, rules)
+            assert report.unknown == [] and report.totals.params == params, rules
+
+
+STFT = """\
+    x = keras.Input(shape=(32, 2))
+    out = layers.STFTSpectrogram(frame_length=8, frame_step=4, window=None)(x)
+    model = keras.Model(x, out)
+    """
+
+
+def test_stft_spectrogram_standard_counts_the_dft_convolutions():
+    report = run(STFT)
+    # frames (32 - 8) // 4 + 1 = 7, bins 8 // 2 + 1 = 5, per channel: (1, 7, 2 * 5)
+    assert report.unknown == [] and report.outputs == [[1, 7, 10]]
+    # 2 kernels (real, imaginary) x 7 frames x 5 bins x 2 channels x 8 taps = 1,120 MACs
+    assert report.totals.macs == 1_120 and report.totals.forward_flops == 2_240
+    # two kernels of 8 x 1 x 5 = 80 weights (Keras count_params)
+    assert report.totals.params == 80
+
+
+def test_stft_spectrogram_full_counts_the_spectrum_arithmetic():
+    # 70 spectrum values: 2 kernels x (2 x 8 - 1) = 30 each = 2,100, + log mode's 7 each = 490
+    assert run(STFT, "full").totals.forward_flops == 2_590
+
+
+def test_stft_spectrogram_channels_first_is_located():
+    report = run("""\
+        x = keras.Input(shape=(2, 32))
+        out = layers.STFTSpectrogram(frame_length=8, data_format="channels_first")(x)
+        model = keras.Model(x, out)
+        """)
+    assert report.unknown and report.unknown[0].location == "model.py:5:7"

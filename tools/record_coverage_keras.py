@@ -124,7 +124,13 @@ RECIPES: dict = {
     "TimeDistributed": [("layers.TimeDistributed(layers.Dense(4))(x)", ["x:5x8"])],
     "Conv3DTranspose": [("layers.Conv3DTranspose(4, 3)(x)", ["x:4x8x8x3"])],
     # window=None: the default 'hann' window is made with scipy, which the recording env lacks.
-    "STFTSpectrogram": [("layers.STFTSpectrogram(frame_length=8, frame_step=4, window=None)(x)", ["x:32x1"])],
+    "STFTSpectrogram": [("layers.STFTSpectrogram(frame_length=8, frame_step=4, window=None)(x)", ["x:32x1"]),
+                        ("layers.STFTSpectrogram(mode='magnitude', frame_length=8, frame_step=4, padding='same', window=None)(x)", ["x:30x2"]),
+                        ("layers.STFTSpectrogram(mode='real', frame_length=6, fft_length=16, window=None)(x)", ["x:32x1"]),
+                        ("layers.STFTSpectrogram(mode='stft', frame_length=8, window=None)(x)", ["x:32x1"]),
+                        ("layers.STFTSpectrogram(mode='psd', frame_length=8, frame_step=4, window=None)(x)", ["x:32x1"]),
+                        ("layers.STFTSpectrogram(mode='angle', frame_length=8, frame_step=4, window=None)(x)", ["x:32x1"]),
+                        ("layers.STFTSpectrogram(frame_length=8, frame_step=4, window=None, expand_dims=True)(x)", ["x:32x2"])],
     # The defaults (fft_length=2048, reflect padding of 1024) need an input longer than 1024.
     "MelSpectrogram": [("layers.MelSpectrogram(fft_length=16, sequence_stride=8, num_mel_bins=4)(x)", ["x:64"])],
     # Equalization stays a "no recipe" gap: in Keras 3.15.1 its compute_output_spec returns the input

@@ -174,6 +174,27 @@ def _category_encoding(attrs, inputs):
     return [(x[0], tokens)], {}
 
 
+@shape_function("stft_spectrogram")
+def _stft_spectrogram(attrs, inputs):
+    """STFTSpectrogram (channels_last): (B, T, C) -> frames of `frame_length` every `frame_step`
+    ('valid' or 'same', as a strided conv), `bins` = fft_length // 2 + 1 per frame and channel
+    (twice that for mode='stft': real and imaginary parts): (B, frames, C * bins), or
+    (B, frames, bins, C) with expand_dims."""
+    x = inputs[0]
+    _expect_rank(x, (3,), "STFTSpectrogram")
+    length, step, window = x[1], attrs["frame_step"], attrs["frame_length"]
+    if attrs["padding"] == "same":
+        frames = -(-length // step)
+    else:
+        frames = (length - window) // step + 1
+        if isinstance(frames, int) and frames <= 0:
+            raise ShapeError(f"STFTSpectrogram: input length {length} is shorter than frame_length {window}")
+    bins = attrs["bins"] * (2 if attrs["mode"] == "stft" else 1)
+    out = (x[0], frames, bins, x[2]) if attrs["expand_dims"] else (x[0], frames, x[2] * bins)
+    # `spectra`: the values each DFT kernel computes (one per frame, bin and channel)
+    return [out], {"frames": frames, "spectra": x[0] * x[2] * frames * attrs["bins"]}
+
+
 @shape_function("softsign", "normalization", "augment", "auto_contrast")
 def _unary(attrs, inputs):
     return [inputs[0]], {}

@@ -351,6 +351,22 @@ def _auto_contrast(args, n):
     return {"rescaled": (low, high) != (0, 255)}
 
 
+def _stft_spectrogram(args, n):
+    """STFTSpectrogram convolves the signal with a real and an imaginary DFT kernel (frame_length
+    x fft_length // 2 + 1 weights each; mode 'real' or 'imag' only the one), then takes the
+    spectrum the mode asks for (keras/src/layers/preprocessing/stft_spectrogram.py, 3.15.1)."""
+    if _data_format(args["data_format"]) != "channels_last":
+        _refuse("STFTSpectrogram with data_format='channels_first'")
+    length = args["frame_length"]
+    fft = args["fft_length"] or 2 ** (length - 1).bit_length()  # the next power of two
+    return {"mode": args["mode"], "frame_length": length, "frame_step": args["frame_step"] or length // 2,
+            "bins": fft // 2 + 1, "kernels": 1 if args["mode"] in ("real", "imag") else 2,
+            "padding": args["padding"], "expand_dims": bool(args["expand_dims"])}
+
+
+LAYERS["STFTSpectrogram"] = KerasLayerSpec(
+    "stft_spectrogram", "mode='log', frame_length=256, frame_step=None, fft_length=None, window='hann', periodic=False, scaling='density', padding='valid', expand_dims=False, data_format=None, **kwargs",
+    _stft_spectrogram)
 LAYERS["CategoryEncoding"] = KerasLayerSpec("category_encoding", "num_tokens=None, output_mode='multi_hot', sparse=False, **kwargs",
                                             _category_encoding)
 # Active at inference too: each image's channels are stretched to the whole value range.

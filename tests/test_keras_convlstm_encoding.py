@@ -140,10 +140,11 @@ def test_stft_spectrogram_full_counts_the_spectrum_arithmetic():
     assert run(STFT, "full").totals.forward_flops == 2_590
 
 
-def test_stft_spectrogram_channels_first_is_located():
-    report = run("""\
+@pytest.mark.parametrize("arguments", ["data_format='channels_first'", "mode='bogus'"])
+def test_stft_spectrogram_arguments_not_modelled_are_located(arguments):
+    report = run(f"""\
         x = keras.Input(shape=(2, 32))
-        out = layers.STFTSpectrogram(frame_length=8, data_format="channels_first")(x)
+        out = layers.STFTSpectrogram(frame_length=8, {arguments})(x)
         model = keras.Model(x, out)
         """)
     assert report.unknown and report.unknown[0].location == "model.py:5:7"

@@ -6,7 +6,8 @@ Keras layers keep the batch dimension apart: ``Reshape((4, 8))`` means ``(batch,
 
 from __future__ import annotations
 
-from staticflops.shapes.layers import BATCH_MAJOR_RECURRENT, _expect, _expect_rank, channels_last, shape_function, _conv
+from staticflops.shapes.layers import (BATCH_MAJOR_RECURRENT, _conv, _expect, _expect_rank, channels_last,
+                                       conv_output_size, same_output_size, shape_function)
 from staticflops.shapes.shape import Shape, format_shape, numel
 from staticflops.shapes.tensor_ops import ShapeError, broadcast, concatenate, normalize_dim, reshape
 
@@ -184,9 +185,9 @@ def _stft_spectrogram(attrs, inputs):
     _expect_rank(x, (3,), "STFTSpectrogram")
     length, step, window = x[1], attrs["frame_step"], attrs["frame_length"]
     if attrs["padding"] == "same":
-        frames = -(-length // step)
+        frames = same_output_size(length, step)
     else:
-        frames = (length - window) // step + 1
+        frames = conv_output_size(length, window, step, 0, 1)
         if isinstance(frames, int) and frames <= 0:
             raise ShapeError(f"STFTSpectrogram: input length {length} is shorter than frame_length {window}")
     bins = attrs["bins"] * (2 if attrs["mode"] == "stft" else 1)

@@ -357,6 +357,8 @@ def _stft_spectrogram(args, n):
     spectrum the mode asks for (keras/src/layers/preprocessing/stft_spectrogram.py, 3.15.1)."""
     if _data_format(args["data_format"]) != "channels_last":
         _refuse("STFTSpectrogram with data_format='channels_first'")
+    if args["mode"] not in ("log", "magnitude", "psd", "real", "imag", "angle", "stft") or args["padding"] not in ("valid", "same"):
+        _refuse(f"STFTSpectrogram(mode={args['mode']!r}, padding={args['padding']!r})")  # Keras refuses them too
     length = args["frame_length"]
     fft = args["fft_length"] or 2 ** (length - 1).bit_length()  # the next power of two
     return {"mode": args["mode"], "frame_length": length, "frame_step": args["frame_step"] or length // 2,

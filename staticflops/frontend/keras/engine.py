@@ -625,7 +625,7 @@ class KerasEngine:
         if activation:
             outputs[0] = self.record(layer, activation, f"{layer.cls.name}(activation)", _activation_attrs(activation),
                                      [outputs[0].shape], node, is_layer_call=False)[0]
-        if kind in ("rnn", "gru", "lstm"):
+        if kind in ("rnn", "gru", "lstm", "conv_lstm"):  # with return_state: (output, h[, c])
             return list(outputs) if len(outputs) > 1 else outputs[0]
         if kind == "multi_head_attention":
             return (outputs[0], outputs[1]) if kwargs.get("return_attention_scores") else outputs[0]

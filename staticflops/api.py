@@ -197,7 +197,7 @@ def _trace_torch(source, model, kwargs, specs, *, freeze=(), batch=None, **conte
 def _trace_keras(source, model, kwargs, specs, *, freeze=(), batch=None, **context):
     from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
 
-    return analyse_keras(source, model, kwargs, specs, batch, **context)
+    return analyse_keras(source, model, kwargs, specs, batch, freeze=freeze, **context)
 
 
 # Tried in order; the last claims every file (a file that imports neither framework is read

@@ -74,3 +74,26 @@ def test_a_layer_without_weights_has_no_weight_gradient():
     report = analyze_text(source, "m.py", training=True, batch=1, rules="full")
     assert report.totals.weight_grad_flops > 0
     assert not [u for u in report.unknown if "weight-gradient" in u.what], report.unknown
+
+
+def test_a_frozen_custom_layer_trains_none_of_its_own_weights():
+    # Project(trainable=False): its add_weight kernel gets no gradient; the matmul still needs
+    # the input gradient (128) for Dense(16)'s weight gradient (256) before it
+    source = OWN_WEIGHT.replace("Project()]", "Project(trainable=False)]")
+    assert _backward(source) == (384, 128, 256)
+
+
+@pytest.mark.parametrize("pattern, expected", [
+    ("dense", (384, 0, 128)),      # the first Dense frozen: as trainable=False above
+    ("dense_1", (384, 128, 256)),  # the second: only the first's weights, through its input gradient
+])
+def test_freeze_option_on_keras_layer_paths(pattern, expected):
+    totals = analyze_text(TWO_DENSE, "m.py", training=True, batch=1, freeze=[pattern]).totals
+    assert (totals.forward_flops, totals.input_grad_flops, totals.weight_grad_flops) == expected
+
+
+def test_freeze_pattern_that_matches_no_keras_layer_is_a_usage_error():
+    from staticflops.diagnostics import UsageError
+
+    with pytest.raises(UsageError, match="matches no module.*dense"):
+        analyze_text(TWO_DENSE, "m.py", training=True, batch=1, freeze=["encoder.*"])

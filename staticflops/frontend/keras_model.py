@@ -18,7 +18,7 @@ from staticflops.frontend.detect import uses_keras  # noqa: F401  (re-exported: 
 from staticflops.frontend.keras.engine import is_layer
 from staticflops.frontend.keras.framework import KerasFramework
 from staticflops.frontend.keras.graph import KerasTensor
-from staticflops.frontend.pytorch import _op, _output_shapes, stopped_diagnostic
+from staticflops.frontend.pytorch import _freeze, _op, _output_shapes, stopped_diagnostic
 from staticflops.frontend.select import _names_used_outside_own_definition as _names_used_outside_own_class
 from staticflops.frontend.select import _needs_no_arguments, _used_elsewhere
 from staticflops.frontend.source import SourceFile
@@ -32,7 +32,7 @@ _BUILDER_PREFIXES = ("build", "make", "create", "get", "model")
 
 def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
                   batch: int | None = None, reader=None, budget=None, libraries=None,
-                  env: dict | None = None) -> ModelIR:
+                  env: dict | None = None, freeze: tuple = ()) -> ModelIR:
     framework = KerasFramework(batch)
     interp = Interpreter(framework, budget)
     interp.environment.update(env or {})  # os.environ of the analysed program (--env)
@@ -47,6 +47,8 @@ def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: l
             raise
         root, name, anchor, stopped = error.building, model or error.building.cls.name, None, error  # as for PyTorch
     specs = list(inputs) or _declared_inputs(root, name)
+    _freeze(root, freeze, complete=stopped is None)  # --freeze GLOB, as for PyTorch
+    _untrain_frozen_weights(root)
     framework.tracer = Tracer(active=True, max_ops=interp.budget.max_ops)  # what construction traced is replaced by one clean forward pass
     if stopped is None:
         tensors = [KerasTensor(spec.shape, spec.dtype) for spec in specs]
@@ -63,6 +65,17 @@ def analyse_keras(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         inputs=specs, outputs=_output_shapes(result), unknowns=interp.unknowns, diagnostics=list(interp.diagnostics), stopped=stopped_diagnostic(stopped),
         ignores=interp.ignores,
     )
+
+
+def _untrain_frozen_weights(root: Instance) -> None:
+    """Weights a frozen layer (``trainable=False`` on it or on a model around it) made before the
+    forward pass get no gradient: the ops that use them (``ops.matmul(x, self.w)``) ask the weight,
+    not the layer.  Those made during the pass ask the running layers (``add_weight``)."""
+    for _, layer in named_modules(root):
+        if layer.module is not None and layer.module.frozen:
+            for _, inner in named_modules(layer):
+                for param in inner.module.parameters.values() if inner.module is not None else ():
+                    param.trainable = param.requires_grad = False
 
 
 def _select_model(interp, source, scope, framework, model: str | None, kwargs: dict):

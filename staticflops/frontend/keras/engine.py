@@ -181,7 +181,7 @@ class KerasEngine:
             interp.unknown(f"shape of weight `{name}` is unknown ({shape.reason})", node)
             shape = None
         shape = tuple(shape) if isinstance(shape, (list, tuple)) else (shape,) if isinstance(shape, int) else shape
-        trainable = kwargs.get("trainable", True) is not False
+        trainable = kwargs.get("trainable", True) is not False and not self.frozen(layer)
         param = Parameter(shape, trainable=trainable, owner=layer)
         key = name if isinstance(name, str) else f"variable_{len(layer.module.parameters)}"
         layer.module.parameters[key] = param
@@ -664,13 +664,17 @@ class KerasEngine:
         grad = any(needs_grad) or trainable
         return [None if s is None else Tensor(s, requires_grad=grad) for s in outputs]
 
+    def frozen(self, layer) -> bool:
+        """``trainable=False`` on the layer or on a model it is running inside."""
+        owners = [*self.framework.tracer.stack, layer]
+        return any(owner.module is not None and owner.module.frozen for owner in owners)
+
     def _has_trainable_weights(self, layer) -> bool:
         """Keras trains every weight of a layer unless the layer, or a model it runs inside, was
         set ``trainable=False`` (freezing a base model freezes every layer in it).  A built-in
         layer's weights are implicit (its rule counts them): the pricing stage drops the weight
         gradient of a layer whose rule counts no parameters."""
-        owners = [*self.framework.tracer.stack, layer]
-        if any(owner.module is not None and owner.module.frozen for owner in owners):
+        if self.frozen(layer):
             return False
         declared = layer.module.parameters
         return any(p.trainable for p in declared.values()) if declared else True

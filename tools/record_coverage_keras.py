@@ -19,7 +19,7 @@ cannot be frozen otherwise): output shapes, ``count_params()`` and the TF profil
 the frozen graph (the ``tf-profiler`` rule set's ground truth); the output shapes are those of
 the model executed on a batch of 1 (a flattening op folds the batch into another dimension,
 which ``model.outputs``' symbolic shapes cannot show).  ``--replay FAMILY`` re-runs the recorded
-cases without enumerating again;
+cases without enumerating again; ``--one CALL INPUT...`` records one case and prints it;
 written to ``tests/fixtures/coverage/keras_layers.json`` and ``keras_ops.json``.
 
 How to run (tensorflow-cpu 2.21, keras 3.15.1):
@@ -324,6 +324,9 @@ def replay(family: str) -> None:
 
 def main() -> int:
     signal.signal(signal.SIGALRM, _alarm)
+    if sys.argv[1:2] == ["--one"]:  # --one CALL INPUT...: one case, printed (ctc_loss traces once per process)
+        print(json.dumps(run_case(sys.argv[2], sys.argv[3:]), sort_keys=True))
+        return 0
     if sys.argv[1:2] == ["--replay"]:
         for family in sys.argv[2:]:
             replay(family)

@@ -77,6 +77,43 @@ def _sparse_categorical_crossentropy(framework, f, interp, b, node):
                    [logs, t], [logs.shape, t.shape], node, o.dtype)
 
 
+def _ctc_loss(framework, f, interp, b, node):
+    """ctc_loss(target (B, L), output (B, T, C), target_length, output_length): TensorFlow's
+    ctc_loss_dense (tf.nn.ctc_loss, keras 3.15.1): the labels' one-hot probabilities (a Mul per
+    (T, B, L, C) element, a Sum over the classes); the state transitions of the S = 2L + 2
+    states (ctc_state_trans: an Add per label + 1, per S x S pair twice and a Log per pair, a
+    Mul of 3 per sequence, an Add of 3 and an Equal and a Sub per label gap); nine scalar ops;
+    the initial and final states (a Mul, a Sub and a Mul per (2, L + 1, B) element); the
+    sequence mask (a Less per (B, T)); and the forward-backward recursion (kind loss, op
+    ctc_loss: inside a tf.scan, which the profiler cannot size).  One loss per sequence.
+    Measured by the op-surface probe at (L, T, C) = (3, 5, 4): 352; at (2, 6, 5) and (4, 7, 3)
+    by tools/record_coverage_keras.py --one: 260 and 509 (tests/test_keras_op_lowerings.py)."""
+    t, o = _tensor(interp, b["target"], "ctc_loss", node), _tensor(interp, b["output"], "ctc_loss", node)
+    if not isinstance(t, Tensor) or not isinstance(o, Tensor):
+        return _unknown_first(t, o)
+    if len(t.shape) != 2 or len(o.shape) != 3 or not all(isinstance(d, int) for d in t.shape + o.shape):
+        return interp.unknown("keras.ops.ctc_loss of other than a (batch, labels) target and a (batch, time, "
+                              "classes) output of known sizes is not modelled", node)
+    (batch, time, classes), labels = o.shape, t.shape[1]
+    states = 2 * labels + 2
+    hot = f["mul"](interp, [Tensor((time, batch, labels, classes)), Tensor((time, batch, labels, classes))], {}, node)
+    _record(framework, interp, "reduce", "ctc_loss", {"op": "sum", "dim": -1, "keepdim": False}, [hot], [hot.shape], node)
+    f["add"](interp, [Tensor((labels + 1,)), Tensor(())], {}, node)
+    f["add"](interp, [Tensor((states, states)), Tensor(())], {}, node)
+    f["mul"](interp, [Tensor((batch, 3)), Tensor(())], {}, node)
+    gaps = Tensor((batch, labels - 1))
+    f["add"](interp, [Tensor((batch, labels - 1, 3)), Tensor(())], {}, node)
+    f["eq"](interp, [gaps, gaps], {}, node)
+    f["sub"](interp, [gaps, gaps], {}, node)
+    f["log"](interp, [f["add"](interp, [Tensor((batch, states, states)), Tensor(())], {}, node)], {}, node)
+    _scalars(f, interp, node, "add", "add", "add", "add", "log", "log", "sub", "add", "add")
+    ends = Tensor((2, labels + 1, batch))
+    f["mul"](interp, [f["sub"](interp, [f["mul"](interp, [ends, ends], {}, node), ends], {}, node), ends], {}, node)
+    f["lt"](interp, [Tensor((batch, time)), Tensor((batch, 1))], {}, node)
+    return _record(framework, interp, "loss", "ctc_loss", {"op": "ctc_loss", "reduction": "none"},
+                   [Tensor((time, batch, classes)), t], [(time, batch, classes), t.shape], node, o.dtype)
+
+
 def _psnr(framework, f, interp, b, node):
     """psnr(x1, x2, max_val): 20 log10(max_val) - 10 log10(mse): Sub, Square and Mean per
     element, then per log10 two Logs (of the value and of 10), a RealDiv and a Mul, and a Sub."""
@@ -331,6 +368,46 @@ def _stft(framework, f, interp, b, node):
                    node, x.dtype)
 
 
+def _istft(framework, f, interp, b, node):
+    """istft((real, imag) (..., frames, fft_length // 2 + 1), sequence_length, sequence_stride,
+    fft_length, length=None, window='hann', center=True), with the window as long as the FFT
+    and a whole number of strides in it: the hann window; tf.signal.inverse_stft_window_fn
+    divides it by the sum of its overlapping squares (a Square per point, four scalar ops of the
+    overlap count, a Sum over the overlaps, a scalar Mul, an Equal and a RealDiv per point); an
+    inverse real FFT per frame (kind fft, irfft), the window multiplied in, and overlap_and_add
+    (a Sum over the overlapping sub-frames); center trims fft_length // 2 from both ends."""
+    pair = b["x"]
+    if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(t, Tensor) for t in pair)):
+        return interp.unknown("keras.ops.istft expects a (real, imaginary) pair of tensors", node)
+    real, imag = pair
+    n, step = b["fft_length"], b["sequence_stride"]
+    if (b["window"] != "hann" or b["sequence_length"] != n or not isinstance(step, int) or step <= 0 or n % step
+            or len(real.shape) < 2):
+        return interp.unknown("keras.ops.istft with a window other than 'hann', a sequence_length other than "
+                              "fft_length or a stride that does not divide it is not modelled", node)
+    window = _hann(f, interp, n, node)
+    f["square"](interp, [window], {}, node)
+    _scalars(f, interp, node, "neg", "neg", "mul", "sub")
+    overlaps = n // step
+    _record(framework, interp, "reduce", "istft", {"op": "sum", "dim": 0, "keepdim": True}, [Tensor((overlaps, step))],
+            [(overlaps, step)], node)
+    _scalars(f, interp, node, "mul")
+    f["eq"](interp, [Tensor((n,)), Tensor(())], {}, node)
+    window = f["div"](interp, [window, Tensor((n,))], {}, node)
+    frames = _record(framework, interp, "fft", "ops.istft", {"op": "irfft", "fft_length": n}, [real, imag],
+                     [real.shape, imag.shape], node, real.dtype)
+    if not isinstance(frames, Tensor):
+        return frames
+    frames = f["mul"](interp, [frames, window], {}, node)
+    batch, count = frames.shape[:-2], frames.shape[-2]
+    pieces = Tensor(batch + (overlaps, count + overlaps - 1, step), real.dtype)
+    _record(framework, interp, "reduce", "istft", {"op": "sum", "dim": len(batch), "keepdim": False}, [pieces],
+            [pieces.shape], node, real.dtype)
+    total = step * (count - 1) + n
+    size = b["length"] if b["length"] is not None else total - 2 * (n // 2) if b["center"] else total
+    return Tensor(batch + (size,), real.dtype)
+
+
 def _ctc_decode(framework, f, interp, b, node):
     """ctc_decode(inputs (batch, time, classes), sequence_lengths, strategy='greedy'): the most
     likely class per time step (CTCGreedyDecoder: recorded as the argmax reduction over the
@@ -486,6 +563,7 @@ LOWERINGS = {
     "categorical_crossentropy": ("target, output, from_logits=False, axis=-1", _categorical_crossentropy),
     "sparse_categorical_crossentropy": ("target, output, from_logits=False, axis=-1", _sparse_categorical_crossentropy),
     "psnr": ("x1, x2, max_val", _psnr),
+    "ctc_loss": ("target, output, target_length, output_length, mask_index=0", _ctc_loss),
     "trace": ("x, offset=0, axis1=0, axis2=1", _trace), "inner": ("x1, x2", _inner),
     "matrix_rank": ("x, tol=None", _matrix_rank), "pinv": ("x, rcond=1e-15", _pinv),
     "lstsq": ("a, b, rcond=None", _lstsq),
@@ -501,6 +579,7 @@ LOWERINGS = {
     "fold": ("x, output_size, kernel_size, dilation=1, padding=0, stride=1", _fold),
     "extract_sequences": ("x, sequence_length, sequence_stride", _extract_sequences),
     "stft": ("x, sequence_length, sequence_stride, fft_length, window='hann', center=True", _stft),
+    "istft": ("x, sequence_length, sequence_stride, fft_length, length=None, window='hann', center=True", _istft),
     "ctc_decode": ("inputs, sequence_lengths, strategy='greedy', beam_width=100, top_paths=1, merge_repeated=True, "
                    "mask_index=0", _ctc_decode),
     "sparsemax": ("x, axis=-1", _sparsemax), "argpartition": ("x, kth, axis=-1", _argpartition),

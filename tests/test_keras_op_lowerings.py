@@ -15,6 +15,11 @@ from pathlib import Path
 import pytest
 
 from staticflops.api import analyze_text
+from staticflops.frontend.keras.op_kinds import KIND_OPS
+from staticflops.frontend.keras.op_losses import LOSSES
+from staticflops.frontend.keras.op_lowerings import LOWERINGS
+from staticflops.frontend.keras.op_signals import SIGNALS
+from staticflops.rulesets.loader import builtin_names
 
 _SPEC = importlib.util.spec_from_file_location(
     "coverage_table", Path(__file__).resolve().parent.parent / "tools" / "coverage_table.py")
@@ -107,3 +112,28 @@ def test_what_is_not_modelled_is_a_located_unknown(call, reason):
     report = analyze_text(source, "m.py", rules="tf-profiler", batch=1)
     assert report.unknown and reason in report.unknown[0].what
     assert str(report.unknown[0].location).startswith("m.py:5:")
+
+
+def test_every_probed_lowering_is_priced_by_every_rule_set():
+    # The probe checks `tf-profiler`; here every built-in rule set must price the same recorded
+    # cases without an unknown (a kind fact a rule reads but the binding does not give, as
+    # in_top_k's comparisons once were, is an unknown under `full`).
+    added = ("segment_min", "segment_prod", "cholesky", "slogdet", "lu_factor", "eig", "eigh", "in_top_k")
+    assert set(added) <= set(KIND_OPS)
+    names = {f"ops.{name}" for name in (*LOWERINGS, *LOSSES, *SIGNALS, *added)}
+    fixture = coverage_table.load("keras_ops")
+    cases = [case for case in fixture["cases"] if case["op"] in names]
+    assert {case["op"] for case in cases} == names  # each of them has a recorded probe case
+    for case in cases:
+        source = coverage_table.keras_case_source(fixture["header"], case)
+        for rules in builtin_names():
+            report = analyze_text(source, "case.py", rules=rules, batch=1)
+            assert report.unknown == [], (case["call"], rules, report.unknown[0].what)
+
+
+def test_full_counts_in_top_k_as_a_heap_of_k():
+    # in_top_k(targets (1,), predictions (1, 8), k=2): kind sort with k: n * ceil(log2 k) = 8 * 1
+    # comparisons per row, one row (rules/full.yaml `sort`).
+    source = ("i = keras.Input(shape=(1,), dtype=\"int32\")\nx = keras.Input(shape=(8,))\n"
+              "model = keras.Model([i, x], ops.in_top_k(ops.reshape(i, (-1,)), x, 2))\n")
+    assert _forward(source, "full") == 8

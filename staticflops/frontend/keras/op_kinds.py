@@ -117,7 +117,10 @@ def _in_top_k(b):
         raise NotModelled("in_top_k of predictions that are not (batch, classes)")
     if isinstance(k, bool) or not isinstance(k, int):
         raise NotModelled("in_top_k with a k that is not a number")
-    return {"op": "in_top_k", "dim": 1, "k": k}, [predictions], [predictions.shape[:1]]
+    rows, n = predictions.shape
+    # the kind's facts (a heap of k over each row: n * ceil(log2 k) comparisons), as its shape function gives them
+    return ({"op": "in_top_k", "dim": 1, "k": k}, [predictions], [predictions.shape[:1]],
+            {"comparisons": rows * n * (k - 1).bit_length() if k > 1 else 0})
 
 
 # name -> (signature, kind, configure, output dtype: None keeps the first operand's, output picked:

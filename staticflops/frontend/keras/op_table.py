@@ -13,8 +13,9 @@ lowering of it is priced per function).
 * ``COMPOSITES`` (frontend/keras/op_composites.py): functions made of existing kinds;
 * ``KIND_OPS`` (frontend/keras/op_kinds.py): functions that are one existing kind (det is
   ``linalg``, searchsorted ``search``...);
-* ``LOWERINGS`` (frontend/keras/op_lowerings.py): losses, quantiles, SVD-based linear algebra,
-  linspace... built from existing kinds as the TensorFlow backend builds them.
+* ``LOWERINGS``, ``LOSSES``, ``SIGNALS`` (frontend/keras/op_lowerings.py, op_losses.py,
+  op_signals.py): quantiles, SVD-based linear algebra, linspace..., the losses, stft/istft/fold...
+  built from existing kinds as the TensorFlow backend builds them.
 
 Only ``keras.ops`` uses these (numpy semantics); TensorFlow namesakes differ.
 """
@@ -24,7 +25,9 @@ from __future__ import annotations
 from staticflops.frontend.keras.graph import tensors_in
 from staticflops.frontend.keras.op_composites import COMPOSITES, _axis, _numel
 from staticflops.frontend.keras.op_kinds import KIND_OPS, kind_op
+from staticflops.frontend.keras.op_losses import LOSSES
 from staticflops.frontend.keras.op_lowerings import LOWERINGS
+from staticflops.frontend.keras.op_signals import SIGNALS
 from staticflops.frontend.values import Tensor, Unknown
 from staticflops.shapes import tensor_ops as shape_ops
 from staticflops.shapes.einops_patterns import transform as einops_transform
@@ -359,7 +362,7 @@ def build_table_ops(framework, f: dict) -> dict:
         out[name] = _constant(name, signature, shape, dtype)
     for name in DATA_DEPENDENT:
         out[name] = _data_dependent(name)
-    for name, (signature, composite) in {**COMPOSITES, **LOWERINGS}.items():
+    for name, (signature, composite) in {**COMPOSITES, **LOWERINGS, **LOSSES, **SIGNALS}.items():
         out[name] = _composite(framework, f, name, signature, composite)
     for name, (signature, kind, configure, dtype, pick) in KIND_OPS.items():
         out[name] = kind_op(framework, name, signature, kind, configure, dtype, pick)

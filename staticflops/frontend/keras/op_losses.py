@@ -15,7 +15,7 @@ from staticflops.frontend.values import Tensor
 def _binary_crossentropy(framework, f, interp, b, node):
     """binary_crossentropy(target, output): output clipped to [eps, 1 - eps], then
     -(t log(o) + (1 - t) log(1 - o)): Log, Mul, two Subs, Log, Mul, Add, Neg per element."""
-    t, o = _tensor(interp, b["target"], "binary_crossentropy", node), _tensor(interp, b["output"], "binary_crossentropy", node)
+    t, o = (_tensor(interp, b[name], "binary_crossentropy", node) for name in ("target", "output"))
     if not isinstance(t, Tensor) or not isinstance(o, Tensor):
         return _unknown_first(t, o)
     if b["from_logits"]:
@@ -31,18 +31,18 @@ def _binary_crossentropy(framework, f, interp, b, node):
 def _categorical_crossentropy(framework, f, interp, b, node):
     """categorical_crossentropy(target, output, axis=-1): output / sum(output) along the axis,
     clipped, -sum(t log(o)) along the axis (Sum, RealDiv, clip, Log, Mul, Sum, Neg)."""
-    t, o = _tensor(interp, b["target"], "categorical_crossentropy", node), _tensor(interp, b["output"], "categorical_crossentropy", node)
+    t, o = (_tensor(interp, b[name], "categorical_crossentropy", node) for name in ("target", "output"))
     if not isinstance(t, Tensor) or not isinstance(o, Tensor):
         return _unknown_first(t, o)
     if b["from_logits"]:
         return interp.unknown("keras.ops.categorical_crossentropy with from_logits=True is not modelled", node)
     axis = b["axis"]
-    total = _record(framework, interp, "reduce", "categorical_crossentropy", {"op": "sum", "dim": axis, "keepdim": True},
-                    [o], [o.shape], node, o.dtype)
+    total = _record(framework, interp, "reduce", "categorical_crossentropy",
+                    {"op": "sum", "dim": axis, "keepdim": True}, [o], [o.shape], node, o.dtype)
     o = f["clamp"](interp, [f["div"](interp, [o, total], {}, node)], {}, node)
     terms = f["mul"](interp, [t, f["log"](interp, [o], {}, node)], {}, node)
-    summed = _record(framework, interp, "reduce", "categorical_crossentropy", {"op": "sum", "dim": axis, "keepdim": False},
-                     [terms], [terms.shape], node, o.dtype)
+    summed = _record(framework, interp, "reduce", "categorical_crossentropy",
+                     {"op": "sum", "dim": axis, "keepdim": False}, [terms], [terms.shape], node, o.dtype)
     return f["neg"](interp, [summed], {}, node)
 
 
@@ -58,8 +58,8 @@ def _sparse_categorical_crossentropy(framework, f, interp, b, node):
         return interp.unknown("keras.ops.sparse_categorical_crossentropy with from_logits=True or an output "
                               "other than (batch, classes) is not modelled", node)
     logs = f["log"](interp, [f["clamp"](interp, [o], {}, node)], {}, node)
-    return _record(framework, interp, "loss", "sparse_categorical_crossentropy", {"op": "nll_loss", "reduction": "none"},
-                   [logs, t], [logs.shape, t.shape], node, o.dtype)
+    return _record(framework, interp, "loss", "sparse_categorical_crossentropy",
+                   {"op": "nll_loss", "reduction": "none"}, [logs, t], [logs.shape, t.shape], node, o.dtype)
 
 
 def _ctc_loss(framework, f, interp, b, node):
@@ -82,7 +82,8 @@ def _ctc_loss(framework, f, interp, b, node):
     (batch, time, classes), labels = o.shape, t.shape[1]
     states = 2 * labels + 2
     hot = f["mul"](interp, [Tensor((time, batch, labels, classes)), Tensor((time, batch, labels, classes))], {}, node)
-    _record(framework, interp, "reduce", "ctc_loss", {"op": "sum", "dim": -1, "keepdim": False}, [hot], [hot.shape], node)
+    _record(framework, interp, "reduce", "ctc_loss", {"op": "sum", "dim": -1, "keepdim": False}, [hot], [hot.shape],
+            node)
     f["add"](interp, [Tensor((labels + 1,)), Tensor(())], {}, node)
     f["add"](interp, [Tensor((states, states)), Tensor(())], {}, node)
     f["mul"](interp, [Tensor((batch, 3)), Tensor(())], {}, node)

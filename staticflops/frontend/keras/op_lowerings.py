@@ -62,7 +62,8 @@ def _inner(framework, f, interp, b, node):
         f["mul"](interp, [a, c], {}, node)
     except ShapeError:  # the scalar branch's product has no known shape: not sized
         pass
-    rows, columns = Tensor((_numel(a.shape[:-1]), a.shape[-1]), a.dtype), Tensor((c.shape[-1], _numel(c.shape[:-1])), c.dtype)
+    rows = Tensor((_numel(a.shape[:-1]), a.shape[-1]), a.dtype)
+    columns = Tensor((c.shape[-1], _numel(c.shape[:-1])), c.dtype)
     product = f["matmul"](interp, [rows, columns], {}, node)
     return Tensor(a.shape[:-1] + c.shape[:-1], a.dtype) if isinstance(product, Tensor) else product
 
@@ -108,9 +109,11 @@ def _lstsq(framework, f, interp, b, node):
     if not isinstance(a, Tensor) or not isinstance(c, Tensor):
         return _unknown_first(a, c)
     if len(a.shape) != 2 or len(c.shape) != 2 or b["rcond"] is not None:
-        return interp.unknown("keras.ops.lstsq other than of a matrix by a matrix, without rcond, is not modelled", node)
+        return interp.unknown("keras.ops.lstsq other than of a matrix by a matrix, without rcond, is not modelled",
+                              node)
     u, s, v = _svd(framework, interp, a, "ops.lstsq", node, with_vectors=True)
-    _record(framework, interp, "reduce", "lstsq", {"op": "amax", "dim": -1, "keepdim": False}, [s], [s.shape], node, a.dtype)
+    _record(framework, interp, "reduce", "lstsq", {"op": "amax", "dim": -1, "keepdim": False}, [s], [s.shape], node,
+            a.dtype)
     _scalars(f, interp, node, "mul")
     f["ge"](interp, [s, Tensor((), a.dtype)], {}, node)
     inverse = f["div"](interp, [Tensor((), a.dtype), s], {}, node)
@@ -199,18 +202,23 @@ def _spaced(name):
     """linspace / logspace / geomspace(start, stop, num=50, endpoint=True, ..., axis=0) of
     tensor ends; logspace raises base to each point (a Pow per output), geomspace takes log10 of
     the ends first (Log of each, Log of 10, a RealDiv per element) and multiplies the powers by
-    the sign (a Mul per output)."""
+    the sign (a Mul per output).  Of two Python numbers: a constant of num points."""
     def fn(framework, f, interp, b, node):
         start, stop = b["start"], b["stop"]
+        num = b["num"]
         if not isinstance(start, Tensor) and not isinstance(stop, Tensor):
-            return interp.unknown(f"keras.ops.{name} of numbers runs outside the model (a constant): not modelled", node)
+            # of Python numbers, Keras computes it when the model is built: a constant, no op in the graph
+            numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, stop, num))
+            if numbers and isinstance(num, int) and num >= 0:
+                return Tensor((num,), "float32")
+            return interp.unknown(f"keras.ops.{name} of ends that are neither tensors nor numbers", node)
         start = start if isinstance(start, Tensor) else Tensor(())
         stop = stop if isinstance(stop, Tensor) else Tensor(())
         if start.shape is None or stop.shape is None:
             return interp.unknown(f"keras.ops.{name} of a tensor of unknown shape", node)
         if not b["endpoint"] or b["axis"] != 0 or b.get("retstep"):
-            return interp.unknown(f"keras.ops.{name} with endpoint=False, retstep or another axis than 0 is not modelled",
-                                  node)
+            return interp.unknown(f"keras.ops.{name} with endpoint=False, retstep or another axis than 0 "
+                                  "is not modelled", node)
         if name == "geomspace":
             f["log"](interp, [start], {}, node)
             f["log"](interp, [stop], {}, node)
@@ -255,7 +263,8 @@ def _argpartition(framework, f, interp, b, node):
     tensor_scatter_nd_update fails inside a model (the op-surface probe's recipe)."""
     x = b["x"]
     if isinstance(x, Tensor):
-        return interp.unknown("keras.ops.argpartition of a tensor is not modelled (it fails in a TensorFlow graph)", node)
+        return interp.unknown("keras.ops.argpartition of a tensor is not modelled (it fails in a TensorFlow graph)",
+                              node)
     if isinstance(x, (int, float)) and not isinstance(x, bool):
         return Tensor((), "int32")
     if isinstance(x, (list, tuple)) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in x):

@@ -76,7 +76,8 @@ def _fold(framework, f, interp, b, node):
     for _ in range(attrs["kernel_size"][0] * attrs["kernel_size"][1]):
         _scalars(f, interp, node, "mul", "mul")
         for count in blocks:
-            f["add"](interp, [f["mul"](interp, [Tensor((count,), "int32"), Tensor(())], {}, node), Tensor(())], {}, node)
+            indices = f["mul"](interp, [Tensor((count,), "int32"), Tensor(())], {}, node)
+            f["add"](interp, [indices, Tensor(())], {}, node)
     return out
 
 
@@ -99,8 +100,8 @@ def _hann(f, interp, length, node):
     ops of the constants, a Mul, a RealDiv, the Cos, a Mul and a Sub per point."""
     _scalars(f, interp, node, "sub", "mul", "add", "sub")
     points = f["div"](interp, [f["mul"](interp, [Tensor((length,)), Tensor(())], {}, node), Tensor(())], {}, node)
-    return f["sub"](interp, [Tensor(()), f["mul"](interp, [f["cos"](interp, [points], {}, node), Tensor(())], {}, node)],
-                    {}, node)
+    scaled = f["mul"](interp, [f["cos"](interp, [points], {}, node), Tensor(())], {}, node)
+    return f["sub"](interp, [Tensor(()), scaled], {}, node)
 
 
 def _extract_sequences(framework, f, interp, b, node):

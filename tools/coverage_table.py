@@ -3,7 +3,7 @@ tools/record_coverage.py) through staticflops, in process and without torch, and
 per-family coverage table that README.md's "Single ops" section shows.
 
     python tools/coverage_table.py            # the Markdown table
-    python tools/coverage_table.py --cases    # also one line per case that is not exact
+    python tools/coverage_table.py --cases    # also one line per case that is not exact and per gap
 
 Each case is classified:
 
@@ -140,7 +140,7 @@ def measure(families=FAMILIES) -> dict:
         data = load(family)
         results = [(case, *classify(data["header"], case)) for case in data["cases"]]
         out[family] = {"cases": results, "gaps": data["gaps"], "excluded": data["excluded"],
-                       "recorded_with": data["recorded_with"]}
+                       "recorded_with": data["recorded_with"], "gap_reasons": data.get("gap_reasons", {})}
     return out
 
 
@@ -176,6 +176,8 @@ def main(argv: list) -> int:
             for case, kind, detail in data["cases"]:
                 if kind != "exact":
                     print(f"{family}\t{kind}\t{case['op']}\t{case['call']}\t{detail[:200]}")
+            for op, gap in data["gaps"].items():  # ops no probe call could run, with the reason when known
+                print(f"{family}\t{gap}\t{op}\t\t{data['gap_reasons'].get(op, '')}")
     return 0
 
 

@@ -48,6 +48,18 @@ def _record(framework, interp, kind, label, attrs, inputs, shapes, node, dtype="
         return framework.ops.record(interp, kind, label, attrs, shapes, node, dtype=dtype)
 
 
+def _scalars(f, interp, node, *names):
+    """One scalar op per name (the backend's size and constant arithmetic)."""
+    for name in names:
+        f[name](interp, [Tensor((), "float32"), Tensor((), "float32")] if name not in ("log", "neg") else
+                [Tensor((), "float32")], {}, node)
+
+
+def _unknown_first(*values):
+    """The first of the values that is not a tensor (an unknown to return)."""
+    return next(v for v in values if not isinstance(v, Tensor))
+
+
 def _outer(framework, f, interp, b, node):
     """outer(x1, x2): both flattened, x1[:, None] * x2[None, :]: one Mul per output."""
     a, c = _tensor(interp, b["x1"], "outer", node), _tensor(interp, b["x2"], "outer", node)

@@ -90,6 +90,39 @@ def _fourier(op):
     return configure
 
 
+def _eigen(op):
+    """eig / eigh(x): eigenvalues (..., n) and eigenvectors (..., n, n) of each square matrix
+    (kind linalg; eig's are complex)."""
+    def configure(b):
+        x = b["x"]
+        if not isinstance(x, Tensor) or x.shape is None or len(x.shape) < 2 or x.shape[-1] != x.shape[-2]:
+            raise NotModelled(f"{op} of a tensor that is not known square matrices")
+        batch, n = tuple(x.shape[:-2]), x.shape[-1]
+        return {"op": op}, [x], [batch + (n,), batch + (n, n)], {"n": n, "rhs": 0, "matrices": _count(batch)}
+    return configure
+
+
+def _count(dims):
+    total = 1
+    for d in dims:
+        total = total * d
+    return total
+
+
+def _in_top_k(b):
+    """in_top_k(targets (batch,), predictions (batch, classes), k): whether each target's
+    prediction is among the k largest of its row (kind sort with k; one bool per row)."""
+    predictions, k = b["predictions"], b["k"]
+    if not isinstance(predictions, Tensor) or predictions.shape is None or len(predictions.shape) != 2:
+        raise NotModelled("in_top_k of predictions that are not (batch, classes)")
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise NotModelled("in_top_k with a k that is not a number")
+    rows, n = predictions.shape
+    # the kind's facts (a heap of k over each row: n * ceil(log2 k) comparisons), as its shape function gives them
+    return ({"op": "in_top_k", "dim": 1, "k": k}, [predictions], [predictions.shape[:1]],
+            {"comparisons": rows * n * (k - 1).bit_length() if k > 1 else 0})
+
+
 # name -> (signature, kind, configure, output dtype: None keeps the first operand's, output picked:
 # None for every output, else the index of the one Keras returns)
 KIND_OPS = {
@@ -107,6 +140,15 @@ KIND_OPS = {
     "rfft": ("x, fft_length=None", "fft", _fourier("rfft"), None, None),
     "irfft": ("x, fft_length=None", "fft", _fourier("irfft"), None, None),
     "segment_max": ("data, segment_ids, num_segments=None, sorted=False", "scatter_add", _segment("max"), None, None),
+    "segment_min": ("data, segment_ids, num_segments=None, sorted=False", "scatter_add", _segment("min"), None, None),
+    "segment_prod": ("data, segment_ids, num_segments=None, sorted=False", "scatter_add", _segment("prod"), None, None),
+    # upper=True factors x = U^T U: the same factorization, the other triangle
+    "cholesky": ("x, upper=False", "linalg", _linalg("cholesky"), None, None),
+    "slogdet": ("x", "linalg", _linalg("slogdet"), None, None),
+    # (LU factors, pivots): tf.linalg.lu, then invert_permutation of the pivots (no arithmetic)
+    "lu_factor": ("x", "linalg", _linalg("lu"), None, None),
+    "eig": ("x", "linalg", _eigen("eig"), "complex64", None), "eigh": ("x", "linalg", _eigen("eigh"), None, None),
+    "in_top_k": ("targets, predictions, k", "sort", _in_top_k, "bool", None),
 }
 
 

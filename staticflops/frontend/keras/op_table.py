@@ -12,7 +12,10 @@ lowering of it is priced per function).
   constants): a shape, no op (TensorFlow folds them into constants, the profiler counts 0);
 * ``COMPOSITES`` (frontend/keras/op_composites.py): functions made of existing kinds;
 * ``KIND_OPS`` (frontend/keras/op_kinds.py): functions that are one existing kind (det is
-  ``linalg``, searchsorted ``search``...).
+  ``linalg``, searchsorted ``search``...);
+* ``LOWERINGS``, ``LOSSES``, ``SIGNALS`` (frontend/keras/op_lowerings.py, op_losses.py,
+  op_signals.py): quantiles, SVD-based linear algebra, linspace..., the losses, stft/istft/fold...
+  built from existing kinds as the TensorFlow backend builds them.
 
 Only ``keras.ops`` uses these (numpy semantics); TensorFlow namesakes differ.
 """
@@ -22,8 +25,12 @@ from __future__ import annotations
 from staticflops.frontend.keras.graph import tensors_in
 from staticflops.frontend.keras.op_composites import COMPOSITES, _axis, _numel
 from staticflops.frontend.keras.op_kinds import KIND_OPS, kind_op
+from staticflops.frontend.keras.op_losses import LOSSES
+from staticflops.frontend.keras.op_lowerings import LOWERINGS
+from staticflops.frontend.keras.op_signals import SIGNALS
 from staticflops.frontend.values import Tensor, Unknown
 from staticflops.shapes import tensor_ops as shape_ops
+from staticflops.shapes.einops_patterns import transform as einops_transform
 from staticflops.shapes.tensor_ops import ShapeError
 
 _X = "x"
@@ -248,6 +255,20 @@ def _select(b):
     return shape_ops.broadcast(*shapes)
 
 
+def _scatter_update(b):
+    if b["reduction"] is not None:  # a scatter that adds or multiplies: arithmetic, not measured
+        raise ShapeError("scatter_update with a reduction is not modelled")
+    return b["inputs"].shape
+
+
+def _rearrange(b):
+    """einops' rearrange pattern (shapes/einops_patterns.py): a reshape and a transpose."""
+    if not isinstance(b["pattern"], str):
+        raise ShapeError("rearrange with a pattern that is not a string")
+    # a bad pattern raises PatternError, a ShapeError: a located unknown
+    return einops_transform(b["tensor"].shape, b["pattern"], "rearrange", dict(b["axes_lengths"])).output
+
+
 # name -> (signature, shape function of the bound arguments).  The first tensor's dtype is kept.
 MOVEMENT = {
     "flip": ("x, axis=None", _flip), "fliplr": (_X, _flip), "flipud": (_X, _flip), "roll": ("x, shift, axis=None", _flip),
@@ -272,6 +293,9 @@ MOVEMENT = {
     "depth_to_space": ("x, block_size, data_format='channels_last'", _space(False)),
     "space_to_depth": ("x, block_size, data_format='channels_last'", _space(True)),
     "get_item": ("x, key", _get_item), "slice_update": ("inputs, start_indices, updates", lambda b: b["inputs"].shape),
+    # the updated copy: TensorScatterUpdate, which the profiler does not count
+    "scatter_update": ("inputs, indices, updates, reduction=None", _scatter_update),
+    "rearrange": ("tensor, pattern, **axes_lengths", _rearrange),
     # the choice per element is a Select, which the profiler does not count (the conditions are ops of their own)
     "select": ("condlist, choicelist, default=0", _select),
 }
@@ -338,7 +362,7 @@ def build_table_ops(framework, f: dict) -> dict:
         out[name] = _constant(name, signature, shape, dtype)
     for name in DATA_DEPENDENT:
         out[name] = _data_dependent(name)
-    for name, (signature, composite) in COMPOSITES.items():
+    for name, (signature, composite) in {**COMPOSITES, **LOWERINGS, **LOSSES, **SIGNALS}.items():
         out[name] = _composite(framework, f, name, signature, composite)
     for name, (signature, kind, configure, dtype, pick) in KIND_OPS.items():
         out[name] = kind_op(framework, name, signature, kind, configure, dtype, pick)

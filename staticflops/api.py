@@ -19,6 +19,7 @@ from staticflops.frontend.detect import uses_keras
 from staticflops.frontend.libraries import LibraryFiles, library_roots, recording_reads  # noqa: F401  (project mode's cache)
 from staticflops.frontend.hf_config import cache_root_of, config_model, is_model_config, stand_in_reader
 from staticflops.frontend.pytorch import analyse_torch
+from staticflops.frontend.parsed_cache import store_pending
 from staticflops.frontend.source import FileReader, load_source
 from staticflops.ir.sizes import check_sizes
 from staticflops.report import Report, build_report
@@ -76,10 +77,16 @@ _YOUNG_AFTER = 10_000  # new objects per collection of the youngest generation; 
 _HEAP = _WhileAnalysing(_skip_full_collections, lambda saved: gc.set_threshold(*saved))
 
 
+# Library trees parsed by an analysis are stored in the parsed-module cache when the last
+# running analysis ends, with the function bodies it lowered (parsed_cache.store_later); on the
+# big stack, as encoding a deep tree recurses.
+_TREES = _WhileAnalysing(lambda: None, lambda _: _with_deep_stack(store_pending))
+
+
 def _few_full_collections(function):
     @functools.wraps(function)
     def run(*args, **kwargs):
-        with _HEAP:
+        with _HEAP, _TREES:
             return function(*args, **kwargs)
     return run
 

@@ -141,11 +141,12 @@ def parse_source(text: str, name: str, internal: bool = False,
     (``ast_lowering.py``: the same tree and positions, a fraction of the time); text that
     route does not model, and the analysed project's own files, go to libcst."""
     key = parsed_cache.entry_key(text, internal, parse_limits)
-    cached = parsed_cache.load(key)
+    cached = parsed_cache.load(key, text)
     if cached is not None:
         return SourceFile(name, cached[0], cached[1], internal, text=text, ignores=ignore_comments(text))
     module, positions = _parse(text, name, internal, parse_limits, library)
-    parsed_cache.store(key, module, positions)
+    # library source: stored when the analysis ends, with the function bodies it lowered by then
+    (parsed_cache.store_later if library else parsed_cache.store)(key, module, positions)
     return SourceFile(name, module, positions, internal, text=text, ignores=ignore_comments(text))
 
 

@@ -266,7 +266,7 @@ def test_a_library_body_first_read_by_a_later_run_is_stored_with_it(tmp_path):
 
     def library_entry() -> str:
         entries = [p.read_text() for p in _entries(project / "a.py")]
-        return next(text for text in entries if '"width"' in text)
+        return next(text for text in entries if '"width"' in text and '"depth"' in text)  # lib's defs, no model's
 
     first = staticflops.analyze(project / "a.py", inputs=["1x4"], source_path=[site])
     assert first.totals.params == 4 * 1 + 1  # Linear(width(2) = 4, 1)

@@ -131,24 +131,31 @@ def _write(root: Path, key: str, module, positions: dict) -> None:
 
 def encode(module, positions: dict) -> dict:
     classes: dict = {}
+    plain = {str, int, float, bool, type(None)}
 
     def value(item):
-        if isinstance(item, CSTNode):
-            kind = type(item)
-            pending = item.__dict__.get("_pending")
-            if pending is not None and pending[1] is FROM_TEXT:
-                line, column = positions[item]
-                return [-3, line, column]
-            index = classes.setdefault(kind, len(classes))
-            line, column = positions.get(item, (0, 0))
-            return [index, line, column, *(value(getattr(item, name)) for name in kind._fields)]
-        if type(item) is tuple:
-            return [-1, *(value(element) for element in item)]
-        if type(item) is bytes:
-            return [-2, item.decode("latin-1")]
-        if item is None or type(item) in (str, int, float, bool):
+        kind = type(item)
+        if kind in plain:  # most leaves: names' and strings' text
             return item
-        raise TypeError(f"cannot store {type(item).__name__}")
+        if kind is tuple:
+            return [-1, *map(value, item)]
+        if isinstance(item, CSTNode):
+            fields = item.__dict__
+            pending = fields.get("_pending")
+            if pending is not None:
+                if pending[1] is FROM_TEXT:
+                    line, column = positions[item]
+                    return [-3, line, column]
+                for name in kind._fields[:1]:
+                    getattr(item, name)  # decoded from an entry on first read: read it now
+            index = classes.get(kind)
+            if index is None:
+                index = classes[kind] = len(classes)
+            line, column = positions.get(item, (0, 0))
+            return [index, line, column, *[value(fields[name]) for name in kind._fields]]
+        if kind is bytes:
+            return [-2, item.decode("latin-1")]
+        raise TypeError(f"cannot store {kind.__name__}")
 
     tree = value(module)
     return {"format": FORMAT, "classes": [[kind.__name__, list(kind._fields)] for kind in classes], "tree": tree}

@@ -168,14 +168,16 @@ def analyze(
                                            environment_inside and str(environment_inside)), budget.max_file_bytes)
     environment = parse_env(env)
     ruleset = load_ruleset(rules)
-    cache_root = None
+    cache_root, generated = None, False
     if is_model_config(path):  # a Hugging Face config.json: its architecture from the installed transformers
         stand_in, model = config_model(path, reader, budget.max_file_bytes, model)
         cache_root = cache_root_of(path, reader)
         reader = stand_in_reader(path, stand_in, reader)
+        generated = True  # our stand-in module, not a file of the project: read by Python's parser
     # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
     source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes,
-                                                  parse_limits=budget.parse_limits, cache_root=cache_root))
+                                                  parse_limits=budget.parse_limits, cache_root=cache_root,
+                                                  library=generated))
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise UsageError("--batch must be a positive integer")
     ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, freeze=freeze, batch=batch,

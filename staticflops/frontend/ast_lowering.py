@@ -118,11 +118,13 @@ _INDENT = re.compile(r"[ \t\f]*")
 _IDENTIFIER = re.compile(r"\w+")
 
 
-def lower_library_source(text: str, name: str = "", parse_limits: tuple | None = None) -> tuple:
+def lower_library_source(text: str, name: str = "", parse_limits: tuple | None = None,
+                         lazy_bodies: bool = True) -> tuple:
     """(lowered module, {node: (line, zero-based column)}), or ``Unsupported``.
     ``parse_limits``: (--max-tokens, --max-expr-depth): the text is refused where
     ``parse_guard.check_parse_cost`` refuses it, which runs unless cheap counts prove it
-    would pass (``_Lowerer.within_limits``)."""
+    would pass (``_Lowerer.within_limits``).  ``lazy_bodies``: function bodies lowered on
+    first read (else all at once)."""
     if re.search(r"\r(?!\n)", text):  # old Mac line ends: libcst reads the file's end otherwise
         raise Unsupported("carriage return alone")
     with warnings.catch_warnings():  # invalid escapes and the like: not ours to print
@@ -133,6 +135,7 @@ def lower_library_source(text: str, name: str = "", parse_limits: tuple | None =
             raise Unsupported(str(error)) from None
     _classes()
     lowerer = _Lowerer(text)
+    lowerer.lazy_bodies = lazy_bodies
     if parse_limits is not None and not lowerer.within_limits(tree, *parse_limits):
         from staticflops.frontend.parse_guard import check_parse_cost
 

@@ -19,6 +19,7 @@ from staticflops.frontend.detect import uses_keras
 from staticflops.frontend.libraries import LibraryFiles, library_roots, recording_reads  # noqa: F401  (project mode's cache)
 from staticflops.frontend.hf_config import cache_root_of, config_model, is_model_config, stand_in_reader
 from staticflops.frontend.pytorch import analyse_torch
+from staticflops.frontend.parsed_cache import store_pending
 from staticflops.frontend.source import FileReader, load_source
 from staticflops.ir.sizes import check_sizes
 from staticflops.report import Report, build_report
@@ -76,10 +77,16 @@ _YOUNG_AFTER = 10_000  # new objects per collection of the youngest generation; 
 _HEAP = _WhileAnalysing(_skip_full_collections, lambda saved: gc.set_threshold(*saved))
 
 
+# Library trees parsed by an analysis are stored in the parsed-module cache when the last
+# running analysis ends, with the function bodies it lowered (parsed_cache.store_later); on the
+# big stack, as encoding a deep tree recurses.
+_TREES = _WhileAnalysing(lambda: None, lambda _: _with_deep_stack(store_pending))
+
+
 def _few_full_collections(function):
     @functools.wraps(function)
     def run(*args, **kwargs):
-        with _HEAP:
+        with _HEAP, _TREES:
             return function(*args, **kwargs)
     return run
 
@@ -161,14 +168,16 @@ def analyze(
                                            environment_inside and str(environment_inside)), budget.max_file_bytes)
     environment = parse_env(env)
     ruleset = load_ruleset(rules)
-    cache_root = None
+    cache_root, generated = None, False
     if is_model_config(path):  # a Hugging Face config.json: its architecture from the installed transformers
         stand_in, model = config_model(path, reader, budget.max_file_bytes, model)
         cache_root = cache_root_of(path, reader)
         reader = stand_in_reader(path, stand_in, reader)
+        generated = True  # our stand-in module, not a file of the project: read by Python's parser
     # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
     source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes,
-                                                  parse_limits=budget.parse_limits, cache_root=cache_root))
+                                                  parse_limits=budget.parse_limits, cache_root=cache_root,
+                                                  library=generated))
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise UsageError("--batch must be a positive integer")
     ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, freeze=freeze, batch=batch,

@@ -118,6 +118,18 @@ def test_what_the_route_does_not_model_goes_to_libcst(text):
         assert type(parse_source(text, "lib.py", library=True).module) is type(expected.module)
 
 
+STUBS = sorted((HERE.parent / "staticflops").rglob("stubs/*.pyi"))
+
+
+@pytest.mark.parametrize("path", STUBS, ids=[p.name for p in STUBS])
+def test_our_stub_sources_lower_alike(path):
+    """Our own stub code goes through this route too (no libcst import for it)."""
+    text = path.read_text(encoding="utf-8")
+    assert _differences(text) == []
+    module, positions = ast_lowering.lower_library_source(text, lazy_bodies=False)
+    assert not any("_pending" in node.__dict__ for node in positions), "every body lowered at once"
+
+
 def test_function_bodies_are_lowered_on_first_read():
     module, positions = lower_library_source("def f():\n    x = 1\n    return x\n")
     before = len(positions)

@@ -201,3 +201,79 @@ def test_a_module_is_parsed_only_when_the_model_needs_it(tmp_path):
     limits = make_budget(None).parse_limits  # the defaults, as analyze used them
     assert parsed_cache.entry_key(model.read_text(), False, limits) in names
     assert parsed_cache.entry_key((tmp_path / "unused.py").read_text(), False, limits) not in names
+
+
+# Library source (read-only, lowered by ast_lowering.py): bodies of functions an analysis never
+# called are stored as stubs and lowered from the text when a later run reads them.
+LIBRARY = '''import functools
+
+
+class A:
+    @functools.cache
+    def f(self, x):
+        """doc"""
+        def inner(y):
+          return y + 1  # a body with an indent of its own
+        return inner(x) * 2
+
+
+async def g(é=1):
+    await h(f"{é!r:>4}")
+    return [i for i in range(3)]
+'''
+
+
+def _read_all(node):
+    """Every field of every node read: each lazy body lowered or decoded."""
+    if isinstance(node, syntax.CSTNode):
+        for name in type(node)._fields:
+            _read_all(getattr(node, name))
+    elif type(node) is tuple:
+        for item in node:
+            _read_all(item)
+
+
+def test_unread_library_bodies_are_stubs_lowered_from_the_text_when_read():
+    from staticflops.frontend.ast_lowering import lower_library_source
+
+    module, positions = lower_library_source(LIBRARY)
+    data = json.loads(json.dumps(parsed_cache.encode(module, positions)))
+    assert json.dumps(data).count("[-3,") == 2  # f's and g's bodies (inner is inside f's)
+    grown = []
+    loaded, loaded_at = parsed_cache.decode(data, LIBRARY, lambda *tree: grown.append(tree))
+    assert not grown
+    _read_all(loaded)
+    assert len(grown) == 2  # f's (with inner's body) and g's
+    _read_all(module)
+    # read through, both trees encode alike: same nodes, fields and positions
+    assert parsed_cache.encode(loaded, loaded_at) == parsed_cache.encode(module, positions)
+    with pytest.raises(ValueError):  # a stub needs the text it was lowered from
+        parsed_cache.decode(data)[0].body[2].body.body  # g's body
+
+
+def test_a_library_body_first_read_by_a_later_run_is_stored_with_it(tmp_path):
+    site = tmp_path / "site"
+    (site / "lib").mkdir(parents=True)
+    (site / "lib" / "__init__.py").write_text(
+        "def width(n):\n    return n * 2\n\n\ndef depth(n):\n    return n + 3\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    model = "from torch import nn\nfrom lib import {0}\n\nclass M(nn.Module):\n    def __init__(self):\n" \
+            "        super().__init__()\n        self.fc = nn.Linear({0}(2), 1)\n\n" \
+            "    def forward(self, x):\n        return self.fc(x)\n"
+    (project / "a.py").write_text(model.format("width"))
+    (project / "b.py").write_text(model.format("depth"))
+
+    def library_entry() -> str:
+        entries = [p.read_text() for p in _entries(project / "a.py")]
+        return next(text for text in entries if '"width"' in text and '"depth"' in text)  # lib's defs, no model's
+
+    first = staticflops.analyze(project / "a.py", inputs=["1x4"], source_path=[site])
+    assert first.totals.params == 4 * 1 + 1  # Linear(width(2) = 4, 1)
+    assert library_entry().count("[-3,") == 1  # depth's body: never called
+    second = staticflops.analyze(project / "b.py", inputs=["1x5"], source_path=[site])
+    assert second.totals.params == 5 * 1 + 1  # Linear(depth(2) = 5, 1)
+    assert "[-3," not in library_entry()  # lowered from the text, then stored with the entry
+    stamps = {p: p.stat().st_mtime_ns for p in _entries(project / "a.py")}
+    assert staticflops.analyze(project / "b.py", inputs=["1x5"], source_path=[site]).to_json() == second.to_json()
+    assert {p: p.stat().st_mtime_ns for p in _entries(project / "a.py")} == stamps  # nothing new: nothing written

@@ -9,6 +9,9 @@ imported) given by --source-path.
 """
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,6 +138,28 @@ def test_second_analysis_of_a_config_reads_cached_trees(tmp_path, source_path):
     second = _analyse(tmp_path, source_path, entry["config"], ["1x32:int64"]).to_json()
     assert second == first
     assert {p: p.stat().st_mtime_ns for p in folder.glob("*.json")} == stamps
+
+
+def test_a_first_analysis_imports_no_libcst_and_stubbed_bodies_are_exact_later(tmp_path, source_path):
+    """A cold config.json analysis reads library files, our stub sources, the generated stand-in
+    module and the --model expression with Python's parser: libcst is never imported.  It stores
+    the library trees with only the function bodies it ran; Mistral, analysed next in the same
+    folder, runs bodies of the shared files that Llama did not (lowered from the text) and must
+    still match its recorded counts."""
+    llama, mistral = TRUTH["small"]["llama"], TRUTH["small"]["mistral"]
+    path = _config_file(tmp_path, llama["config"])
+    code = ("import sys; from staticflops import api; r = api.analyze(sys.argv[1], inputs=[sys.argv[2]], "
+            "source_path=[sys.argv[3]]); print(r.totals.forward_flops, 'libcst' in sys.modules)")
+    inputs = [_shape(spec) for spec in llama["inputs"] if spec["shape"] is not None]
+    done = subprocess.run([sys.executable, "-c", code, str(path), *inputs, str(source_path)], capture_output=True,
+                          text=True, check=True, env=os.environ)
+    flops, imported = done.stdout.split()
+    assert int(flops) == llama["forward_flops"] and imported == "False"
+    stored = b"".join(p.read_bytes() for p in (tmp_path / ".staticflops_cache" / "parsed").glob("*.json"))
+    assert b"[-3," in stored  # bodies never run: stubs
+    report = _analyse(tmp_path, source_path, mistral["config"],
+                      [_shape(spec) for spec in mistral["inputs"] if spec["shape"] is not None])
+    assert (report.totals.params, report.totals.forward_flops) == (mistral["params"], mistral["forward_flops"])
 
 
 # ---- bad input: a located message, exit 1 ------------------------------------------------------

@@ -27,7 +27,9 @@ import bisect
 import re
 import warnings
 
-from staticflops.frontend.syntax import node_class
+import threading
+
+from staticflops.frontend.syntax import FROM_TEXT, node_class
 
 
 class Unsupported(Exception):
@@ -100,7 +102,9 @@ def _classes() -> dict:
 # Strings and comments (their brackets are text), and the brackets themselves.
 _STRING = (r"[A-Za-z]{0,2}(?:'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^\"\\]|\\.|\"(?!\"\"))*\"\"\""
            r"|'(?:[^'\\\r\n]|\\.|\\\r\n)*'|\"(?:[^\"\\\r\n]|\\.|\\\r\n)*\")")
-_TOKENS = re.compile(r"#[^\r\n]*|" + _STRING + r"|[()\[\]{}]|[A-Za-z_]\w*", re.DOTALL)
+# A string's prefix letters hold no bracket, so the brackets' walk matches strings from their
+# quote (and no names: a walk over every identifier cost ~3x as much).
+_TOKENS = re.compile(r"#[^\r\n]*|" + _STRING.replace("[A-Za-z]{0,2}", "", 1) + r"|[()\[\]{}]", re.DOTALL)
 _PIECE = re.compile(_STRING, re.DOTALL)
 _STRINGS = re.compile(r"#[^\r\n]*|" + _STRING, re.DOTALL)  # comments first: a quote in one is text
 # What the guard's token count and depth are bounded by (see ``_Lowerer.within_limits``).
@@ -114,11 +118,13 @@ _INDENT = re.compile(r"[ \t\f]*")
 _IDENTIFIER = re.compile(r"\w+")
 
 
-def lower_library_source(text: str, name: str = "", parse_limits: tuple | None = None) -> tuple:
+def lower_library_source(text: str, name: str = "", parse_limits: tuple | None = None,
+                         lazy_bodies: bool = True) -> tuple:
     """(lowered module, {node: (line, zero-based column)}), or ``Unsupported``.
     ``parse_limits``: (--max-tokens, --max-expr-depth): the text is refused where
     ``parse_guard.check_parse_cost`` refuses it, which runs unless cheap counts prove it
-    would pass (``_Lowerer.within_limits``)."""
+    would pass (``_Lowerer.within_limits``).  ``lazy_bodies``: function bodies lowered on
+    first read (else all at once)."""
     if re.search(r"\r(?!\n)", text):  # old Mac line ends: libcst reads the file's end otherwise
         raise Unsupported("carriage return alone")
     with warnings.catch_warnings():  # invalid escapes and the like: not ours to print
@@ -129,6 +135,7 @@ def lower_library_source(text: str, name: str = "", parse_limits: tuple | None =
             raise Unsupported(str(error)) from None
     _classes()
     lowerer = _Lowerer(text)
+    lowerer.lazy_bodies = lazy_bodies
     if parse_limits is not None and not lowerer.within_limits(tree, *parse_limits):
         from staticflops.frontend.parse_guard import check_parse_cost
 
@@ -210,6 +217,7 @@ class _Lowerer:
             start, end = opened, after + 1
 
     syntactic: set = frozenset()  # parentheses a call or definition owns (set per file)
+    lazy_bodies = True  # function bodies lowered on first read (not in ``function_body``)
 
     # ---- the parse limits, proven without the tokenizer ----------------------------------
     def within_limits(self, tree: ast.Module, max_tokens: int, max_depth: int) -> bool:
@@ -267,10 +275,12 @@ class _Lowerer:
         return node
 
     def lazy(self, name: str, at, fill, *arguments):
-        """A node whose fields are made on first read."""
+        """A node whose fields are made on first read (``FROM_TEXT``: the parsed-module cache
+        stores one never read as a stub, lowered from the text again when a later run reads it)."""
         cls = _CLASSES[name]
         node = cls.__new__(cls)
-        node.__dict__["_pending"] = (lambda target, _: target.__dict__.update(zip(cls._fields, fill(*arguments))), None)
+        node.__dict__["_pending"] = (lambda target, _: target.__dict__.update(zip(cls._fields, fill(*arguments))),
+                                     FROM_TEXT)
         self.positions[node] = at if type(at) is tuple else self.position(at)
         return node
 
@@ -353,6 +363,15 @@ class _Lowerer:
             return self.lazy("IndentedBlock", at, lambda: (self.statements(body, inner), own))
         return self.make("IndentedBlock", at, self.statements(body, inner), own)
 
+    def body_of(self, function) -> tuple:
+        """(statements, own indent) of a ``def``'s indented body: its lazy block's fields."""
+        indent = self.indentation(function)  # the block the `def` stands in (never a one-line suite)
+        inner = self.indentation(function.body[0])
+        if not inner.startswith(indent) or len(inner) <= len(indent):
+            raise Unsupported("indentation libcst would read otherwise")
+        relative = inner[len(indent):]
+        return self.statements(function.body, inner), None if relative == self.default_indent else relative
+
     def compound(self, node, indent: str):
         kind = type(node)
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef):
@@ -414,7 +433,7 @@ class _Lowerer:
         if node.returns is not None:
             returns = self.make("Annotation", self.outer(node.returns)[0], self.expression(node.returns))
         decorators = self.decorators(node)
-        body = self.block(node.body, indent, lazily=True)
+        body = self.block(node.body, indent, lazily=self.lazy_bodies)
         return self.make("FunctionDef", start, name, params, body, decorators, returns,
                          self.asynchronous(node, start), None)
 
@@ -1011,6 +1030,52 @@ class _Lowerer:
 
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
              ast.With, ast.AsyncWith, ast.Try, getattr(ast, "Match", ast.Try), getattr(ast, "TryStar", ast.Try))
+
+
+# The last files whose function bodies were lowered again from their text (``function_body``):
+# text -> (lowerer, {start of a def's first statement: the def}).  Few: an ast tree is large.
+_REPARSED: dict = {}
+_REPARSED_FILES = 4
+_REPARSING = threading.Lock()
+
+
+def function_body(text: str, at: tuple, positions: dict) -> tuple:
+    """(statements, own indent) of the indented body, starting at ``at`` (line, column), of a
+    ``def`` in ``text``: what the lazy block of ``_Lowerer.function`` would hold, with its nodes'
+    positions added to ``positions``.  For a body the parsed-module cache stored as a stub
+    (``parsed_cache.py``): a text it was lowered from before, so it parses; ``Unsupported``
+    when no ``def``'s body starts there."""
+    with _REPARSING:
+        found = _REPARSED.pop(text, None)
+        if found is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    tree = ast.parse(text)
+                except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+                    raise Unsupported(str(error)) from None
+            _classes()
+            lowerer = _Lowerer(text)
+            lowerer.syntactic = set()
+            lowerer.lazy_bodies = False  # a body read is lowered whole: its inner defs' bodies too
+            lowerer.default_indent = lowerer._first_indent(tree.body, "") or "    "
+            functions = {}
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    functions[lowerer.position(lowerer.start(node.body[0]))] = node
+            found = lowerer, functions
+            while len(_REPARSED) >= _REPARSED_FILES:
+                _REPARSED.pop(next(iter(_REPARSED)))
+        _REPARSED[text] = found  # most recent last
+        lowerer, functions = found
+        function = functions.get(tuple(at))
+        if function is None:
+            raise Unsupported("no function body there")
+        lowerer.positions = positions
+        try:
+            return lowerer.body_of(function)
+        except RecursionError:
+            raise Unsupported("nests too deeply") from None
 
 
 def _blocks(statement) -> list:

@@ -27,13 +27,14 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import threading
 from functools import lru_cache
 from pathlib import Path
 
 from staticflops.cachefolder import (
     SUPPORTED, LinkInTheWay, open_folder, read_entry, sign, signed_payload, user_secret, write_entry,
 )
-from staticflops.frontend.syntax import CSTNode, node_class
+from staticflops.frontend.syntax import FROM_TEXT, CSTNode, node_class
 
 FORMAT = 1
 FOLDER = (".staticflops_cache", "parsed")
@@ -62,58 +63,108 @@ def entry_key(text: str, internal: bool, parse_limits: tuple) -> str:
     return digest.hexdigest()
 
 
-def load(key: str):
-    """(module, positions) of a valid entry, or None."""
+def load(key: str, text: str | None = None):
+    """(module, positions) of a valid entry, or None.  ``text``: what the entry was parsed
+    from, for the function bodies it holds as stubs (lowered from it when first read)."""
     if _project_root is None:
         return None
-    payload = signed_payload(_DOMAIN, key, _read(_project_root, f"{key}.json"))
+    root = _project_root
+    payload = signed_payload(_DOMAIN, key, _read(root, f"{key}.json"))
     if payload is None:
         return None
+
+    def grown(module, positions):  # a stub lowered in this run: the entry is stored again with its body
+        with _lock:
+            _pending[key] = (root, module, positions)
+
     try:
-        return decode(json.loads(payload))
+        return decode(json.loads(payload), text, grown)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         return None  # signed by us but not readable by this code: parse again
 
 
 def store(key: str, module, positions: dict) -> None:
-    if _project_root is None:
-        return
+    if _project_root is not None:
+        _write(_project_root, key, module, positions)
+
+
+def store_later(key: str, module, positions: dict) -> None:
+    """Store the tree when the analysis ends (``store_pending``), with the function bodies it
+    lowered by then: the rest are stored as stubs, so a cold run neither lowers nor encodes
+    the bodies of library functions it never calls."""
+    if _project_root is not None:
+        with _lock:
+            _pending[key] = (_project_root, module, positions)
+
+
+def store_pending() -> None:
+    """Write the trees ``store_later`` kept and the loaded ones a stub of was lowered in since
+    (called once the last running analysis has ended: ``api.py``)."""
+    with _lock:
+        work = list(_pending.items())
+        _pending.clear()
+    for key, (root, module, positions) in work:
+        _write(root, key, module, positions)
+
+
+# Trees waiting for store_pending: key -> (project root, module, positions).
+_pending: dict = {}
+_lock = threading.Lock()
+
+
+def _write(root: Path, key: str, module, positions: dict) -> None:
     try:
         payload = json.dumps(encode(module, positions), separators=(",", ":")).encode()
     except (ValueError, TypeError, RecursionError):
         return
     if len(payload) <= MAX_ENTRY_BYTES:
-        folder = _open_folder(_project_root, create=True)
+        folder = _open_folder(root, create=True)
         if folder is not None:
             write_entry(folder, f"{key}.json", sign(_DOMAIN, key, payload) + b"\n" + payload, "parsed-module cache")
 
 
 # --- the plain-data form: a node is [class index, line, column, field values...] (line 0: no
-# position), a sequence is [-1, items...], bytes are [-2, latin-1 text]; strings, numbers,
-# booleans and None are themselves.  The class table names each class and its fields.
+# position), a sequence is [-1, items...], bytes are [-2, latin-1 text], a function's indented
+# body never lowered is [-3, line, column] (where it starts: lowered from the text when read);
+# strings, numbers, booleans and None are themselves.  The class table names each class and its
+# fields.
 
 def encode(module, positions: dict) -> dict:
     classes: dict = {}
+    plain = {str, int, float, bool, type(None)}
 
     def value(item):
-        if isinstance(item, CSTNode):
-            kind = type(item)
-            index = classes.setdefault(kind, len(classes))
-            line, column = positions.get(item, (0, 0))
-            return [index, line, column, *(value(getattr(item, name)) for name in kind._fields)]
-        if type(item) is tuple:
-            return [-1, *(value(element) for element in item)]
-        if type(item) is bytes:
-            return [-2, item.decode("latin-1")]
-        if item is None or type(item) in (str, int, float, bool):
+        kind = type(item)
+        if kind in plain:  # most leaves: names' and strings' text
             return item
-        raise TypeError(f"cannot store {type(item).__name__}")
+        if kind is tuple:
+            return [-1, *map(value, item)]
+        if isinstance(item, CSTNode):
+            fields = item.__dict__
+            pending = fields.get("_pending")
+            if pending is not None:
+                if pending[1] is FROM_TEXT:
+                    line, column = positions[item]
+                    return [-3, line, column]
+                for name in kind._fields[:1]:
+                    getattr(item, name)  # decoded from an entry on first read: read it now
+            index = classes.get(kind)
+            if index is None:
+                index = classes[kind] = len(classes)
+            line, column = positions.get(item, (0, 0))
+            return [index, line, column, *[value(fields[name]) for name in kind._fields]]
+        if kind is bytes:
+            return [-2, item.decode("latin-1")]
+        raise TypeError(f"cannot store {kind.__name__}")
 
     tree = value(module)
     return {"format": FORMAT, "classes": [[kind.__name__, list(kind._fields)] for kind in classes], "tree": tree}
 
 
-def decode(data: dict):
+def decode(data: dict, text: str | None = None, grown=None):
+    """(module, positions); ``text``: the entry's source, which its stubs are lowered from
+    (without it, a stub read raises ``ValueError``); ``grown(module, positions)`` is called
+    after each stub lowered."""
     if data["format"] != FORMAT:
         raise ValueError("another format")
     table = []
@@ -133,6 +184,8 @@ def decode(data: dict):
             return tuple(map(value, item[1:]))
         if tag == -2:
             return item[1].encode("latin-1")
+        if tag == -3:
+            return stub(item[1], item[2])
         cls = table[tag][0]
         node = cls.__new__(cls)
         # Lazily: the node's fields (and the nodes inside) are made on first read
@@ -145,10 +198,33 @@ def decode(data: dict):
     def fill(node, item):
         node.__dict__.update(zip(table[item[0]][1], map(value, item[3:])))
 
+    block = node_class("IndentedBlock")
+
+    def stub(line, column):
+        if type(line) is not int or type(column) is not int:
+            raise ValueError("bad stub")
+        node = block.__new__(block)
+        node.__dict__["_pending"] = (lower_stub, FROM_TEXT)
+        positions[node] = (line, column)
+        return node
+
+    def lower_stub(node, _):
+        if text is None:
+            raise ValueError("a stub without its text")
+        from staticflops.frontend.ast_lowering import FIELDS, Unsupported, function_body
+
+        try:
+            node.__dict__.update(zip(FIELDS["IndentedBlock"], function_body(text, positions[node], positions)))
+        except Unsupported:  # signed by us for another text: cannot happen unless the key collides
+            raise ValueError("a stub that is not a function body of its text") from None
+        if grown is not None:
+            grown(module, positions)
+
     tree = data["tree"]
     if type(tree) is not list or not isinstance(tree[0], int) or not 0 <= tree[0] < len(table):
         raise ValueError("not a tree")
-    return value(tree), positions
+    module = value(tree)
+    return module, positions
 
 
 # --- the folder and the signature (the results cache's rules, see the module docstring)

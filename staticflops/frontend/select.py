@@ -41,7 +41,8 @@ def build_model(interp, source: SourceFile, scope, framework, model: str | None,
 
 def _evaluate_expression(interp, scope, text: str, kwargs: dict):
     try:
-        expression = parse_source(text + "\n", MODEL_ARGUMENT)
+        # not a file of the project: Python's parser reads it (a syntax error still goes to libcst's route)
+        expression = parse_source(text + "\n", MODEL_ARGUMENT, library=True)
     except AnalysisError as error:
         raise AnalysisError(f"--model is not a name or a call expression: {error.message}", code="SF103") from None
     body = expression.module.body

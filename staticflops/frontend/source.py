@@ -138,14 +138,16 @@ def parse_source(text: str, name: str, internal: bool = False,
     The tree comes from the parsed-module cache when this text was parsed before under the
     same limits (it passed these checks then: they depend on nothing else).
     ``library``: read-only third-party source, lowered from Python's own parser
-    (``ast_lowering.py``: the same tree and positions, a fraction of the time); text that
-    route does not model, and the analysed project's own files, go to libcst."""
+    (``ast_lowering.py``: the same tree and positions, a fraction of the time), and so are
+    our own stub sources, a config.json's generated stand-in and the ``--model`` expression;
+    text that route does not model, and the analysed project's own files, go to libcst."""
     key = parsed_cache.entry_key(text, internal, parse_limits)
-    cached = parsed_cache.load(key)
+    cached = parsed_cache.load(key, text)
     if cached is not None:
         return SourceFile(name, cached[0], cached[1], internal, text=text, ignores=ignore_comments(text))
     module, positions = _parse(text, name, internal, parse_limits, library)
-    parsed_cache.store(key, module, positions)
+    # library source: stored when the analysis ends, with the function bodies it lowered by then
+    (parsed_cache.store_later if library else parsed_cache.store)(key, module, positions)
     return SourceFile(name, module, positions, internal, text=text, ignores=ignore_comments(text))
 
 
@@ -153,15 +155,20 @@ def _parse(text: str, name: str, internal: bool, parse_limits: tuple[int, int], 
     """(lowered tree, positions) of a fresh parse: libcst's, or Python's for library source."""
     from staticflops.frontend.parse_guard import check_parse_cost
 
-    if not internal:
-        _refuse_deep_nesting(text, name)
-        if library:
-            from staticflops.frontend.ast_lowering import Unsupported, lower_library_source
+    if internal or library:  # our own stub code is read by Python's parser too: no libcst import
+        from staticflops.frontend.ast_lowering import Unsupported, lower_library_source
 
-            try:  # the parse limits are checked there (the same refusals, cheaper when surely met)
-                return lower_library_source(text, name, parse_limits)
-            except Unsupported:
-                pass  # libcst reads it (and reports a syntax error with its place)
+        if not internal:
+            _refuse_deep_nesting(text, name)
+        try:  # the parse limits are checked there (the same refusals, cheaper when surely met)
+            if internal:  # no positions (as below), every body at once: nothing to lower later
+                return lower_library_source(text, name, lazy_bodies=False)[0], {}
+            return lower_library_source(text, name, parse_limits)
+        except Unsupported:
+            pass  # libcst reads it (and reports a syntax error with its place)
+    if not internal:
+        if not library:
+            _refuse_deep_nesting(text, name)
         check_parse_cost(text, name, *parse_limits)
     import libcst as cst
 

@@ -51,6 +51,10 @@ class CSTNode:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in fields.items())})"
 
 
+# The second item of a node's ``_pending`` when its fields are lowered from the file's text on
+# first read (a library function's body: ``ast_lowering.py``), not decoded from a cache entry.
+FROM_TEXT = "from text"
+
 _CLASSES: dict = {}
 
 

@@ -23,6 +23,7 @@ from staticflops.frontend.torch.numeric_limits import limits_functions
 from staticflops.frontend.torch.parametrize import utils_members
 from staticflops.frontend.torch.functions import DTYPES, DTypeName, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
+from staticflops.shapes.growth import GROWING_METHODS
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
 
 _OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div", "FloorDivide": "div",
@@ -311,9 +312,11 @@ class TorchFramework:
             method = getattr(value, name)
 
             def call(interp, args, kwargs, node):
-                if any(isinstance(a, Unknown) for a in args):
-                    return next(a for a in args if isinstance(a, Unknown))
-                interp.budget.check_method(interp, value, name, args, kwargs, node)
+                for argument in args:
+                    if isinstance(argument, Unknown):
+                        return argument
+                if name in GROWING_METHODS:  # the others build nothing the budget measures
+                    interp.budget.check_method(interp, value, name, args, kwargs, node)
                 if name == "format" and not _plain_data([args, kwargs]):
                     # Python's str.format walks `{0.attr[key]}` fields on the objects it is given:
                     # on the analyser's own values that reaches staticflops' module globals (and

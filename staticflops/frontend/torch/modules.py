@@ -9,7 +9,7 @@ from staticflops.frontend.torch import replay
 from staticflops.frontend.torch.apply_memo import apply_call
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import (
-    Builtin, Class, Instance, ModuleState, Namespace, Parameter, Tensor, Unknown, named_modules,
+    Builtin, Class, Instance, ModuleState, Namespace, Parameter, Tensor, Unknown, modules_of, named_modules,
 )
 from staticflops.frontend.torch.functional_table import call_distance
 from staticflops.frontend.torch.layers import (CALL_DEFAULTS, LAYERS, LayerSpec, argument_error, has_parameters,
@@ -152,7 +152,7 @@ def named_parameters(module):
 
 
 def _modules(interp, args, kwargs, node):
-    return [m for _, m in named_modules(args[0])]
+    return modules_of(args[0])
 
 
 def _named_modules(interp, args, kwargs, node):
@@ -277,7 +277,7 @@ def _returns_self(interp, args, kwargs, node):
 def set_training(module: Instance, mode) -> None:
     """What ``Module.train(mode)`` does: ``training = mode`` on the module and every submodule,
     overriding any earlier ``m.training = ...`` (PyTorch's ``eval()`` is ``train(False)``)."""
-    for _, inner in named_modules(module):
+    for inner in modules_of(module):
         inner.attrs["training"] = mode
 
 

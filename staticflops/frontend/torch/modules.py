@@ -144,8 +144,12 @@ def layer_parameters(module) -> dict:
 def named_parameters(module):
     seen = set()
     for prefix, sub in named_modules(module):
-        own = layer_parameters(sub) if sub.module.kind is not None else {}
-        for name, param in {**own, **sub.module.parameters}.items():
+        state = sub.module
+        params = state.parameters
+        if state.kind is not None:  # a layer's weight/bias first (merged only when it has both kinds)
+            own = layer_parameters(sub)
+            params = {**own, **params} if own and params else own or params
+        for name, param in params.items():
             if id(param) not in seen:
                 seen.add(id(param))
                 yield (f"{prefix}.{name}" if prefix else name), param

@@ -229,7 +229,15 @@ class Expressions:
         return Function("<lambda>", node, scope, self.source, self._defaults(node.params, scope))
 
     def _eval_Call(self, node, scope):
-        function = self.evaluate_node(node.func, scope)
+        func = node.func
+        if isinstance(func, cst.Attribute):  # `_eval_Attribute`, unless it is a plain str method
+            receiver = self.evaluate_node(func.value, scope)
+            name = scope.mangle(func.attr.value)
+            direct = type(receiver) is str and name in self.framework.direct_str_methods
+            # (reading such a method has no effect: it is read after the arguments if need be)
+            function = None if direct else self.get_attribute(receiver, name, func)
+        else:
+            function = self.evaluate_node(func, scope)
         if function is self.builtins.get("locals") and not node.args:
             # the calling scope's names (a snapshot, as CPython gives inside a function; the
             # module's own namespace at the module level): only the call site knows the scope
@@ -250,6 +258,10 @@ class Expressions:
                 kwargs[arg.keyword.value] = value
             else:
                 args.append(value)
+        if function is None:
+            if not kwargs and all(type(a) is str for a in args) and not self.construction_memo.recorders:
+                return self.framework.call_python_method(self, receiver, name, args, kwargs, node)
+            function = self.get_attribute(receiver, name, func)
         return self.call(function, args, kwargs, node)
 
     def _comprehension(self, for_in, scope, produce) -> None:

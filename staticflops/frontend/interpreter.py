@@ -65,6 +65,9 @@ _OPERATOR_METHODS = {
 }
 # Builtins that return a namespace's own dict, through which it could be written unseen.
 _HANDS_OUT_NAMESPACES = frozenset({"globals", "vars"})
+# Python's own data (exact types: a subclass may be one of ours), whose attributes only the
+# framework's ``python_attribute`` answers: read without the chain of tests for our value kinds.
+_PYTHON_DATA = frozenset({str, int, float, bool, type(None), tuple, list, dict, set, frozenset})
 _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, set, frozenset, range, Expr, slice)
 
 
@@ -404,6 +407,8 @@ class Interpreter(Statements, Expressions):
         return MISSING
 
     def truth(self, value, node):
+        if type(value) is bool:  # most tests (`if name.endswith(...)`, comparisons): no isinstance chain
+            return value
         if isinstance(value, Unknown):
             return value
         if isinstance(value, (Tensor, Class, Function, Builtin, BoundMethod, Namespace, Partial)):
@@ -537,6 +542,8 @@ class Interpreter(Statements, Expressions):
         if type(receiver) is Instance and name in receiver.attrs:  # the most frequent read, first
             value = receiver.attrs[name]
             return value.force() if isinstance(value, LazyValue) else value
+        if type(receiver) in _PYTHON_DATA:  # `name.endswith(...)`: none of the kinds tested below
+            return self.framework.python_attribute(self, receiver, name, node)
         if isinstance(receiver, PartialDict) and name == "get":
             return Builtin("dict.get", lambda interp, args, kwargs, node: partial_dict.lookup(receiver, *args[:1]),
                            bind_self=False)

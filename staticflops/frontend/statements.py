@@ -644,6 +644,11 @@ class Statements:
             for element in elements:
                 self.assign(element.value, value, scope)
             return
+        if type(value) is tuple and len(value) == len(elements) and not any(
+                isinstance(e, cst.StarredElement) for e in elements):  # `for name, p in pairs`: as below, without copies
+            for element, item in zip(elements, value):
+                self.assign(element.value, item, scope)
+            return
         items = list(self.iterate(value, node))
         starred = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
         if starred:

@@ -422,6 +422,22 @@ def _stable_key(value) -> tuple:
     raise TypeError("no stable order")
 
 
+def modules_of(module: "Instance") -> list:
+    """The modules of ``named_modules(module)``, in its order, without building their dotted
+    paths (``train()``, ``apply()`` and ``modules()`` walk every module of the tree and read no path)."""
+    seen = set()
+    found = []
+    stack = [module]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        found.append(current)
+        stack.extend(reversed([child for child in current.module.children.values() if child is not None]))
+    return found
+
+
 def named_modules(module: "Instance", prefix: str = ""):
     """(dotted path, module) for a module tree in pre-order, as PyTorch lists them: each module
     once, a shared one at its first path.  A stack, not recursive generators: each item of a

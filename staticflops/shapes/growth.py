@@ -51,10 +51,16 @@ def built_length(op: str, left, right) -> int:
     return max(0, result_length(op, left, right))
 
 
+# The methods ``method_length`` measures; any other gives 0 (callers may skip it for them).
+GROWING_METHODS = frozenset({"join", "replace", "format", "extend", "update", "union", "append", "insert"})
+
+
 def method_length(value, name: str, args: list, kwargs: dict) -> int:
     """Items (characters) of what ``value.name(*args)`` builds or grows ``value`` to, for the
     methods that can grow: ``''.join``, ``str.replace``, ``str.format``, ``list.extend`` and the like.
     Arguments of the wrong kind give 0: the call itself then fails as Python's would."""
+    if name not in GROWING_METHODS:
+        return 0
     try:
         if isinstance(value, str):
             if name == "join" and args and isinstance(args[0], (list, tuple, dict, set, str)):

@@ -113,6 +113,7 @@ def _state(module: Instance) -> tuple:
 
 
 _SCALARS = frozenset({int, str, bool, type(None)})  # equal and of the same type: the same value
+_INT = frozenset({int})
 
 
 def _describe(values: dict, module: Instance, numbers: dict) -> tuple:
@@ -131,16 +132,16 @@ def _describe(values: dict, module: Instance, numbers: dict) -> tuple:
 
 def _value(value, module: Instance, numbers: dict):
     kind = type(value)
-    if kind is tuple and all(type(item) is int for item in value):  # a shape
+    if kind is tuple and _INT.issuperset(map(type, value)):  # a shape
         return value
+    if value is module:  # a layer's weight.owner
+        return "self"
     if isinstance(value, Tensor):
         number = numbers.get(id(value))
         if number is not None:
             return "same", number
         numbers[id(value)] = len(numbers)
         return _describe(value.__dict__, module, numbers)
-    if value is module:
-        return "self"
     if kind is Instance:
         return "instance"  # the call may not read it: reading it refuses
     if kind is list:

@@ -23,6 +23,7 @@ from staticflops.frontend.torch.numeric_limits import limits_functions
 from staticflops.frontend.torch.parametrize import utils_members
 from staticflops.frontend.torch.functions import DTYPES, DTypeName, TorchOps, build_constructors, build_functions
 from staticflops.shapes import tensor_ops as ops
+from staticflops.shapes.growth import GROWING_METHODS
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
 
 _OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div", "FloorDivide": "div",
@@ -308,29 +309,38 @@ class TorchFramework:
     def python_attribute(self, interp, value, name: str, node):
         allowed = _PYTHON_METHODS.get(type(value))
         if allowed and name in allowed:
-            method = getattr(value, name)
-
-            def call(interp, args, kwargs, node):
-                if any(isinstance(a, Unknown) for a in args):
-                    return next(a for a in args if isinstance(a, Unknown))
-                interp.budget.check_method(interp, value, name, args, kwargs, node)
-                if name == "format" and not _plain_data([args, kwargs]):
-                    # Python's str.format walks `{0.attr[key]}` fields on the objects it is given:
-                    # on the analyser's own values that reaches staticflops' module globals (and
-                    # from there os.environ) — a secret a pull request could print as a layer name
-                    return interp.unknown("`.format()` of a value that is not plain data (numbers, strings, "
-                                          "containers of them) is not evaluated", node)
-                if name in ("join", "extend"):  # they iterate a set argument: in a stable order
-                    args = [stable_order(a) if isinstance(a, (set, frozenset)) else a for a in args]
-                try:
-                    result = method(*args, **kwargs)
-                except (TypeError, ValueError, KeyError, IndexError) as error:
-                    return interp.unknown(f"`.{name}()` failed: {reason(error)}", node)
-                return list(result) if type(result).__name__ in ("dict_items", "dict_keys", "dict_values") else result
-            return Builtin(name, call, bind_self=False)
+            return Builtin(name, lambda interp, args, kwargs, node: self.call_python_method(interp, value, name, args,
+                                                                                           kwargs, node), bind_self=False)
         if isinstance(value, complex) or value is None:
             return interp.unknown(f"`None` has no attribute `{name}`", node)
         return interp.unknown(f"attribute `{name}` of {type(value).__name__} is not modelled", node)
+
+    # The str methods above that build nothing the budget measures: ``s.endswith("x")`` with
+    # string arguments is called straight from the call expression (``Expressions._eval_Call``),
+    # as the Builtin above would call it, without making the Builtin (a loop over a 96-block
+    # GPT's 1,160 parameter names made one per name).
+    direct_str_methods = _PYTHON_METHODS[str] - GROWING_METHODS
+
+    def call_python_method(self, interp, value, name: str, args: list, kwargs: dict, node):
+        """``value.name(*args, **kwargs)`` for a method ``python_attribute`` allows."""
+        for argument in args:
+            if isinstance(argument, Unknown):
+                return argument
+        if name in GROWING_METHODS:  # the others build nothing the budget measures
+            interp.budget.check_method(interp, value, name, args, kwargs, node)
+        if name == "format" and not _plain_data([args, kwargs]):
+            # Python's str.format walks `{0.attr[key]}` fields on the objects it is given:
+            # on the analyser's own values that reaches staticflops' module globals (and
+            # from there os.environ) — a secret a pull request could print as a layer name
+            return interp.unknown("`.format()` of a value that is not plain data (numbers, strings, "
+                                  "containers of them) is not evaluated", node)
+        if name in ("join", "extend"):  # they iterate a set argument: in a stable order
+            args = [stable_order(a) if isinstance(a, (set, frozenset)) else a for a in args]
+        try:
+            result = getattr(value, name)(*args, **kwargs)
+        except (TypeError, ValueError, KeyError, IndexError) as error:
+            return interp.unknown(f"`.{name}()` failed: {reason(error)}", node)
+        return list(result) if type(result).__name__ in ("dict_items", "dict_keys", "dict_values") else result
 
     # ---- tensors --------------------------------------------------------------------------
     def tensor_attribute(self, interp, tensor: Tensor, name: str, node):

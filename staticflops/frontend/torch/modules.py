@@ -9,7 +9,7 @@ from staticflops.frontend.torch import replay
 from staticflops.frontend.torch.apply_memo import apply_call
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import (
-    Builtin, Class, Instance, ModuleState, Namespace, Parameter, Tensor, Unknown, named_modules,
+    Builtin, Class, Instance, ModuleState, Namespace, Parameter, Tensor, Unknown, modules_of, named_modules,
 )
 from staticflops.frontend.torch.functional_table import call_distance
 from staticflops.frontend.torch.layers import (CALL_DEFAULTS, LAYERS, LayerSpec, argument_error, has_parameters,
@@ -144,15 +144,19 @@ def layer_parameters(module) -> dict:
 def named_parameters(module):
     seen = set()
     for prefix, sub in named_modules(module):
-        own = layer_parameters(sub) if sub.module.kind is not None else {}
-        for name, param in {**own, **sub.module.parameters}.items():
+        state = sub.module
+        params = state.parameters
+        if state.kind is not None:  # a layer's weight/bias first (merged only when it has both kinds)
+            own = layer_parameters(sub)
+            params = {**own, **params} if own and params else own or params
+        for name, param in params.items():
             if id(param) not in seen:
                 seen.add(id(param))
                 yield (f"{prefix}.{name}" if prefix else name), param
 
 
 def _modules(interp, args, kwargs, node):
-    return [m for _, m in named_modules(args[0])]
+    return modules_of(args[0])
 
 
 def _named_modules(interp, args, kwargs, node):
@@ -277,7 +281,7 @@ def _returns_self(interp, args, kwargs, node):
 def set_training(module: Instance, mode) -> None:
     """What ``Module.train(mode)`` does: ``training = mode`` on the module and every submodule,
     overriding any earlier ``m.training = ...`` (PyTorch's ``eval()`` is ``train(False)``)."""
-    for _, inner in named_modules(module):
+    for inner in modules_of(module):
         inner.attrs["training"] = mode
 
 

@@ -15,7 +15,7 @@ from staticflops.frontend.values import (
     Unknown,
     stable_order,
 )
-from staticflops.frontend.torch import constants, modules
+from staticflops.frontend.torch import constants, modules, routing
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functional_table import build_functional
 from staticflops.frontend.torch.layers import NOT_MODELLED
@@ -28,6 +28,10 @@ from staticflops.shapes.tensor_ops import IndexArray, ShapeError
 _OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div", "FloorDivide": "div",
               "Modulo": "div", "Power": "pow", "Compare": "compare", "BitAnd": "compare", "BitOr": "compare",
               "BitXor": "compare"}
+# `a == b` on tensors: the interpreter names the comparison ("Compare" when it does not)
+_COMPARISONS = {"Equal": "eq", "NotEqual": "ne", "LessThan": "lt", "LessThanEqual": "le", "GreaterThan": "gt",
+                "GreaterThanEqual": "ge"}
+_OPERATORS.update(dict.fromkeys(_COMPARISONS, "compare"))
 _PYTHON_METHODS = {
     list: {"append", "extend", "insert", "pop", "index", "count", "copy", "reverse", "remove", "clear"},
     tuple: {"index", "count"},
@@ -89,6 +93,7 @@ class TorchFramework:
         self.ops = TorchOps(self)
         functions = build_functions(self.ops)
         functions.update(build_table(self.ops, functions))  # tensor_table.py: the table-driven ops
+        routing.track(functions)  # mixture-of-experts masks: the eager per-expert loop
         self.functions = {name: self._with_grad(name, fn) for name, fn in functions.items()}
         # torch.linalg's norms: in their own namespace, not torch.* nor a tensor method
         self.linalg_norm = self.functions.pop("linalg_norm")
@@ -380,9 +385,9 @@ class TorchFramework:
         kind = _OPERATORS.get(op_name)
         if kind is None:
             return interp.unknown(f"operator `{op_name}` on tensors is not modelled", node)
-        return self.binary(interp, kind, left, right, node)
+        return self.binary(interp, kind, left, right, node, comparison=_COMPARISONS.get(op_name))
 
-    def binary(self, interp, kind: str, left, right, node, label: str | None = None):
+    def binary(self, interp, kind: str, left, right, node, label: str | None = None, comparison: str | None = None):
         try:
             shapes = [self.ops.shape_of(interp, v, node) for v in (left, right)]
         except CannotKnow as why:
@@ -396,7 +401,9 @@ class TorchFramework:
         with self.ops.arguments(_tensors_in([left, right])):
             result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
         if kind == "compare":
-            return Tensor(result.shape, "bool", requires_grad=False)
+            compared = Tensor(result.shape, "bool", requires_grad=False,
+                              values=constants.known(out, constants.compare_values(comparison or label, left, right)))
+            return routing.compared(compared, left, right, comparison or label)
         result.values = constants.known(out, constants.binary_values(kind, left, right, dtype))
         return result
 
@@ -409,6 +416,8 @@ class TorchFramework:
     def tensor_getitem(self, interp, tensor: Tensor, key, node):
         if tensor.shape is None:
             return interp.unknown("indexing a tensor of unknown shape", node)
+        if (routed := routing.getitem(tensor, key)) is not None:
+            return routed
         items = key if isinstance(key, tuple) else (key,)
         converted = []
         for item in items:

@@ -5,7 +5,8 @@ Runs the installed ``staticflops`` console script (no torch needed) on the trans
 with ``--source-path`` (an unpacked wheel folder, or a site-packages):
 
     python tools/transformers_folder_run.py --source-path /path/site-packages --jobs 2 \\
-        --max-seconds 120 --out /tmp/hf-coverage.jsonl [--stride N] [--start K] [--limit N]
+        --max-seconds 120 --out /tmp/hf-coverage.jsonl [--stride N] [--start K] [--limit N] \\
+        [--only 'mixtral/*' 'dbrx/*']
 
 Per file: the model class is ``<Prefix>Model`` where ``<Prefix>PreTrainedModel`` is the file's
 pre-trained base class (else the first class deriving from it), built with the default config
@@ -26,6 +27,7 @@ script found no model class.  Files already in --out are skipped (resume).
 import argparse
 import ast
 import concurrent.futures
+import fnmatch
 import json
 import os
 import re
@@ -169,6 +171,9 @@ def main():
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--stride", type=int, default=1, help="every Nth file (an even sample across the alphabet)")
     parser.add_argument("--summary-only", action="store_true")
+    parser.add_argument("--only", nargs="+", default=None, metavar="PATTERN",
+                        help="only the files whose 'folder/modeling_x.py' name matches one of these shell patterns "
+                             "(re-running the files a fix concerns)")
     args = parser.parse_args()
     out = Path(args.out)
     rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
@@ -176,6 +181,8 @@ def main():
         done = {r["file"] for r in rows}
         files = sorted(Path(args.source_path, "transformers", "models").glob("*/modeling_*.py"))
         files = [f for f in files if not f.name.startswith(("modeling_tf_", "modeling_flax_"))]
+        if args.only:
+            files = [f for f in files if any(fnmatch.fnmatch(f"{f.parent.name}/{f.name}", p) for p in args.only)]
         files = files[args.start::args.stride][:args.limit]
         todo = [f for f in files if f"{f.parent.name}/{f.name}" not in done]
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool, out.open("a") as sink:

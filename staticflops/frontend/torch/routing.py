@@ -163,7 +163,9 @@ def _class_of(key):
 
 
 def squeezed(result, cell):
-    if isinstance(cell, Cell) and isinstance(result, Tensor) and result.shape == cell.shape[1:] and cell.shape[:1] == (1,):
+    """``cell.squeeze(0)``: the same ones, without the leading 1 (or unchanged when there is none)."""
+    if isinstance(cell, Cell) and isinstance(result, Tensor) and \
+            (result.shape == cell.shape or (result.shape == cell.shape[1:] and cell.shape[:1] == (1,))):
         return Cell(result.shape, result.dtype, mask=cell.mask, cls=cell.cls)
     return result
 

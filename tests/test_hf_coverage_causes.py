@@ -654,3 +654,30 @@ class Net(nn.Module):
 """, inputs=("1x32x8", "4x8"))
     assert report.unknown == [], report.unknown
     assert report.outputs == [[1, 32, 8]] and report.totals.forward_flops == 4096
+
+
+def test_init_fan_in_and_fan_out_and_gain(tmp_path):
+    # transformers' lecun_normal_ -> _variance_scaling: `fan_in, fan_out =
+    # torch.nn.init._calculate_fan_in_and_fan_out(tensor)` (ten vision-language files stopped here)
+    report = analyse(tmp_path, """
+import math
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        conv = nn.Conv2d(3, 4, 5)   # weight 4x3x5x5: receptive field 25 -> fan_in 75, fan_out 100
+        fan_in, fan_out = torch.nn.init._calculate_fan_in_and_fan_out(conv.weight)
+        self.fan_in = nn.Linear(1, fan_in)      # 75 -> 150
+        self.fan_out = nn.Linear(1, fan_out // 10)   # 10 -> 20
+        # calculate_gain('relu') = sqrt(2); ('leaky_relu', 0.2) = sqrt(2 / 1.04) = 1.3867...
+        self.gain = nn.Linear(1, round(10 * nn.init.calculate_gain("relu")))   # 14 -> 28
+        self.leaky = nn.Linear(1, int(100 * nn.init.calculate_gain("leaky_relu", 0.2)))   # 138 -> 276
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"fan_in": 150, "fan_out": 20, "gain": 28, "leaky": 276}

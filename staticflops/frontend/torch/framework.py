@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -135,7 +136,7 @@ class TorchFramework:
         # torch.utils.checkpoint.checkpoint(fn, *args) computes fn(*args) (again in backward).
         run_function = Builtin("checkpoint", lambda i, a, k, n: i.call(a[0], list(a[1:]), {}, n), bind_self=False)
         checkpoint = Namespace("torch.utils.checkpoint", {"checkpoint": run_function, "checkpoint_sequential": noop})
-        init = Namespace("torch.nn.init", _passive())
+        init = Namespace("torch.nn.init", _init_members())
         functional = Namespace("torch.nn.functional", dict(functional_names))
         nn = Namespace("torch.nn", {
             "Module": self.module_class, **containers, **layers, "functional": functional, "init": init,
@@ -489,6 +490,48 @@ def _object_setattr(interp, args, kwargs, node):
 def _passive() -> NoOpMembers:
     """``nn.init.*`` only fills weights, ``torch._C`` logs: members that return their argument."""
     return NoOpMembers(Builtin("no-op", lambda i, a, k, n: a[0] if a else None, bind_self=False))
+
+
+def _init_members() -> NoOpMembers:
+    """``nn.init``: the fill functions return their tensor; the two that compute a number do."""
+    members = _passive()
+    members["_calculate_fan_in_and_fan_out"] = Builtin("torch.nn.init._calculate_fan_in_and_fan_out", _fans,
+                                                       bind_self=False)
+    members["calculate_gain"] = Builtin("torch.nn.init.calculate_gain", _gain, bind_self=False)
+    return members
+
+
+def _fans(interp, args, kwargs, node):
+    """(fan_in, fan_out) = (size(1), size(0)) times the product of the other sizes, as torch's
+    ``_calculate_fan_in_and_fan_out`` (transformers' variance-scaling initialisers use it)."""
+    tensor = args[0] if args else kwargs.get("tensor")
+    if not isinstance(tensor, Tensor) or tensor.shape is None:
+        raise CannotKnow("fan in/out of a tensor of unknown shape")
+    if len(tensor.shape) < 2:
+        raise AnalysisError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions",
+                            interp.location(node), "SF301")
+    receptive = 1
+    for size in tensor.shape[2:]:
+        receptive *= size
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+_GAINS = {"linear": 1, "identity": 1, "sigmoid": 1, "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4,
+          "conv1d": 1, "conv2d": 1, "conv3d": 1, "conv_transpose1d": 1, "conv_transpose2d": 1, "conv_transpose3d": 1}
+
+
+def _gain(interp, args, kwargs, node):
+    """``calculate_gain(nonlinearity, param=None)`` as torch's table gives it."""
+    name = args[0] if args else kwargs.get("nonlinearity")
+    param = args[1] if len(args) > 1 else kwargs.get("param")
+    if name == "leaky_relu":
+        slope = 0.01 if param is None else param
+        if not isinstance(slope, (int, float)) or isinstance(slope, bool):
+            raise CannotKnow("calculate_gain of leaky_relu with an unknown slope")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if name not in _GAINS:
+        raise CannotKnow(f"calculate_gain({name!r})")
+    return _GAINS[name]
 
 
 _STUBS = ("transformer.pyi",)

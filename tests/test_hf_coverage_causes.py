@@ -681,3 +681,27 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert params(report) == {"fan_in": 150, "fan_out": 20, "gain": 28, "leaky": 276}
+
+
+def test_numpy_scalar_maths_on_known_numbers(tmp_path):
+    # EnCodec/Bark/X-codec configs: hop_length = int(np.prod(upsampling_ratios)); Mask2Former:
+    # int(np.log2(stride) - np.log2(common_stride)); CTRL: x *= np.sqrt(d_model)
+    report = analyse(tmp_path, """
+import numpy as np
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hop = nn.Linear(1, int(np.prod([8, 5, 4, 2])) // 32)          # 320 // 32 = 10 -> 20
+        self.levels = nn.Linear(1, int(np.log2(32) - np.log2(4)))           # 5.0 - 2.0 = 3 -> 6
+        self.root = nn.Linear(1, int(np.sqrt(64)) + int(np.floor(2.7)))     # 8 + 2 = 10 -> 20
+        self.power = nn.Linear(1, np.power(2, 3) + int(np.sum((1, 2))))     # 8 + 3 = 11 -> 22
+        self.empty = nn.Linear(1, 4 if np.prod([]) == 1.0 else 9)           # 1.0 -> 4 -> 8
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"hop": 20, "levels": 6, "root": 20, "power": 22, "empty": 8}

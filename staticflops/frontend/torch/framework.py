@@ -16,7 +16,7 @@ from staticflops.frontend.values import (
     Unknown,
     stable_order,
 )
-from staticflops.frontend.torch import constants, modules, routing
+from staticflops.frontend.torch import constants, modules, numpy_scalars, routing
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functional_table import build_functional
 from staticflops.frontend.torch.layers import NOT_MODELLED
@@ -183,7 +183,8 @@ class TorchFramework:
             "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
             "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"],
             "torch.linalg": torch.members["linalg"], **stdlib,
-            "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False)}),
+            "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False),
+                                         **numpy_scalars.members()}),
         }
         self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()
                                if k not in TORCH_ONLY}

@@ -98,13 +98,65 @@ def model_expression(text: str):
     return f"{name}({config}())", specs
 
 
+# The model said the inputs do not fit it (an image size, a channel count, an audio layout):
+# the script tries the inputs read from the configuration file's defaults next.
+MISFIT = re.compile(r"expects \d+ (input )?(channels|features|input channels|input features)|does not fit input|"
+                    r"doesn't match model|do not broadcast|[Ii]nput image size|must be mono|too small|cannot reshape|"
+                    r"expects a \d or \d-D input|patch width|out of range for a tensor of rank")
+
+
+def _config_default(folder: Path, names: tuple) -> int | None:
+    """The first default a configuration file of the model's folder gives one of these fields
+    (``image_size: int = 384``, ``image_size=384``, ``"num_mel_bins": 128``); read as text."""
+    pattern = re.compile(rf"\b(?:{'|'.join(names)})[\"']?\s*(?::\s*[\w\[\], |.]+?)?\s*[=:]\s*\(?(\d+)")
+    for config in sorted(folder.glob("configuration_*.py")):
+        found = pattern.search(config.read_text(encoding="utf-8"))
+        if found:
+            return int(found.group(1))
+    return None
+
+
+def alternatives(path: Path, specs: list) -> list:
+    """Other inputs to try when the first do not fit: the configuration's image size and
+    channels for ``pixel_values``; its mel bins for ``input_features`` in both layouts (B, F, T)
+    and (B, T, F); a mono channel axis for ``input_values``."""
+    size = _config_default(path.parent, ("image_size", "img_size", "input_size"))
+    channels = _config_default(path.parent, ("num_channels", "in_channels", "num_input_channels")) or 3
+    bins = _config_default(path.parent, ("num_mel_bins", "feature_size", "input_feat_size", "num_mel_filters",
+                                         "input_feat_per_channel", "feature_projection_input_dim")) or 80
+    first, second = [], []
+    for spec in specs:
+        if spec == INPUTS["pixel_values"] and (size or channels != 3):
+            first.append(f"1x{channels}x{size or 224}x{size or 224}")
+            second.append(first[-1])
+        elif spec == INPUTS["input_features"]:
+            first.append(f"1x{bins}x3000")
+            second.append(f"1x3000x{bins}")
+        elif spec == INPUTS["input_values"]:
+            first.append("1x1x16000")
+            second.append(spec)
+        else:
+            first.append(spec)
+            second.append(spec)
+    return [c for i, c in enumerate((first, second)) if c != specs and c not in (first, second)[:i]]
+
+
 def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
     found = model_expression(path.read_text(encoding="utf-8"))
     row = {"file": f"{path.parent.name}/{path.name}"}
     if found is None:
         return dict(row, outcome="no-model")
     model, specs = found
-    row.update(model=model, input=" ".join(specs))
+    tried = run_inputs(path, source_path, max_seconds, row, model, specs)
+    for other in alternatives(path, specs):
+        if tried["outcome"] != "failed" or not MISFIT.search(tried.get("cause", "")):
+            break
+        tried = dict(run_inputs(path, source_path, max_seconds, row, model, other), first_input=" ".join(specs))
+    return tried
+
+
+def run_inputs(path: Path, source_path: str, max_seconds: int, row: dict, model: str, specs: list) -> dict:
+    row = dict(row, model=model, input=" ".join(specs))
     inputs = [item for spec in specs for item in ("--input", spec)]
     command = ["staticflops", "analyze", str(path), "--model", model, *inputs, "--format", "json",
                "--source-path", source_path, "--max-seconds", str(max_seconds)]

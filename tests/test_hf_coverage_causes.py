@@ -705,3 +705,41 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert params(report) == {"hop": 20, "levels": 6, "root": 20, "power": 22, "empty": 8}
+
+
+def test_hasattr_and_getattr_default_go_through_the_class_getattribute(tmp_path):
+    # transformers' PreTrainedConfig.__getattribute__ maps attribute_map names (ZambaConfig:
+    # layer_types -> layers_block_type); the cache reads `getattr(config, "layer_types", None)`
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+
+class Config:
+    attribute_map = {"layer_types": "layers_block_type"}
+
+    def __init__(self):
+        self.layers_block_type = ["linear_attention", "hybrid", "hybrid"]
+
+    def __getattribute__(self, key):
+        if key != "attribute_map" and key in super().__getattribute__("attribute_map"):
+            key = super().__getattribute__("attribute_map")[key]
+        return super().__getattribute__(key)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        c = Config()
+        # CPython: hasattr is True through the map; getattr finds the 3-element list; a name
+        # neither set nor mapped raises AttributeError inside __getattribute__: False / the default
+        self.has = nn.Linear(1, 2 if hasattr(c, "layer_types") else 5)                  # 2 -> 4
+        self.types = nn.Linear(1, len(getattr(c, "layer_types", None) or []))         # 3 -> 6
+        self.first = nn.Linear(1, 4 if getattr(c, "layer_types")[0] == "linear_attention" else 6)  # 4 -> 8
+        self.missing = nn.Linear(1, 7 if not hasattr(c, "sliding_window") else 9)     # 7 -> 14
+        self.default = nn.Linear(1, getattr(c, "sliding_window", 5))                  # 5 -> 10
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"has": 4, "types": 6, "first": 8, "missing": 14, "default": 10}

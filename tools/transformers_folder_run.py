@@ -102,7 +102,8 @@ def model_expression(text: str):
 # the script tries the inputs read from the configuration file's defaults next.
 MISFIT = re.compile(r"expects \d+ (input )?(channels|features|input channels|input features)|does not fit input|"
                     r"doesn't match model|do not broadcast|[Ii]nput image size|must be mono|too small|cannot reshape|"
-                    r"expects a \d or \d-D input|patch width|out of range for a tensor of rank")
+                    r"expects a \d or \d-D input|patch width|out of range for a tensor of rank|"
+                    r"cannot unpack 4 values into 5 targets")
 
 
 def _config_default(folder: Path, names: tuple) -> int | None:
@@ -118,15 +119,19 @@ def _config_default(folder: Path, names: tuple) -> int | None:
 
 def alternatives(path: Path, specs: list) -> list:
     """Other inputs to try when the first do not fit: the configuration's image size and
-    channels for ``pixel_values``; its mel bins for ``input_features`` in both layouts (B, F, T)
+    channels for ``pixel_values`` (and its frames, for a video model); its mel bins for ``input_features`` in both layouts (B, F, T)
     and (B, T, F); a mono channel axis for ``input_values``."""
     size = _config_default(path.parent, ("image_size", "img_size", "input_size"))
     channels = _config_default(path.parent, ("num_channels", "in_channels", "num_input_channels")) or 3
     bins = _config_default(path.parent, ("num_mel_bins", "feature_size", "input_feat_size", "num_mel_filters",
                                          "input_feat_per_channel", "feature_projection_input_dim")) or 80
+    frames = _config_default(path.parent, ("num_frames",))
     first, second = [], []
     for spec in specs:
-        if spec == INPUTS["pixel_values"] and (size or channels != 3):
+        if spec == INPUTS["pixel_values"] and frames:  # a video model: (batch, frames, channels, height, width)
+            first.append(f"1x{frames}x{channels}x{size or 224}x{size or 224}")
+            second.append(f"1x{channels}x{size or 224}x{size or 224}")
+        elif spec == INPUTS["pixel_values"] and (size or channels != 3):
             first.append(f"1x{channels}x{size or 224}x{size or 224}")
             second.append(first[-1])
         elif spec == INPUTS["input_features"]:

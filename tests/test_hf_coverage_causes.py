@@ -743,3 +743,25 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert params(report) == {"has": 4, "types": 6, "first": 8, "missing": 14, "default": 10}
+
+
+def test_linalg_solve_triangular_gives_the_right_hand_sides_shape(tmp_path):
+    # Qwen3-Next / Qwen3.5 / OLMo-hybrid gated delta rule: torch.linalg.solve_triangular(
+    # ut_system, v_beta, upper=False, unitriangular=True) solves A X = B: X has B's shape
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(3, 2)
+
+    def forward(self, a, b):
+        x = torch.linalg.solve_triangular(a, b, upper=False, unitriangular=True)   # 2x4x3
+        return self.proj(x)   # 2x4x2: 2 * (2 * 4) * 3 * 2 = 96 FLOPs; the solve has no
+                              # FlopCounterMode formula (LAPACK), 0 under `standard`
+""", inputs=("2x4x4", "2x4x3"))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[2, 4, 2]] and report.totals.forward_flops == 96

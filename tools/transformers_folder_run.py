@@ -103,7 +103,7 @@ def model_expression(text: str):
 MISFIT = re.compile(r"expects \d+ (input )?(channels|features|input channels|input features)|does not fit input|"
                     r"doesn't match model|do not broadcast|[Ii]nput image size|must be mono|too small|cannot reshape|"
                     r"expects a \d or \d-D input|patch width|out of range for a tensor of rank|"
-                    r"cannot unpack 4 values into 5 targets")
+                    r"cannot unpack [234] values into [345] targets")
 
 
 def _config_default(folder: Path, names: tuple) -> int | None:

@@ -170,8 +170,10 @@ class TorchFramework:
             "utils": Namespace("torch.utils", {"checkpoint": checkpoint}),
             "_C": Namespace("torch._C", _passive()),  # _log_api_usage_once and friends
             "onnx": Namespace("torch.onnx", _passive()),  # exporter registration, never cost
-            "linalg": Namespace("torch.linalg", {name: Builtin(f"torch.linalg.{name}", self.linalg_norm,
-                                                              bind_self=False) for name in ("norm", "vector_norm")}),
+            "linalg": Namespace("torch.linalg", {**{name: Builtin(f"torch.linalg.{name}", self.linalg_norm,
+                                                                 bind_self=False) for name in ("norm", "vector_norm")},
+                                                 "solve_triangular": Builtin("torch.linalg.solve_triangular",
+                                                                             self._solve_triangular, bind_self=False)}),
             **{name: DTypeName(name) for name in DTYPES},
             **limits_functions(self.object_class),
         })
@@ -192,6 +194,17 @@ class TorchFramework:
                           "zeros": torch.members["zeros"]}
         self.namespaces.update(einops_namespaces(self, interp, layer_bindings, "torch_layers.pyi",
                                                  ("einops.layers.torch",)))
+
+    def _solve_triangular(self, interp, args, kwargs, node):
+        """``torch.linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False)``: X of B's
+        shape with A X = B, the op torch.triangular_solve(B, A) computes (without A's copy)."""
+        bound = {"left": True, "unitriangular": False, **dict(zip(("A", "B"), args)), **kwargs}
+        if bound["left"] is not True or "upper" not in bound or "A" not in bound or "B" not in bound:
+            raise CannotKnow("torch.linalg.solve_triangular with left=False or without upper=")
+        result = self.functions["triangular_solve"](interp, [bound["B"], bound["A"]],
+                                                    {"upper": bound["upper"], "unitriangular": bound["unitriangular"]},
+                                                    node)
+        return result[0] if isinstance(result, tuple) else result
 
     def _device(self, interp, args, kwargs, node):
         """``torch.device("cuda:0")``, ``torch.device("cuda", 1)``, ``torch.device(other_device)``."""

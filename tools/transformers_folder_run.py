@@ -72,10 +72,21 @@ def _forward_inputs(text: str, name: str) -> list | None:
     if not params:
         return None
     last = max(needed, default=0)
-    known = {**EXTRA, **INPUTS}
+    known = {**EXTRA, **INPUTS, **{p: spec for p in params[: last + 1] if (spec := _by_name(p))}}
     if any(p not in known for p in params[: last + 1]):
         return None
     return [known[p] for p in params[: last + 1]]
+
+
+def _by_name(param: str) -> str | None:
+    """A required input the tables do not name, guessed from its name: token ids and masks
+    (``qformer_input_ids``, ``task_inputs``), an image (``prompt_pixel_values``), a video
+    (``pixel_values_videos``: 8 frames)."""
+    if param.endswith(("_ids", "_mask")) or param == "task_inputs":
+        return "1x32:int64"
+    if "pixel_values" in param:
+        return "1x8x3x224x224" if "video" in param else INPUTS["pixel_values"]
+    return None
 
 
 def model_expression(text: str):

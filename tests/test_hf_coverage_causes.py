@@ -765,3 +765,24 @@ class Net(nn.Module):
 """, inputs=("2x4x4", "2x4x3"))
     assert report.unknown == [], report.unknown
     assert report.outputs == [[2, 4, 2]] and report.totals.forward_flops == 96
+
+
+def test_einsum_with_an_ellipsis(tmp_path):
+    # LongT5's local attention: torch.einsum("...hqk,...khd->...qhd", weights, values); the
+    # '...' dims (1, 2) broadcast from the right; implicit outputs put them first
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, weights, values, a, b):
+        out = torch.einsum("...hqk,...khd->...qhd", weights, values)   # 1x2x8x4x16
+        # 1*2 blocks * 4 heads * 8 queries * 16 dims outputs, each a sum over 8 keys:
+        # 8,192 multiply-adds -> 16,384 FLOPs
+        other = torch.einsum("...ij,jk", a, b)   # (3x2x5, 5x6) -> 3x2x6: 36 outputs x 5 = 180 MACs -> 360
+        return out, other
+""", inputs=("1x2x4x8x8", "1x2x8x4x16", "3x2x5", "5x6"))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 2, 8, 4, 16], [3, 2, 6]]
+    assert report.totals.forward_flops == 16_384 + 360

@@ -786,3 +786,25 @@ class Net(nn.Module):
     assert report.unknown == [], report.unknown
     assert report.outputs == [[1, 2, 8, 4, 16], [3, 2, 6]]
     assert report.totals.forward_flops == 16_384 + 360
+
+
+def test_more_math_functions(tmp_path):
+    # Inkling: side = math.isqrt(num_patches); positional encodings use math.tanh/atan2/hypot
+    report = analyse(tmp_path, """
+import math
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.side = nn.Linear(1, math.isqrt(50))                          # 7 -> 14
+        self.hyp = nn.Linear(1, int(math.hypot(3, 4)))                    # 5 -> 10
+        self.angle = nn.Linear(1, round(4 * math.atan2(1, 1) / math.pi * 3))   # atan2(1, 1) = pi/4: 3 -> 6
+        self.ok = nn.Linear(1, 2 if math.isfinite(1e308) and not math.isnan(0.0) else 9)   # 2 -> 4
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"side": 14, "hyp": 10, "angle": 6, "ok": 4}

@@ -542,7 +542,8 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         return Namespace(name, members)
 
     math_members = {name: _plain(getattr(math, name), f"math.{name}") for name in
-                    ("sqrt", "log", "log2", "log10", "exp", "gcd", "isclose", "cos", "sin", "pow", "fabs", "erf")}
+                    ("sqrt", "log", "log2", "log10", "exp", "gcd", "isclose", "cos", "sin", "pow", "fabs", "erf",
+                     "isqrt", "tan", "tanh", "atan", "atan2", "hypot", "isfinite", "isinf", "isnan")}
     math_members.update({"ceil": _plain(_ceil, "math.ceil"), "floor": _plain(_floor, "math.floor"),
                          "prod": _plain(lambda items, start=1: _product(items, start), "math.prod"),
                          "pi": math.pi, "e": math.e, "inf": math.inf})

@@ -654,3 +654,157 @@ class Net(nn.Module):
 """, inputs=("1x32x8", "4x8"))
     assert report.unknown == [], report.unknown
     assert report.outputs == [[1, 32, 8]] and report.totals.forward_flops == 4096
+
+
+def test_init_fan_in_and_fan_out_and_gain(tmp_path):
+    # transformers' lecun_normal_ -> _variance_scaling: `fan_in, fan_out =
+    # torch.nn.init._calculate_fan_in_and_fan_out(tensor)` (ten vision-language files stopped here)
+    report = analyse(tmp_path, """
+import math
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        conv = nn.Conv2d(3, 4, 5)   # weight 4x3x5x5: receptive field 25 -> fan_in 75, fan_out 100
+        fan_in, fan_out = torch.nn.init._calculate_fan_in_and_fan_out(conv.weight)
+        self.fan_in = nn.Linear(1, fan_in)      # 75 -> 150
+        self.fan_out = nn.Linear(1, fan_out // 10)   # 10 -> 20
+        # calculate_gain('relu') = sqrt(2); ('leaky_relu', 0.2) = sqrt(2 / 1.04) = 1.3867...
+        self.gain = nn.Linear(1, round(10 * nn.init.calculate_gain("relu")))   # 14 -> 28
+        self.leaky = nn.Linear(1, int(100 * nn.init.calculate_gain("leaky_relu", 0.2)))   # 138 -> 276
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"fan_in": 150, "fan_out": 20, "gain": 28, "leaky": 276}
+
+
+def test_numpy_scalar_maths_on_known_numbers(tmp_path):
+    # EnCodec/Bark/X-codec configs: hop_length = int(np.prod(upsampling_ratios)); Mask2Former:
+    # int(np.log2(stride) - np.log2(common_stride)); CTRL: x *= np.sqrt(d_model)
+    report = analyse(tmp_path, """
+import numpy as np
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hop = nn.Linear(1, int(np.prod([8, 5, 4, 2])) // 32)          # 320 // 32 = 10 -> 20
+        self.levels = nn.Linear(1, int(np.log2(32) - np.log2(4)))           # 5.0 - 2.0 = 3 -> 6
+        self.root = nn.Linear(1, int(np.sqrt(64)) + int(np.floor(2.7)))     # 8 + 2 = 10 -> 20
+        self.power = nn.Linear(1, np.power(2, 3) + int(np.sum((1, 2))))     # 8 + 3 = 11 -> 22
+        self.empty = nn.Linear(1, 4 if np.prod([]) == 1.0 else 9)           # 1.0 -> 4 -> 8
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"hop": 20, "levels": 6, "root": 20, "power": 22, "empty": 8}
+
+
+def test_hasattr_and_getattr_default_go_through_the_class_getattribute(tmp_path):
+    # transformers' PreTrainedConfig.__getattribute__ maps attribute_map names (ZambaConfig:
+    # layer_types -> layers_block_type); the cache reads `getattr(config, "layer_types", None)`
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+
+class Config:
+    attribute_map = {"layer_types": "layers_block_type"}
+
+    def __init__(self):
+        self.layers_block_type = ["linear_attention", "hybrid", "hybrid"]
+
+    def __getattribute__(self, key):
+        if key != "attribute_map" and key in super().__getattribute__("attribute_map"):
+            key = super().__getattribute__("attribute_map")[key]
+        return super().__getattribute__(key)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        c = Config()
+        # CPython: hasattr is True through the map; getattr finds the 3-element list; a name
+        # neither set nor mapped raises AttributeError inside __getattribute__: False / the default
+        self.has = nn.Linear(1, 2 if hasattr(c, "layer_types") else 5)                  # 2 -> 4
+        self.types = nn.Linear(1, len(getattr(c, "layer_types", None) or []))         # 3 -> 6
+        self.first = nn.Linear(1, 4 if getattr(c, "layer_types")[0] == "linear_attention" else 6)  # 4 -> 8
+        self.missing = nn.Linear(1, 7 if not hasattr(c, "sliding_window") else 9)     # 7 -> 14
+        self.default = nn.Linear(1, getattr(c, "sliding_window", 5))                  # 5 -> 10
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"has": 4, "types": 6, "first": 8, "missing": 14, "default": 10}
+
+
+def test_linalg_solve_triangular_gives_the_right_hand_sides_shape(tmp_path):
+    # Qwen3-Next / Qwen3.5 / OLMo-hybrid gated delta rule: torch.linalg.solve_triangular(
+    # ut_system, v_beta, upper=False, unitriangular=True) solves A X = B: X has B's shape
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(3, 2)
+
+    def forward(self, a, b):
+        x = torch.linalg.solve_triangular(a, b, upper=False, unitriangular=True)   # 2x4x3
+        return self.proj(x)   # 2x4x2: 2 * (2 * 4) * 3 * 2 = 96 FLOPs; the solve has no
+                              # FlopCounterMode formula (LAPACK), 0 under `standard`
+""", inputs=("2x4x4", "2x4x3"))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[2, 4, 2]] and report.totals.forward_flops == 96
+
+
+def test_einsum_with_an_ellipsis(tmp_path):
+    # LongT5's local attention: torch.einsum("...hqk,...khd->...qhd", weights, values); the
+    # '...' dims (1, 2) broadcast from the right; implicit outputs put them first
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, weights, values, a, b):
+        out = torch.einsum("...hqk,...khd->...qhd", weights, values)   # 1x2x8x4x16
+        # 1*2 blocks * 4 heads * 8 queries * 16 dims outputs, each a sum over 8 keys:
+        # 8,192 multiply-adds -> 16,384 FLOPs
+        other = torch.einsum("...ij,jk", a, b)   # (3x2x5, 5x6) -> 3x2x6: 36 outputs x 5 = 180 MACs -> 360
+        return out, other
+""", inputs=("1x2x4x8x8", "1x2x8x4x16", "3x2x5", "5x6"))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 2, 8, 4, 16], [3, 2, 6]]
+    assert report.totals.forward_flops == 16_384 + 360
+
+
+def test_more_math_functions(tmp_path):
+    # Inkling: side = math.isqrt(num_patches); positional encodings use math.tanh/atan2/hypot
+    report = analyse(tmp_path, """
+import math
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.side = nn.Linear(1, math.isqrt(50))                          # 7 -> 14
+        self.hyp = nn.Linear(1, int(math.hypot(3, 4)))                    # 5 -> 10
+        self.angle = nn.Linear(1, round(4 * math.atan2(1, 1) / math.pi * 3))   # atan2(1, 1) = pi/4: 3 -> 6
+        self.ok = nn.Linear(1, 2 if math.isfinite(1e308) and not math.isnan(0.0) else 9)   # 2 -> 4
+
+    def forward(self, x):
+        return x
+""")
+    assert report.unknown == [], report.unknown
+    assert params(report) == {"side": 14, "hyp": 10, "angle": 6, "ok": 4}

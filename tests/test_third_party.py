@@ -545,8 +545,10 @@ def test_library_modules_have_their_python_names(env):
 
 
 def test_numpy_stays_opaque(env):
-    # a planted numpy whose prod() would give 6: not followed, so in_features stays unknown
-    write(env["site"] / "numpy" / "__init__.py", "def prod(items):\n    return 6\n")
+    # a planted numpy whose prod() would give 7 and cumprod() 6: not followed.  numpy's scalar
+    # maths is modelled (np.prod([2, 3]) = 6, numpy's answer, not the planted 7): Linear(6, 4) =
+    # 28 params; the unmodelled np.cumprod stays unknown, so its Linear counts nothing
+    write(env["site"] / "numpy" / "__init__.py", "def prod(items):\n    return 7\n\n\ndef cumprod(items):\n    return 6\n")
     model = write(env["project"] / "np_model.py", '''
         import numpy as np
         from torch import nn
@@ -556,13 +558,14 @@ def test_numpy_stays_opaque(env):
             def __init__(self):
                 super().__init__()
                 self.fc = nn.Linear(np.prod([2, 3]), 4)
+                self.other = nn.Linear(np.cumprod([2, 3]), 4)
 
             def forward(self, x):
                 return self.fc(x)
     ''')
     report = staticflops.analyze(model, inputs=["1x6"], python=env["python"])
-    assert report.totals.params == 0
-    # numpy is partly modelled (numpy.linspace): the unknown is the unmodelled `np.prod` call
+    assert report.totals.params == 28
+    # numpy is partly modelled (linspace, scalar maths): the unknown is the unmodelled `np.cumprod`
     assert any("np_model.py:" in u.location and "numpy" in u.what for u in report.unknown), report.unknown
 
 

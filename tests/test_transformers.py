@@ -67,6 +67,24 @@ def test_small_config_is_exact(tmp_path, source_path, name):
         sorted(tuple(s) for s in entry["output_shapes"].values())
 
 
+@pytest.mark.parametrize("group, name, flops", [("small", "mixtral", 12_517_376),
+                                                ("published", "mixtral-8x7b", 816_446_439_424)])
+def test_mixtral_eager_expert_loop_is_the_recorded_count(tmp_path, source_path, group, name, flops):
+    """The small config's recording ran the eager per-expert loop (`experts_implementation=
+    "eager"`); Mixtral-8x7B's ran on the meta device through the grouped GEMM, a route the
+    recording script checks against the CPU eager loop on the small configs.  Asked for that
+    loop, staticflops counts it through its one-hot routing mask (frontend/torch/routing.py):
+    the 32 x 2 routed rows priced once whatever the split, so the same recorded FLOPs.  The
+    compare on the expert index (`if expert_idx == self.num_experts`) runs once per expert
+    reached: a located unknown, 0 FLOPs under this convention."""
+    entry = TRUTH[group][name]
+    report = _analyse(tmp_path, source_path, dict(entry["config"], experts_implementation="eager"), ["1x32:int64"])
+    assert report.totals.params == entry["params"]
+    assert report.totals.forward_flops == entry["forward_flops"] == flops
+    assert any("once per expert" in u.what for u in report.unknown)
+    assert not any("depends on the routing" in u.what for u in report.unknown)
+
+
 def test_model_option_picks_another_head(tmp_path, source_path):
     """--model LlamaModel: the base model of the same config, without the LM head: the recorded
     LlamaForCausalLM minus lm_head (64 -> 1000, no bias): 64*1000 = 64,000 params and

@@ -5,7 +5,8 @@ Runs the installed ``staticflops`` console script (no torch needed) on the trans
 with ``--source-path`` (an unpacked wheel folder, or a site-packages):
 
     python tools/transformers_folder_run.py --source-path /path/site-packages --jobs 2 \\
-        --max-seconds 120 --out /tmp/hf-coverage.jsonl [--stride N] [--start K] [--limit N]
+        --max-seconds 120 --out /tmp/hf-coverage.jsonl [--stride N] [--start K] [--limit N] \\
+        [--only 'mixtral/*' 'dbrx/*']
 
 Per file: the model class is ``<Prefix>Model`` where ``<Prefix>PreTrainedModel`` is the file's
 pre-trained base class (else the first class deriving from it), built with the default config
@@ -26,6 +27,7 @@ script found no model class.  Files already in --out are skipped (resume).
 import argparse
 import ast
 import concurrent.futures
+import fnmatch
 import json
 import os
 import re
@@ -70,10 +72,21 @@ def _forward_inputs(text: str, name: str) -> list | None:
     if not params:
         return None
     last = max(needed, default=0)
-    known = {**EXTRA, **INPUTS}
+    known = {**EXTRA, **INPUTS, **{p: spec for p in params[: last + 1] if (spec := _by_name(p))}}
     if any(p not in known for p in params[: last + 1]):
         return None
     return [known[p] for p in params[: last + 1]]
+
+
+def _by_name(param: str) -> str | None:
+    """A required input the tables do not name, guessed from its name: token ids and masks
+    (``qformer_input_ids``, ``task_inputs``), an image (``prompt_pixel_values``), a video
+    (``pixel_values_videos``: 8 frames)."""
+    if param.endswith(("_ids", "_mask")) or param == "task_inputs":
+        return "1x32:int64"
+    if "pixel_values" in param:
+        return "1x8x3x224x224" if "video" in param else INPUTS["pixel_values"]
+    return None
 
 
 def model_expression(text: str):
@@ -96,13 +109,70 @@ def model_expression(text: str):
     return f"{name}({config}())", specs
 
 
+# The model said the inputs do not fit it (an image size, a channel count, an audio layout):
+# the script tries the inputs read from the configuration file's defaults next.
+MISFIT = re.compile(r"expects \d+ (input )?(channels|features|input channels|input features)|does not fit input|"
+                    r"doesn't match model|do not broadcast|[Ii]nput image size|must be mono|too small|cannot reshape|"
+                    r"expects a \d or \d-D input|patch width|out of range for a tensor of rank|"
+                    r"cannot unpack [234] values into [345] targets")
+
+
+def _config_default(folder: Path, names: tuple) -> int | None:
+    """The first default a configuration file of the model's folder gives one of these fields
+    (``image_size: int = 384``, ``image_size=384``, ``"num_mel_bins": 128``); read as text."""
+    pattern = re.compile(rf"\b(?:{'|'.join(names)})[\"']?\s*(?::\s*[\w\[\], |.]+?)?\s*[=:]\s*\(?(\d+)")
+    for config in sorted(folder.glob("configuration_*.py")):
+        found = pattern.search(config.read_text(encoding="utf-8"))
+        if found:
+            return int(found.group(1))
+    return None
+
+
+def alternatives(path: Path, specs: list) -> list:
+    """Other inputs to try when the first do not fit: the configuration's image size and
+    channels for ``pixel_values`` (and its frames, for a video model); its mel bins for ``input_features`` in both layouts (B, F, T)
+    and (B, T, F); a mono channel axis for ``input_values``."""
+    size = _config_default(path.parent, ("image_size", "img_size", "input_size"))
+    channels = _config_default(path.parent, ("num_channels", "in_channels", "num_input_channels")) or 3
+    bins = _config_default(path.parent, ("num_mel_bins", "feature_size", "input_feat_size", "num_mel_filters",
+                                         "input_feat_per_channel", "feature_projection_input_dim")) or 80
+    frames = _config_default(path.parent, ("num_frames",))
+    first, second = [], []
+    for spec in specs:
+        if spec == INPUTS["pixel_values"] and frames:  # a video model: (batch, frames, channels, height, width)
+            first.append(f"1x{frames}x{channels}x{size or 224}x{size or 224}")
+            second.append(f"1x{channels}x{size or 224}x{size or 224}")
+        elif spec == INPUTS["pixel_values"] and (size or channels != 3):
+            first.append(f"1x{channels}x{size or 224}x{size or 224}")
+            second.append(first[-1])
+        elif spec == INPUTS["input_features"]:
+            first.append(f"1x{bins}x3000")
+            second.append(f"1x3000x{bins}")
+        elif spec == INPUTS["input_values"]:
+            first.append("1x1x16000")
+            second.append(spec)
+        else:
+            first.append(spec)
+            second.append(spec)
+    return [c for i, c in enumerate((first, second)) if c != specs and c not in (first, second)[:i]]
+
+
 def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
     found = model_expression(path.read_text(encoding="utf-8"))
     row = {"file": f"{path.parent.name}/{path.name}"}
     if found is None:
         return dict(row, outcome="no-model")
     model, specs = found
-    row.update(model=model, input=" ".join(specs))
+    tried = run_inputs(path, source_path, max_seconds, row, model, specs)
+    for other in alternatives(path, specs):
+        if tried["outcome"] != "failed" or not MISFIT.search(tried.get("cause", "")):
+            break
+        tried = dict(run_inputs(path, source_path, max_seconds, row, model, other), first_input=" ".join(specs))
+    return tried
+
+
+def run_inputs(path: Path, source_path: str, max_seconds: int, row: dict, model: str, specs: list) -> dict:
+    row = dict(row, model=model, input=" ".join(specs))
     inputs = [item for spec in specs for item in ("--input", spec)]
     command = ["staticflops", "analyze", str(path), "--model", model, *inputs, "--format", "json",
                "--source-path", source_path, "--max-seconds", str(max_seconds)]
@@ -169,6 +239,9 @@ def main():
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--stride", type=int, default=1, help="every Nth file (an even sample across the alphabet)")
     parser.add_argument("--summary-only", action="store_true")
+    parser.add_argument("--only", nargs="+", default=None, metavar="PATTERN",
+                        help="only the files whose 'folder/modeling_x.py' name matches one of these shell patterns "
+                             "(re-running the files a fix concerns)")
     args = parser.parse_args()
     out = Path(args.out)
     rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
@@ -176,6 +249,8 @@ def main():
         done = {r["file"] for r in rows}
         files = sorted(Path(args.source_path, "transformers", "models").glob("*/modeling_*.py"))
         files = [f for f in files if not f.name.startswith(("modeling_tf_", "modeling_flax_"))]
+        if args.only:
+            files = [f for f in files if any(fnmatch.fnmatch(f"{f.parent.name}/{f.name}", p) for p in args.only)]
         files = files[args.start::args.stride][:args.limit]
         todo = [f for f in files if f"{f.parent.name}/{f.name}" not in done]
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool, out.open("a") as sink:

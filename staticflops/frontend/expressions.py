@@ -76,6 +76,8 @@ class Expressions:
                 value = self.evaluate_node(part.expression, scope)
                 if isinstance(value, Unknown):
                     return value
+                if isinstance(value, Tensor) and value.shape == () and value.values and part.conversion is None:
+                    value = value.values[0]  # torch's Tensor.__format__: a 0-d tensor as its item (f"expert_{i}")
                 self.budget.check_text(self, value, part)
                 pieces.append(str(value))
         self.budget.build(self, sum(map(len, pieces)), sum(map(len, pieces)), node, "an f-string")

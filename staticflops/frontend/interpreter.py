@@ -54,6 +54,9 @@ _RICH_COMPARISONS = {
     cst.LessThan: ("__lt__", "__gt__"), cst.LessThanEqual: ("__le__", "__ge__"), cst.Equal: ("__eq__", "__eq__"),
     cst.NotEqual: ("__ne__", "__ne__"), cst.GreaterThan: ("__gt__", "__lt__"), cst.GreaterThanEqual: ("__ge__", "__le__"),
 }
+_TENSOR_COMPARISONS = {cst.Equal: "Equal", cst.NotEqual: "NotEqual", cst.LessThan: "LessThan",
+                       cst.LessThanEqual: "LessThanEqual", cst.GreaterThan: "GreaterThan",
+                       cst.GreaterThanEqual: "GreaterThanEqual"}
 # a + b calls a.__add__(b), then the reflection b.__radd__(a)
 _OPERATOR_METHODS = {
     cst.Add: ("__add__", "__radd__"), cst.Subtract: ("__sub__", "__rsub__"), cst.Multiply: ("__mul__", "__rmul__"),
@@ -375,7 +378,7 @@ class Interpreter(Statements, Expressions):
                 return self.unknown("membership test could not be decided", node)
             return found if op_class is cst.In else not found
         if isinstance(left, Tensor) or isinstance(right, Tensor):
-            return self.framework.tensor_binary(self, "Compare", left, right, node)
+            return self.framework.tensor_binary(self, _TENSOR_COMPARISONS.get(op_class, "Compare"), left, right, node)
         if op_class in _RICH_COMPARISONS and any(isinstance(v, Instance) and v.module is None for v in (left, right)):
             found = self._rich_compare(op_class, left, right, node)
             if found is not MISSING:
@@ -411,6 +414,8 @@ class Interpreter(Statements, Expressions):
             return value
         if isinstance(value, Unknown):
             return value
+        if isinstance(value, Tensor) and value.values is not None and len(value.values) == 1:
+            return bool(value.values[0])  # a one-element tensor of known value (`index == 8`)
         if isinstance(value, (Tensor, Class, Function, Builtin, BoundMethod, Namespace, Partial)):
             return True
         if isinstance(value, Instance):

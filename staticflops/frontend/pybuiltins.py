@@ -251,9 +251,26 @@ def build_builtins(object_class: Class) -> dict:
         return any(isinstance(k, Class) and cls.is_subclass_of(k) for k in options)
     b["issubclass"] = issubclass_
 
+    def _own_getattribute(value) -> bool:
+        """The instance's class (or a base written in the analysed code) defines __getattribute__."""
+        return any(isinstance(c.namespace.get("__getattribute__"), Function) for c in value.cls.mro())
+
     @_fn("hasattr")
     def hasattr_(interp, args, kwargs, node):
         value, name = args
+        if isinstance(value, Instance) and _own_getattribute(value):
+            # Python's hasattr is getattr catching AttributeError: the class's __getattribute__
+            # answers (transformers' configs map `layer_types` to `layers_block_type` there)
+            interp.missing_attributes_raise += 1
+            try:
+                found = interp.get_attribute(value, name, node)
+            except AnalysisError as raised:  # statements.Raised: the analysed code's exception
+                if hasattr(raised, "exception") and interp.is_attribute_error(raised):
+                    return False
+                raise
+            finally:
+                interp.missing_attributes_raise -= 1
+            return found if isinstance(found, Unknown) else True
         if isinstance(value, Instance):
             if name in value.attrs:
                 return True
@@ -525,7 +542,8 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         return Namespace(name, members)
 
     math_members = {name: _plain(getattr(math, name), f"math.{name}") for name in
-                    ("sqrt", "log", "log2", "log10", "exp", "gcd", "isclose", "cos", "sin", "pow", "fabs", "erf")}
+                    ("sqrt", "log", "log2", "log10", "exp", "gcd", "isclose", "cos", "sin", "pow", "fabs", "erf",
+                     "isqrt", "tan", "tanh", "atan", "atan2", "hypot", "isfinite", "isinf", "isnan")}
     math_members.update({"ceil": _plain(_ceil, "math.ceil"), "floor": _plain(_floor, "math.floor"),
                          "prod": _plain(lambda items, start=1: _product(items, start), "math.prod"),
                          "pi": math.pi, "e": math.e, "inf": math.inf})

@@ -364,6 +364,9 @@ class Statements:
 
     def _exec_For(self, node, scope):
         iterable = self.evaluate_node(node.iter, scope)
+        runner = getattr(type(iterable), "run_for", None)
+        if runner is not None:  # a data-dependent set that knows how to run a loop over it (torch/routing.py)
+            return runner(iterable, self, node, scope)
         broke = False
         try:
             for item in self.iterate(iterable, node.iter):
@@ -381,6 +384,18 @@ class Statements:
             raise
         if not broke and node.orelse is not None:
             self.exec_statement(node.orelse.body, scope)
+
+    def loop_turn(self, node, item, scope) -> bool:
+        """One turn of a `for` body with its target bound to ``item``: True when it breaks."""
+        self.budget.loop(self, node)
+        self.assign(node.target, item, scope)
+        try:
+            self.exec_statement(node.body, scope)
+        except _Break:
+            return True
+        except _Continue:
+            pass
+        return False
 
     def _exec_While(self, node, scope):
         try:

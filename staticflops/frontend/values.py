@@ -348,13 +348,13 @@ class NoOpMembers(dict):
         self.anything = anything
 
     def get(self, key, default=None):
-        return self.anything
+        return dict.get(self, key, self.anything)  # the few members that return a value are entries
 
     def __contains__(self, key):
         return True
 
     def __getitem__(self, key):
-        return self.anything
+        return dict.get(self, key, self.anything)
 
 
 @dataclass(eq=False)

@@ -461,22 +461,47 @@ def _einsum(attrs, inputs):
     terms = lhs.split(",")
     if len(terms) != len(inputs):
         raise ShapeError(f"einsum '{equation}' names {len(terms)} operands, got {len(inputs)}")
+    terms, rhs, broadcast_letters = _einsum_ellipsis(terms, rhs, inputs, bool(_), equation)
     sizes: dict = {}
     for term, shape in zip(terms, inputs):
-        if "." in term:
-            raise ShapeError("einsum with '...' is not supported yet")
         if len(term) != len(shape):
             raise ShapeError(f"einsum term '{term}' does not fit operand of shape {format_shape(shape)}")
         for letter, size in zip(term, shape):
-            if letter in sizes and not same(sizes[letter], size) and not same(size, 1):
+            if letter in sizes and not same(sizes[letter], size) and not same(size, 1) and \
+                    not (letter in broadcast_letters and same(sizes[letter], 1)):
                 raise ShapeError(f"einsum index '{letter}' is {format_dim(sizes[letter])} in one operand, {format_dim(size)} in another")
+            if letter in broadcast_letters and same(sizes.get(letter, 1), 1):
+                sizes[letter] = size  # the '...' dims broadcast: a 1 takes the other operand's size
             sizes.setdefault(letter, size)
     if not _:
-        rhs = "".join(sorted(c for c in set(lhs.replace(",", "")) if lhs.replace(",", "").count(c) == 1))
+        written = lhs.replace(",", "").replace(".", "")
+        rhs = broadcast_letters + "".join(sorted(c for c in set(written) if written.count(c) == 1))
     product: Dim = 1
     for size in sizes.values():
         product = product * size
     return [tuple(sizes[c] for c in rhs)], {"index_product": product}
+
+
+def _einsum_ellipsis(terms, rhs, inputs, explicit, equation):
+    """'...' stands for the dims an operand has beyond its letters, broadcast together from the
+    right (as torch.einsum): each becomes a letter of its own, placed where the '...' was (and
+    first in an implicit output).  Returns the terms, the output and those letters."""
+    if "." not in "".join(terms) + rhs:
+        return terms, rhs, ""
+    for term in (*terms, rhs):
+        if term.count(".") not in (0, 3) or (term.count(".") == 3 and "..." not in term):
+            raise ShapeError(f"einsum '{equation}': '.' is only allowed as one '...'")
+    counts = [len(shape) - len(term.replace("...", "")) if "..." in term else 0 for term, shape in zip(terms, inputs)]
+    if any(c < 0 for c in counts):
+        raise ShapeError(f"einsum '{equation}': an operand has fewer dims than its letters")
+    used = set("".join(terms) + rhs)
+    free = [chr(c) for c in range(0x3b1, 0x3b1 + 64) if chr(c) not in used]  # Greek letters: never written
+    width = max(counts, default=0)
+    letters = "".join(free[:width])
+    terms = [t.replace("...", letters[width - c:]) for t, c in zip(terms, counts)]
+    if explicit:
+        rhs = rhs.replace("...", letters)
+    return terms, rhs, letters
 
 
 @shape_function("interpolate")

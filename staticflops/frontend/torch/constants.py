@@ -70,6 +70,20 @@ def binary_values(kind: str, left, right, dtype: str):
         return None
 
 
+_COMPARE = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
+            "ge": operator.ge, "greater": operator.gt, "greater_equal": operator.ge, "less": operator.lt,
+            "less_equal": operator.le, "not_equal": operator.ne}
+
+
+def compare_values(name, left, right) -> list | None:
+    """Known values of a comparison of known values (``index == 8`` decides an ``if``)."""
+    a, b = flat(left), flat(right)
+    if a is None or b is None or name not in _COMPARE or (len(a) != len(b) and 1 not in (len(a), len(b))):
+        return None
+    a, b = (a * len(b) if len(a) == 1 else a), (b * len(a) if len(b) == 1 else b)
+    return [bool(_COMPARE[name](x, y)) for x, y in zip(a, b)]
+
+
 def unary_values(name: str, tensor) -> list | None:
     values = flat(tensor)
     if values is None or name not in _UNARY:

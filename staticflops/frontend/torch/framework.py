@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from staticflops.frontend.values import (
     Unknown,
     stable_order,
 )
-from staticflops.frontend.torch import constants, modules
+from staticflops.frontend.torch import constants, modules, numpy_scalars, routing
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functional_table import build_functional
 from staticflops.frontend.torch.layers import NOT_MODELLED
@@ -29,6 +30,10 @@ from staticflops.shapes.tensor_ops import IndexArray, ShapeError
 _OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div", "FloorDivide": "div",
               "Modulo": "div", "Power": "pow", "Compare": "compare", "BitAnd": "compare", "BitOr": "compare",
               "BitXor": "compare"}
+# `a == b` on tensors: the interpreter names the comparison ("Compare" when it does not)
+_COMPARISONS = {"Equal": "eq", "NotEqual": "ne", "LessThan": "lt", "LessThanEqual": "le", "GreaterThan": "gt",
+                "GreaterThanEqual": "ge"}
+_OPERATORS.update(dict.fromkeys(_COMPARISONS, "compare"))
 _PYTHON_METHODS = {
     list: {"append", "extend", "insert", "pop", "index", "count", "copy", "reverse", "remove", "clear"},
     tuple: {"index", "count"},
@@ -90,6 +95,7 @@ class TorchFramework:
         self.ops = TorchOps(self)
         functions = build_functions(self.ops)
         functions.update(build_table(self.ops, functions))  # tensor_table.py: the table-driven ops
+        routing.track(functions)  # mixture-of-experts masks: the eager per-expert loop
         self.functions = {name: self._with_grad(name, fn) for name, fn in functions.items()}
         # torch.linalg's norms: in their own namespace, not torch.* nor a tensor method
         self.linalg_norm = self.functions.pop("linalg_norm")
@@ -131,7 +137,7 @@ class TorchFramework:
         # torch.utils.checkpoint.checkpoint(fn, *args) computes fn(*args) (again in backward).
         run_function = Builtin("checkpoint", lambda i, a, k, n: i.call(a[0], list(a[1:]), {}, n), bind_self=False)
         checkpoint = Namespace("torch.utils.checkpoint", {"checkpoint": run_function, "checkpoint_sequential": noop})
-        init = Namespace("torch.nn.init", _passive())
+        init = Namespace("torch.nn.init", _init_members())
         functional = Namespace("torch.nn.functional", dict(functional_names))
         nn = Namespace("torch.nn", {
             "Module": self.module_class, **containers, **layers, "functional": functional, "init": init,
@@ -165,8 +171,10 @@ class TorchFramework:
             "utils": Namespace("torch.utils", {"checkpoint": checkpoint}),
             "_C": Namespace("torch._C", _passive()),  # _log_api_usage_once and friends
             "onnx": Namespace("torch.onnx", _passive()),  # exporter registration, never cost
-            "linalg": Namespace("torch.linalg", {name: Builtin(f"torch.linalg.{name}", self.linalg_norm,
-                                                              bind_self=False) for name in ("norm", "vector_norm")}),
+            "linalg": Namespace("torch.linalg", {**{name: Builtin(f"torch.linalg.{name}", self.linalg_norm,
+                                                                 bind_self=False) for name in ("norm", "vector_norm")},
+                                                 "solve_triangular": Builtin("torch.linalg.solve_triangular",
+                                                                             self._solve_triangular, bind_self=False)}),
             **{name: DTypeName(name) for name in DTYPES},
             **limits_functions(self.object_class),
         })
@@ -178,7 +186,8 @@ class TorchFramework:
             "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
             "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"],
             "torch.linalg": torch.members["linalg"], **stdlib,
-            "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False)}),
+            "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False),
+                                         **numpy_scalars.members()}),
         }
         self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()
                                if k not in TORCH_ONLY}
@@ -186,6 +195,17 @@ class TorchFramework:
                           "zeros": torch.members["zeros"]}
         self.namespaces.update(einops_namespaces(self, interp, layer_bindings, "torch_layers.pyi",
                                                  ("einops.layers.torch",)))
+
+    def _solve_triangular(self, interp, args, kwargs, node):
+        """``torch.linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False)``: X of B's
+        shape with A X = B, the op torch.triangular_solve(B, A) computes (without A's copy)."""
+        bound = {"left": True, "unitriangular": False, **dict(zip(("A", "B"), args)), **kwargs}
+        if bound["left"] is not True or "upper" not in bound or "A" not in bound or "B" not in bound:
+            raise CannotKnow("torch.linalg.solve_triangular with left=False or without upper=")
+        result = self.functions["triangular_solve"](interp, [bound["B"], bound["A"]],
+                                                    {"upper": bound["upper"], "unitriangular": bound["unitriangular"]},
+                                                    node)
+        return result[0] if isinstance(result, tuple) else result
 
     def _device(self, interp, args, kwargs, node):
         """``torch.device("cuda:0")``, ``torch.device("cuda", 1)``, ``torch.device(other_device)``."""
@@ -390,9 +410,9 @@ class TorchFramework:
         kind = _OPERATORS.get(op_name)
         if kind is None:
             return interp.unknown(f"operator `{op_name}` on tensors is not modelled", node)
-        return self.binary(interp, kind, left, right, node)
+        return self.binary(interp, kind, left, right, node, comparison=_COMPARISONS.get(op_name))
 
-    def binary(self, interp, kind: str, left, right, node, label: str | None = None):
+    def binary(self, interp, kind: str, left, right, node, label: str | None = None, comparison: str | None = None):
         try:
             shapes = [self.ops.shape_of(interp, v, node) for v in (left, right)]
         except CannotKnow as why:
@@ -406,7 +426,9 @@ class TorchFramework:
         with self.ops.arguments(_tensors_in([left, right])):
             result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
         if kind == "compare":
-            return Tensor(result.shape, "bool", requires_grad=False)
+            compared = Tensor(result.shape, "bool", requires_grad=False,
+                              values=constants.known(out, constants.compare_values(comparison or label, left, right)))
+            return routing.compared(compared, left, right, comparison or label)
         result.values = constants.known(out, constants.binary_values(kind, left, right, dtype))
         return result
 
@@ -419,6 +441,8 @@ class TorchFramework:
     def tensor_getitem(self, interp, tensor: Tensor, key, node):
         if tensor.shape is None:
             return interp.unknown("indexing a tensor of unknown shape", node)
+        if (routed := routing.getitem(tensor, key)) is not None:
+            return routed
         items = key if isinstance(key, tuple) else (key,)
         converted = []
         for item in items:
@@ -490,6 +514,48 @@ def _object_setattr(interp, args, kwargs, node):
 def _passive() -> NoOpMembers:
     """``nn.init.*`` only fills weights, ``torch._C`` logs: members that return their argument."""
     return NoOpMembers(Builtin("no-op", lambda i, a, k, n: a[0] if a else None, bind_self=False))
+
+
+def _init_members() -> NoOpMembers:
+    """``nn.init``: the fill functions return their tensor; the two that compute a number do."""
+    members = _passive()
+    members["_calculate_fan_in_and_fan_out"] = Builtin("torch.nn.init._calculate_fan_in_and_fan_out", _fans,
+                                                       bind_self=False)
+    members["calculate_gain"] = Builtin("torch.nn.init.calculate_gain", _gain, bind_self=False)
+    return members
+
+
+def _fans(interp, args, kwargs, node):
+    """(fan_in, fan_out) = (size(1), size(0)) times the product of the other sizes, as torch's
+    ``_calculate_fan_in_and_fan_out`` (transformers' variance-scaling initialisers use it)."""
+    tensor = args[0] if args else kwargs.get("tensor")
+    if not isinstance(tensor, Tensor) or tensor.shape is None:
+        raise CannotKnow("fan in/out of a tensor of unknown shape")
+    if len(tensor.shape) < 2:
+        raise AnalysisError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions",
+                            interp.location(node), "SF301")
+    receptive = 1
+    for size in tensor.shape[2:]:
+        receptive *= size
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+_GAINS = {"linear": 1, "identity": 1, "sigmoid": 1, "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4,
+          "conv1d": 1, "conv2d": 1, "conv3d": 1, "conv_transpose1d": 1, "conv_transpose2d": 1, "conv_transpose3d": 1}
+
+
+def _gain(interp, args, kwargs, node):
+    """``calculate_gain(nonlinearity, param=None)`` as torch's table gives it."""
+    name = args[0] if args else kwargs.get("nonlinearity")
+    param = args[1] if len(args) > 1 else kwargs.get("param")
+    if name == "leaky_relu":
+        slope = 0.01 if param is None else param
+        if not isinstance(slope, (int, float)) or isinstance(slope, bool):
+            raise CannotKnow("calculate_gain of leaky_relu with an unknown slope")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if name not in _GAINS:
+        raise CannotKnow(f"calculate_gain({name!r})")
+    return _GAINS[name]
 
 
 _STUBS = ("transformer.pyi",)

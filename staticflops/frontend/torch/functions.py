@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
-from staticflops.frontend.torch import constants
+from staticflops.frontend.torch import constants, routing
 from staticflops.frontend.torch.layers import argument_error, legacy_reduction, ntuple
 from staticflops.shapes import format_shape
 from staticflops.shapes import tensor_ops as ops
@@ -832,7 +832,8 @@ def build_functions(t: TorchOps) -> dict:
                               dtype=args[0].dtype)
             if not isinstance(result, Tensor):
                 return result
-            indices = Tensor(result.shape, "int64")
+            # positions along `dim`: every index is below its size (a one-hot mask of them is exact)
+            indices = routing.IndexBound(result.shape, "int64", bound=x[dim] if x else None)
             if name == "argsort":
                 return indices
             if name == "msort":  # torch.msort returns the sorted tensor, no indices

@@ -8,6 +8,7 @@ values, it returns tensors, and every op it recorded belongs to its own subtree.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from staticflops.frontend.tracer import TracedOp
@@ -132,6 +133,8 @@ def _recharged(op: TracedOp, module: Instance) -> TracedOp:
 
 def _template(value):
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        if type(value) is not Tensor:  # a tensor with facts (routing.IndexBound: its values' bound) keeps them
+            return ("like", copy.copy(value))
         return ("tensor", value.shape, value.dtype, value.requires_grad)
     if isinstance(value, tuple):
         items = [_template(v) for v in value]
@@ -146,6 +149,8 @@ def _template(value):
 def _instantiate(template):
     if template[0] == "tensor":
         return Tensor(template[1], template[2], requires_grad=template[3])
+    if template[0] == "like":
+        return copy.copy(template[1])
     if template[0] == "tuple":
         return tuple(_instantiate(t) for t in template[1])
     if template[0] == "plain":

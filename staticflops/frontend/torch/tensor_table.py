@@ -333,7 +333,7 @@ TABLE: dict = {
     "cartesian_prod": Op("cartesian_prod", "*tensors"),
     "select": Op("select", "input, dim, index"),
     "adjoint": Op("adjoint", "input"),
-    "unfold": Op("unfold", "input, dimension, size, step"),
+    "unfold": Op("sliding_windows", "input, dimension, size, step"),
     "take": Op("take", "input, index"),
     "nonzero_static": Op("nonzero_static", "input, *, size, fill_value=-1", dtypes=("int64",)),
     "lu_unpack": Op("lu_unpack", "LU_data, LU_pivots, unpack_data=True, unpack_pivots=True", returns=("P", "L", "U")),

@@ -11,13 +11,17 @@ from staticflops.shapes.tensor_ops import ShapeError, same
 @dataclass(frozen=True)
 class Example:
     """A worked case: a call on named inputs, and what the kind must give (derived by hand,
-    the arithmetic in ``why``).  ``flops`` is the forward count under `standard`."""
+    the arithmetic in ``why``).  ``flops`` is the forward count under `standard`.  A layer's
+    case builds it first: ``init`` is the body of ``__init__`` (``self.m = nn.Conv2d(3, 4, 3)``)
+    and ``params`` the parameter count it must have."""
 
     call: str
     inputs: tuple  # "x:2x8", "i:int64:2x8" (the coverage probe's spec)
     shapes: tuple  # expected output shapes
     flops: int
     why: str
+    init: str = ""
+    params: int | None = None
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ from __future__ import annotations
 from staticflops.diagnostics import reason
 from staticflops.shapes.expr import Dim, Expr, format_dim
 from staticflops.shapes.shape import Shape, format_shape, numel
+from staticflops.shapes.layout import channels_last, expect_rank, expect_size
 from staticflops.shapes.tensor_ops import ShapeError, broadcast, matmul, normalize_dim, same
+from staticflops.shapes.windows import conv_output_size, non_negative, positive, pool_output_size, same_output_size  # noqa: F401
 
 SHAPE_FUNCTIONS: dict = {}
 
@@ -41,15 +43,8 @@ def infer(kind: str, attrs: dict, inputs: list) -> tuple[list, dict]:
     return outputs, facts
 
 
-def _expect_rank(x: Shape, ranks, what: str) -> None:
-    if len(x) not in ranks:
-        wanted = " or ".join(str(r) for r in ranks)
-        raise ShapeError(f"{what} expects a {wanted}-D input, got shape {format_shape(x)}")
-
-
-def _expect(actual: Dim, wanted: Dim, message: str) -> None:
-    if not same(actual, wanted):
-        raise ShapeError(message.format(wanted=format_dim(wanted), actual=format_dim(actual)))
+# The checks under their old names: shapes/keras_layers.py imports them from here.
+_expect_rank, _expect = expect_rank, expect_size
 
 
 @shape_function("identity", "dropout", "relu", "relu6", "gelu", "silu", "tanh", "sigmoid", "leaky_relu",
@@ -92,127 +87,13 @@ def _bilinear(attrs, inputs):
     return [x1[:-1] + (attrs["out_features"],)], {}
 
 
-def channels_last(attrs) -> bool:
-    """Keras layers default to channels_last (NHWC); PyTorch layers carry no data_format."""
-    return attrs.get("data_format") == "channels_last"
+_positive, _non_negative = positive, non_negative
 
 
-def _conv_input(attrs, x: Shape, what: str) -> tuple:
-    dims = attrs["dims"]
-    _expect_rank(x, (dims + 1, dims + 2), what)
-    batched = len(x) == dims + 2
-    if channels_last(attrs):
-        channels, spatial = x[-1], tuple(x[-dims - 1:-1])
-    else:
-        channels, spatial = (x[1] if batched else x[0]), tuple(x[-dims:])
-    _expect(channels, attrs["in_channels"], what + " expects {wanted} input channels, got {actual}")
-    return batched, spatial
-
-
-def _with_channels(attrs, x: Shape, batched: bool, channels: Dim, spatial: tuple) -> Shape:
-    lead = (x[0],) if batched else ()
-    if channels_last(attrs):
-        return lead + tuple(spatial) + (channels,)
-    return lead + (channels,) + tuple(spatial)
-
-
-def _positive(values, what: str) -> None:
-    """Strides, dilations and windows divide or scale sizes: PyTorch refuses non-positive ones."""
-    for value in values:
-        if isinstance(value, int) and value <= 0:
-            raise ShapeError(f"non-positive {what} {value} is not supported")
-
-
-def _non_negative(values, what: str) -> None:
-    for value in values:
-        if isinstance(value, int) and value < 0:
-            raise ShapeError(f"negative {what} {value} is not supported")
-
-
-def same_output_size(size, stride) -> Dim:
-    """'same' padding: ceil(size / stride) (TensorFlow/Keras; stride 1 keeps the size)."""
-    return size if stride == 1 else (size + stride - 1) // stride
-
-
-def conv_output_size(size, kernel, stride, padding, dilation) -> Dim:
-    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
-
-
-@shape_function("conv")
 def _conv(attrs, inputs):
-    x = inputs[0]
-    batched, spatial = _conv_input(attrs, x, attrs.get("type", "Conv"))
-    _positive(attrs["stride"], "stride")
-    _positive(attrs["dilation"], "dilation")
-    _positive(attrs["kernel_size"], "kernel size")
-    padding = attrs["padding"]
-    if not isinstance(padding, str):
-        _non_negative(padding, "padding")
-    out = []
-    for i, size in enumerate(spatial):
-        k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
-        if padding == "same":
-            out.append(same_output_size(size, s))
-        elif padding == "causal":  # Keras Conv1D: left padding of dilation * (kernel - 1)
-            out.append((size - 1) // s + 1)
-        else:
-            p = 0 if padding == "valid" else padding[i]
-            length = conv_output_size(size, k, s, p, d)
-            if isinstance(length, int) and length <= 0:
-                raise ShapeError(f"input size {format_dim(size)} is too small for kernel {k} (dilation {d})")
-            out.append(length)
-    return [_with_channels(attrs, x, batched, attrs["out_channels"], out)], {}
-
-
-@shape_function("conv_transpose")
-def _conv_transpose(attrs, inputs):
-    x = inputs[0]
-    batched, spatial = _conv_input(attrs, x, attrs.get("type", "ConvTranspose"))
-    _positive(attrs["stride"], "stride")
-    _positive(attrs["dilation"], "dilation")
-    _positive(attrs["kernel_size"], "kernel size")
-    if not isinstance(attrs["padding"], str):
-        _non_negative(attrs["padding"], "padding")
-    for extra, s, d in zip(attrs["output_padding"] or (), attrs["stride"], attrs["dilation"]):
-        # PyTorch: the extra rows must be fewer than the stride or the dilation
-        if all(isinstance(v, int) for v in (extra, s, d)) and not 0 <= extra < max(s, d):
-            raise ShapeError(f"output padding {extra} must be smaller than either stride {s} or dilation {d}")
-    out = []
-    for i, size in enumerate(spatial):
-        k, s, d = attrs["kernel_size"][i], attrs["stride"][i], attrs["dilation"][i]
-        out.append(_transposed_size(size, k, s, d, attrs["padding"], attrs["output_padding"], i))
-    if attrs.get("output_size") is not None:
-        out = _requested_transposed_size(attrs, out)
-    return [_with_channels(attrs, x, batched, attrs["out_channels"], out)], {}
-
-
-def _requested_transposed_size(attrs, smallest: list) -> list:
-    """PyTorch's ``forward(x, output_size=...)``: the trailing sizes must lie between the size
-    without output padding and ``stride - 1`` more (it picks the output padding that fits)."""
-    dims = attrs["dims"]
-    wanted = list(attrs["output_size"])
-    if len(wanted) in (dims + 1, dims + 2):
-        wanted = wanted[-dims:]
-    if len(wanted) != dims:
-        raise ShapeError(f"output_size must have {dims} or {dims + 2} elements, got {len(wanted)}")
-    out = []
-    for i, (size, request) in enumerate(zip(smallest, wanted)):
-        low = size - attrs["output_padding"][i]  # output_padding is replaced, not added
-        high = low + attrs["stride"][i] - 1
-        if all(isinstance(v, int) for v in (low, request)) and not low <= request <= high:
-            raise ShapeError(f"requested an output size of {request}, but valid sizes range from {low} to {high}")
-        out.append(request)
-    return out
-
-
-def _transposed_size(size, k, s, d, padding, output_padding, i) -> Dim:
-    if isinstance(padding, str):  # Keras: 'valid' / 'same', output_padding None or per axis
-        span = d * (k - 1) + 1
-        if output_padding is None:
-            return size * s if padding == "same" else size * s + max(span - s, 0)
-        pad = span // 2 if padding == "same" else 0
-        return (size - 1) * s + span - 2 * pad + output_padding[i]
-    return (size - 1) * s - 2 * padding[i] + d * (k - 1) + output_padding[i] + 1
+    """The `conv` kind's shape (kinds/conv.py), for shapes/keras_layers.py's separable_conv,
+    which imports it from here: looked up in the registry, as this stage never imports kinds/."""
+    return SHAPE_FUNCTIONS["conv"](attrs, inputs)
 
 
 @shape_function("batch_norm", "instance_norm")
@@ -253,17 +134,6 @@ def _pool_window(attrs, x: Shape):
     if channels_last(attrs):
         return x[:1], x[1:-1]
     return x[:-dims], x[-dims:]
-
-
-def pool_output_size(size, kernel, stride, padding, dilation, ceil_mode) -> Dim:
-    span = size + 2 * padding - dilation * (kernel - 1) - 1
-    if not ceil_mode:
-        return span // stride + 1
-    length = -((-span) // stride) + 1
-    # The last window must start inside the input or its left padding (PyTorch's rule).
-    if isinstance(length, int) and isinstance(size, int) and (length - 1) * stride >= size + padding:
-        length -= 1
-    return length
 
 
 @shape_function("max_pool", "avg_pool", "lp_pool")

@@ -80,42 +80,6 @@ def _max_unpool(attrs, inputs):
     return [x[:-dims] + out], {}
 
 
-def _blocks(spatial, attrs) -> list:
-    """Sliding-window positions per dimension (as a convolution's output size)."""
-    sizes = []
-    for size, k, d, p, s in zip(spatial, attrs["kernel_size"], attrs["dilation"], attrs["padding"], attrs["stride"]):
-        length = (size + 2 * p - d * (k - 1) - 1) // s + 1
-        if isinstance(length, int) and length <= 0:
-            raise ShapeError(f"input size {format_dim(size)} is too small for kernel {k} (dilation {d})")
-        sizes.append(length)
-    return sizes
-
-
-@_kinds("unfold")
-def _unfold(attrs, inputs):
-    """(N, C, H, W) -> (N, C * kh * kw, L), L = the number of window positions."""
-    x = inputs[0]
-    if len(x) not in (3, 4):
-        raise ShapeError(f"Unfold expects a 3-D or 4-D input, got {format_shape(x)}")
-    lead, channels = x[:-3], x[-3]
-    return [lead + (channels * numel(tuple(attrs["kernel_size"])), numel(tuple(_blocks(x[-2:], attrs))))], {}
-
-
-@_kinds("fold")
-def _fold(attrs, inputs):
-    """(N, C * kh * kw, L) -> (N, C, *output_size); L must be the number of window positions."""
-    x = inputs[0]
-    if len(x) not in (2, 3):
-        raise ShapeError(f"Fold expects a 2-D or 3-D input, got {format_shape(x)}")
-    window = numel(tuple(attrs["kernel_size"]))
-    if isinstance(x[-2], int) and isinstance(window, int) and x[-2] % window:
-        raise ShapeError(f"Fold: {x[-2]} input channels are not divisible by the kernel size {window}")
-    blocks = numel(tuple(_blocks(attrs["output_size"], attrs)))
-    if not same(blocks, x[-1]):
-        raise ShapeError(f"Fold expects {format_dim(blocks)} blocks, got {format_dim(x[-1])}")
-    return [x[:-2] + (x[-2] // window,) + tuple(attrs["output_size"])], {}
-
-
 @_kinds("cosine_similarity")
 def _cosine_similarity(attrs, inputs):
     both = broadcast(inputs[0], inputs[1])
@@ -172,15 +136,6 @@ def _embedding_bag(attrs, inputs):
     else:
         raise ShapeError(f"EmbeddingBag expects a 2-D input, or a 1-D input with offsets, got {format_shape(ids)}")
     return [(bags, attrs["embedding_dim"])], {}
-
-
-@_kinds("conv_tbc")
-def _conv_tbc(attrs, inputs):
-    """x (time, batch, in), weight (kernel, in, out): (time + 2 * pad - kernel + 1, batch, out)."""
-    x, weight = inputs[0], inputs[1]
-    if len(x) != 3 or len(weight) != 3 or not same(x[2], weight[1]):
-        raise ShapeError(f"conv_tbc: weight {format_shape(weight)} does not fit input {format_shape(x)}")
-    return [(x[0] + 2 * attrs.get("pad", 0) - weight[0] + 1, x[1], weight[2])], {"kernel": weight[0]}
 
 
 @_kinds("linear_cross_entropy")

@@ -128,49 +128,6 @@ def _layer_norm(attrs, inputs):
     return [x], {}
 
 
-def _pool_window(attrs, x: Shape):
-    dims = attrs["dims"]
-    _expect_rank(x, (dims + 1, dims + 2), attrs.get("type", "pooling"))
-    if channels_last(attrs):
-        return x[:1], x[1:-1]
-    return x[:-dims], x[-dims:]
-
-
-@shape_function("max_pool", "avg_pool", "lp_pool")
-def _pool(attrs, inputs):
-    lead, spatial = _pool_window(attrs, inputs[0])
-    _positive(attrs["kernel_size"], "kernel size")
-    _positive(attrs["stride"], "stride")
-    if isinstance(attrs["padding"], str):  # Keras: 'valid' / 'same'
-        out = tuple(same_output_size(size, s) if attrs["padding"] == "same" else (size - k) // s + 1
-                    for size, k, s in zip(spatial, attrs["kernel_size"], attrs["stride"]))
-        return [lead + out + inputs[0][-1:] if channels_last(attrs) else lead + out], {}
-    dilation = attrs.get("dilation", (1,) * len(spatial))
-    for pad, k, d in zip(attrs["padding"], attrs["kernel_size"], dilation):
-        if all(isinstance(v, int) for v in (pad, k, d)) and not 0 <= pad <= (d * (k - 1) + 1) // 2:
-            raise ShapeError(f"padding {pad} must be between 0 and half the effective kernel size "
-                             f"{d * (k - 1) + 1}")
-    out = tuple(
-        pool_output_size(size, attrs["kernel_size"][i], attrs["stride"][i], attrs["padding"][i],
-                         attrs.get("dilation", (1,) * len(spatial))[i], attrs.get("ceil_mode", False))
-        for i, size in enumerate(spatial)
-    )
-    for size, length in zip(spatial, out):
-        if isinstance(length, int) and length <= 0:  # PyTorch: "Output size is too small"
-            raise ShapeError(f"output size is too small: input {format_shape(tuple(spatial))} gives "
-                             f"{format_shape(out)} with kernel {format_shape(tuple(attrs['kernel_size']))}")
-    return [lead + out] * (2 if attrs.get("return_indices") else 1), {}
-
-
-@shape_function("adaptive_avg_pool", "adaptive_max_pool")
-def _adaptive_pool(attrs, inputs):
-    lead, spatial = _pool_window(attrs, inputs[0])
-    out = tuple(size if wanted is None else wanted for size, wanted in zip(spatial, attrs["output_size"]))
-    if channels_last(attrs):  # Keras AdaptiveAveragePooling*D: (batch, *spatial, channels)
-        out = out + inputs[0][-1:]
-    return [lead + out] * (2 if attrs.get("return_indices") else 1), {}  # (values, indices)
-
-
 @shape_function("flatten")
 def _flatten(attrs, inputs):
     from staticflops.shapes.tensor_ops import flatten

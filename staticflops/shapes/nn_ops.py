@@ -37,49 +37,6 @@ def _channel_shuffle(attrs, inputs):
     return [x], {}
 
 
-def _spatial_rank(x: Shape, dims: int, what: str) -> None:
-    if len(x) not in (dims + 1, dims + 2):
-        raise ShapeError(f"{what} expects a {dims + 1}-D or {dims + 2}-D input, got {format_shape(x)}")
-
-
-@_kinds("fractional_max_pool")
-def _fractional_max_pool(attrs, inputs):
-    """Output ``output_size``, or ``floor(size * output_ratio)``; the window positions are random,
-    the sizes are not."""
-    x, dims = inputs[0], attrs["dims"]
-    _spatial_rank(x, dims, attrs.get("type", "FractionalMaxPool"))
-    if attrs.get("output_size") is not None:
-        out = tuple(attrs["output_size"])
-    elif attrs.get("output_ratio") is not None:
-        out = tuple(int(size * ratio) for size, ratio in zip(x[-dims:], attrs["output_ratio"]))
-    else:
-        raise ShapeError("FractionalMaxPool requires specifying either an output size, or a pooling ratio")
-    for size, wanted, k in zip(x[-dims:], out, attrs["kernel_size"]):
-        if isinstance(size, int) and isinstance(wanted, int) and wanted + k - 1 > size:
-            raise ShapeError(f"output size {wanted} + kernel {k} - 1 is larger than the input size {size}")
-    return [x[:-dims] + out] * (2 if attrs.get("return_indices") else 1), {}
-
-
-@_kinds("max_unpool")
-def _max_unpool(attrs, inputs):
-    """(size - 1) * stride - 2 * padding + kernel per spatial dimension, or ``output_size``."""
-    x, dims = inputs[0], attrs["dims"]
-    _spatial_rank(x, dims, attrs.get("type", "MaxUnpool"))
-    if len(inputs) > 1 and tuple(inputs[1]) != tuple(x) and not all(same(a, b) for a, b in zip(inputs[1], x)):
-        raise ShapeError(f"indices {format_shape(inputs[1])} do not fit the input {format_shape(x)}")
-    out = tuple((size - 1) * s - 2 * p + k for size, k, s, p in
-                zip(x[-dims:], attrs["kernel_size"], attrs["stride"], attrs["padding"]))
-    if attrs.get("output_size") is not None:
-        wanted = tuple(attrs["output_size"])[-dims:]
-        for default, size, s in zip(out, wanted, attrs["stride"]):
-            # PyTorch accepts a size strictly within one stride of the default
-            if all(isinstance(v, int) for v in (default, size, s)) and not default - s < size < default + s:
-                raise ShapeError(f"invalid output_size {format_shape(wanted)}: each size must lie strictly "
-                                 f"between {default - s} and {default + s}")
-        out = wanted
-    return [x[:-dims] + out], {}
-
-
 @_kinds("cosine_similarity")
 def _cosine_similarity(attrs, inputs):
     both = broadcast(inputs[0], inputs[1])

@@ -52,7 +52,7 @@ _expect_rank, _expect = expect_rank, expect_size
                 "prelu", "abs", "exp", "log", "sqrt", "rsqrt", "neg",
                 "sin", "cos", "clamp", "erf", "round", "floor", "ceil", "sign",
                 # torch.nn kinds of issue 20 (the rest of their shape rules: nn_ops.py)
-                "hardshrink", "softshrink", "tanhshrink", "logsigmoid", "rrelu", "threshold", "local_response_norm")
+                "hardshrink", "softshrink", "tanhshrink", "logsigmoid", "rrelu", "threshold")
 def _same_shape(attrs, inputs):
     return [inputs[0]], {}
 
@@ -94,38 +94,6 @@ def _conv(attrs, inputs):
     """The `conv` kind's shape (kinds/conv.py), for shapes/keras_layers.py's separable_conv,
     which imports it from here: looked up in the registry, as this stage never imports kinds/."""
     return SHAPE_FUNCTIONS["conv"](attrs, inputs)
-
-
-@shape_function("batch_norm", "instance_norm")
-def _channel_norm(attrs, inputs):
-    x = inputs[0]
-    if len(x) < 2:
-        raise ShapeError(f"{attrs.get('type', 'BatchNorm')} expects an input of rank at least 2, got {format_shape(x)}")
-    unbatched = attrs["kind"] == "instance_norm" and len(x) == attrs.get("dims", 0) + 1
-    channel = x[0] if unbatched else x[1]
-    if "axis" in attrs:  # Keras BatchNormalization normalises over any axis (default -1)
-        channel = x[normalize_dim(attrs["axis"], len(x))]
-    _expect(channel, attrs["num_features"], attrs.get("type", "BatchNorm") + " expects {wanted} channels, got {actual}")
-    return [x], {}
-
-
-@shape_function("group_norm")
-def _group_norm(attrs, inputs):
-    x = inputs[0]
-    _expect(x[-1] if channels_last(attrs) else x[1], attrs["num_channels"],
-            "GroupNorm expects {wanted} channels, got {actual}")  # Keras: channels last by default
-    return [x], {}
-
-
-@shape_function("layer_norm", "rms_norm")
-def _layer_norm(attrs, inputs):
-    x = inputs[0]
-    normalized = tuple(attrs["normalized_shape"])
-    tail = x[len(x) - len(normalized):]
-    if len(x) < len(normalized) or not all(same(a, b) for a, b in zip(tail, normalized)):
-        name = "RMSNorm" if attrs.get("kind") == "rms_norm" else "LayerNorm"
-        raise ShapeError(f"{name} over {format_shape(normalized)} does not fit input {format_shape(x)}")
-    return [x], {}
 
 
 @shape_function("flatten")

@@ -119,39 +119,6 @@ def _embedding(attrs, inputs):
     return [tuple(inputs[0]) + (attrs["embedding_dim"],)], {}
 
 
-@shape_function("rnn", "gru", "lstm")
-def _recurrent(attrs, inputs):
-    x = inputs[0]
-    if "return_sequences" in attrs:  # a Keras layer: batch-major, returns what return_* ask for
-        return BATCH_MAJOR_RECURRENT["keras"](attrs, x)
-    name = attrs.get("type", "RNN")
-    _expect_rank(x, (2, 3), name)
-    _expect(x[-1], attrs["input_size"], name + " expects input_size {wanted}, got {actual}")
-    batched = len(x) == 3
-    if batched:
-        batch, steps = (x[0], x[1]) if attrs["batch_first"] else (x[1], x[0])
-    else:
-        batch, steps = 1, x[0]
-    directions = 2 if attrs["bidirectional"] else 1
-    hidden_out = attrs["proj_size"] or attrs["hidden_size"]
-    output = x[:-1] + (directions * hidden_out,)
-    state = (directions * attrs["num_layers"],) + ((batch,) if batched else ()) + (hidden_out,)
-    outputs = [output, state]
-    if attrs["kind"] == "lstm":
-        outputs.append(state[:-1] + (attrs["hidden_size"],))
-    return outputs, {"seq_len": steps, "batch": batch}
-
-
-@shape_function("rnn_cell")
-def _rnn_cell(attrs, inputs):
-    x = inputs[0]
-    name = attrs.get("type", "RNNCell")
-    _expect_rank(x, (1, 2), name)
-    _expect(x[-1], attrs["input_size"], name + " expects input_size {wanted}, got {actual}")
-    h = x[:-1] + (attrs["hidden_size"],)
-    return [h, h] if attrs["gates"] == 4 else [h], {"batch": x[0] if len(x) == 2 else 1}
-
-
 # Losses whose input has a class dimension (dim 1, or 0 unbatched) that the loss consumes.
 _CLASS_LOSSES = ("cross_entropy", "nll_loss", "multi_margin_loss")
 # Losses with one term per row: the last dimension (features, or labels) is consumed.
@@ -182,44 +149,6 @@ def _loss(attrs, inputs):
     out = per_item if attrs.get("reduction", "mean") == "none" else ()
     return [out], {"elements": numel(per_item), "classes": classes, "steps": x[0] if x else 1,
                    "labels": target[-1] if target else 1}
-
-
-@shape_function("multihead_attention")
-def _multihead_attention(attrs, inputs):
-    query, key = inputs[0], inputs[1]
-    _expect_rank(query, (2, 3), "MultiheadAttention")
-    _expect(query[-1], attrs["embed_dim"], "MultiheadAttention expects embed_dim {wanted}, got {actual}")
-    _expect(key[-1], attrs["kdim"], "MultiheadAttention expects key dimension {wanted}, got {actual}")
-    if len(query) == 3:
-        batch_first = attrs["batch_first"]
-        batch = query[0] if batch_first else query[1]
-        target = query[1] if batch_first else query[0]
-        source = key[1] if batch_first else key[0]
-    else:
-        batch, target, source = 1, query[0], key[0]
-    weights = ((batch,) if len(query) == 3 else ()) + (target, source)
-    if not attrs.get("average_attn_weights", True):
-        weights = weights[:-2] + (attrs["num_heads"],) + weights[-2:]
-    outputs = [query, weights if attrs.get("need_weights", True) else None]
-    return outputs, {"batch": batch, "target_len": target, "source_len": source}
-
-
-@shape_function("scaled_dot_product_attention")
-def _sdpa(attrs, inputs):
-    q, k, v = inputs[0], inputs[1], inputs[2]
-    _expect(q[-1], k[-1], "scaled_dot_product_attention: query has {actual} features per head, key {wanted}")
-    _expect(k[-2], v[-2], "scaled_dot_product_attention: key length {wanted} differs from value length {actual}")
-    if attrs.get("enable_gqa") and len(q) >= 3 and len(k) >= 3 and len(v) >= 3:
-        # grouped-query attention: each key/value head serves query_heads / kv_heads query heads
-        heads = q[-3]
-        for kv in (k[-3], v[-3]):
-            if isinstance(heads, int) and isinstance(kv, int) and (kv <= 0 or heads % kv):
-                raise ShapeError(f"scaled_dot_product_attention: {heads} query heads are not a multiple of "
-                                 f"{kv} key/value heads")
-        batch = broadcast(q[:-3], k[:-3], v[:-3]) + (heads,)
-    else:
-        batch = broadcast(q[:-2], k[:-2], v[:-2])
-    return [batch + (q[-2], v[-1])], {"batch_heads": numel(batch), "target_len": q[-2], "source_len": k[-2]}
 
 
 @shape_function("matmul")
@@ -372,8 +301,8 @@ def _reduce(attrs, inputs):
     return [reduce(inputs[0], attrs.get("dim"), attrs.get("keepdim", False))], {}
 
 
-# Keras' recurrent layers share the rnn/gru/lstm kinds but are batch-major: keras_layers.py puts
-# its shape rule here (as it registers its own kinds), so this module never imports it.
+# Keras' recurrent layers share the rnn/gru/lstm kinds (kinds/recurrent.py) but are batch-major:
+# keras_layers.py puts its shape rule here (as it registers its own kinds), where the kind reads it.
 BATCH_MAJOR_RECURRENT: dict = {}
 
 from staticflops.shapes.nn_ops import NN_SHAPES  # noqa: E402  (the nn kinds added for issue 20)

@@ -9,13 +9,14 @@ recorded and need no rule: they stay out of it.
 
 from __future__ import annotations
 
-from staticflops.kinds import attention, conv, elementwise, linalg, movement, norm, pool, recurrent, search, sequence
+from staticflops.kinds import (attention, conv, elementwise, linalg, linear, loss, movement, norm, pool, recurrent, search,
+                              sequence, similarity)
 from staticflops.kinds.record import catalogue
 from staticflops.shapes.layers import SHAPE_FUNCTIONS
 
 # tensor ops (torch.* and Tensor methods), then the torch.nn / nn.functional layer kinds
 TENSOR_FAMILIES = (elementwise, linalg, search, sequence, movement)
-NN_FAMILIES = (conv, pool, norm, recurrent, attention)
+NN_FAMILIES = (linear, conv, pool, norm, recurrent, attention, loss, similarity)
 FAMILIES = TENSOR_FAMILIES + NN_FAMILIES
 KINDS = catalogue(*[kind for family in FAMILIES for kind in family.KINDS.values()])
 

@@ -70,23 +70,6 @@ def _elementwise(attrs, inputs):
     return [broadcast(*inputs)], {}
 
 
-@shape_function("linear")
-def _linear(attrs, inputs):
-    x = inputs[0]
-    if not x:
-        raise ShapeError("Linear expects an input of rank at least 1, got a scalar")
-    _expect(x[-1], attrs["in_features"], "Linear expects {wanted} input features, got {actual}")
-    return [x[:-1] + (attrs["out_features"],)], {}
-
-
-@shape_function("bilinear")
-def _bilinear(attrs, inputs):
-    x1, x2 = inputs[0], inputs[1]
-    _expect(x1[-1], attrs["in1_features"], "Bilinear expects {wanted} features in its first input, got {actual}")
-    _expect(x2[-1], attrs["in2_features"], "Bilinear expects {wanted} features in its second input, got {actual}")
-    return [x1[:-1] + (attrs["out_features"],)], {}
-
-
 _positive, _non_negative = positive, non_negative
 
 
@@ -112,43 +95,6 @@ def _unflatten(attrs, inputs):
         sizes[sizes.index(-1)] = x[dim] // known
     _expect(numel(tuple(sizes)), x[dim], "Unflatten into sizes totalling {actual} does not fit dimension of size {wanted}")
     return [x[:dim] + tuple(sizes) + x[dim + 1:]], {}
-
-
-@shape_function("embedding")
-def _embedding(attrs, inputs):
-    return [tuple(inputs[0]) + (attrs["embedding_dim"],)], {}
-
-
-# Losses whose input has a class dimension (dim 1, or 0 unbatched) that the loss consumes.
-_CLASS_LOSSES = ("cross_entropy", "nll_loss", "multi_margin_loss")
-# Losses with one term per row: the last dimension (features, or labels) is consumed.
-_ROW_LOSSES = ("cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
-               "multilabel_margin_loss", "multilabel_soft_margin_loss")
-
-
-@shape_function("loss")
-def _loss(attrs, inputs):
-    """The loss per element (reduction='none') or a scalar; ``elements`` = terms before the
-    reduction, ``classes`` = the dimension each term consumes (a cross entropy's classes, a
-    row loss's features); CTC: ``steps`` = time steps, ``labels`` = target length."""
-    x, target = inputs[0], inputs[1]
-    if attrs["op"] in _CLASS_LOSSES:
-        axis = 1 if len(x) >= 2 else 0
-        classes = x[axis] if x else 1
-        per_item = x[:axis] + x[axis + 1:]
-        if tuple(target) != tuple(x) and not all(same(a, b) for a, b in zip(target, per_item)) or (
-                tuple(target) != tuple(x) and len(target) != len(per_item)):
-            raise ShapeError(f"{attrs['op']}: target {format_shape(target)} does not fit input {format_shape(x)}")
-    elif attrs["op"] in _ROW_LOSSES:
-        both = broadcast(x, target)
-        classes, per_item = (both[-1] if both else 1), both[:-1]
-    elif attrs["op"] == "ctc_loss":  # log_probs (time, batch, classes) or (time, classes): one term per sequence
-        classes, per_item = x[-1], x[1:2] if len(x) == 3 else ()
-    else:  # elementwise losses; margin_ranking_loss and gaussian_nll_loss broadcast a third tensor too
-        classes, per_item = 1, broadcast(*inputs)
-    out = per_item if attrs.get("reduction", "mean") == "none" else ()
-    return [out], {"elements": numel(per_item), "classes": classes, "steps": x[0] if x else 1,
-                   "labels": target[-1] if target else 1}
 
 
 @shape_function("matmul")

@@ -37,28 +37,6 @@ def _channel_shuffle(attrs, inputs):
     return [x], {}
 
 
-@_kinds("cosine_similarity")
-def _cosine_similarity(attrs, inputs):
-    both = broadcast(inputs[0], inputs[1])
-    return [reduce(both, attrs.get("dim", 1), False)], {"features": both[normalize_dim(attrs.get("dim", 1), len(both))]}
-
-
-@_kinds("pairwise_distance")
-def _pairwise_distance(attrs, inputs):
-    both = broadcast(inputs[0], inputs[1])
-    if not both:
-        return [()], {"features": 1}
-    return [both[:-1] + ((1,) if attrs.get("keepdim") else ())], {"features": both[-1]}
-
-
-@_kinds("pdist")
-def _pdist(attrs, inputs):
-    x = inputs[0]
-    if len(x) != 2:
-        raise ShapeError(f"pdist expects a 2-D input, got {format_shape(x)}")
-    return [(x[0] * (x[0] - 1) // 2,)], {"features": x[1]}
-
-
 @_kinds("affine_grid")
 def _affine_grid(attrs, inputs):
     """theta (N, 2, 3) with size (N, C, H, W) -> (N, H, W, 2); (N, 3, 4) with 5 sizes -> (N, D, H, W, 3)."""
@@ -81,27 +59,3 @@ def _grid_sample(attrs, inputs):
     return [x[:2] + tuple(grid[1:-1])], {}
 
 
-@_kinds("embedding_bag")
-def _embedding_bag(attrs, inputs):
-    """2-D input: one bag per row; 1-D input: one bag per offset (the last one dropped with
-    ``include_last_offset``)."""
-    ids = inputs[0]
-    if len(ids) == 2:
-        bags = ids[0]
-    elif len(ids) == 1 and len(inputs) > 1:
-        bags = inputs[1][0] - (1 if attrs.get("include_last_offset") else 0)
-    else:
-        raise ShapeError(f"EmbeddingBag expects a 2-D input, or a 1-D input with offsets, got {format_shape(ids)}")
-    return [(bags, attrs["embedding_dim"])], {}
-
-
-@_kinds("linear_cross_entropy")
-def _linear_cross_entropy(attrs, inputs):
-    """input (..., in_features) projected to num_classes logits, then a cross entropy against
-    the target: one term per row."""
-    x = inputs[0]
-    if not x or not same(x[-1], attrs["in_features"]):
-        raise ShapeError(f"linear_cross_entropy expects {format_dim(attrs['in_features'])} input features, "
-                         f"got input {format_shape(x)}")
-    rows = x[:-1]
-    return [rows if attrs.get("reduction", "mean") == "none" else ()], {"rows": numel(rows)}

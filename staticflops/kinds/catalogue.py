@@ -9,16 +9,19 @@ recorded and need no rule: they stay out of it.
 
 from __future__ import annotations
 
-from staticflops.kinds import (attention, conv, elementwise, linalg, linear, loss, movement, norm, pool, recurrent, search,
+from staticflops.kinds import (activation, attention, conv, elementwise, linalg, linear, loss, movement, norm, pool, recurrent, search,
                               sequence, similarity)
 from staticflops.kinds.record import catalogue
 from staticflops.shapes.layers import SHAPE_FUNCTIONS
 
 # tensor ops (torch.* and Tensor methods), then the torch.nn / nn.functional layer kinds
 TENSOR_FAMILIES = (elementwise, linalg, search, sequence, movement)
-NN_FAMILIES = (linear, conv, pool, norm, recurrent, attention, loss, similarity)
+NN_FAMILIES = (activation, linear, conv, pool, norm, recurrent, attention, loss, similarity)
 FAMILIES = TENSOR_FAMILIES + NN_FAMILIES
 KINDS = catalogue(*[kind for family in FAMILIES for kind in family.KINDS.values()])
+# The tensor-op kinds, whose shape functions the tensor table calls itself (a symbolic minimum is
+# a located unknown there); every other kind is reached through the registry's ``infer``.
+TENSOR_KINDS = {name: kind for family in TENSOR_FAMILIES for name, kind in family.KINDS.items()}
 
 for _kind in KINDS.values():
     if _kind.computes:

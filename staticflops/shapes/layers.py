@@ -47,21 +47,9 @@ def infer(kind: str, attrs: dict, inputs: list) -> tuple[list, dict]:
 _expect_rank, _expect = expect_rank, expect_size
 
 
-@shape_function("identity", "dropout", "relu", "relu6", "gelu", "silu", "tanh", "sigmoid", "leaky_relu",
-                "elu", "selu", "celu", "softplus", "mish", "hardswish", "hardsigmoid", "hardtanh",
-                "prelu", "abs", "exp", "log", "sqrt", "rsqrt", "neg",
-                "sin", "cos", "clamp", "erf", "round", "floor", "ceil", "sign",
-                # torch.nn kinds of issue 20 (the rest of their shape rules: nn_ops.py)
-                "hardshrink", "softshrink", "tanhshrink", "logsigmoid", "rrelu", "threshold")
+@shape_function("abs", "exp", "log", "sqrt", "rsqrt", "neg",
+                "sin", "cos", "clamp", "erf", "round", "floor", "ceil", "sign")
 def _same_shape(attrs, inputs):
-    return [inputs[0]], {}
-
-
-@shape_function("softmax", "log_softmax", "softmin", "gumbel_softmax")
-def _softmax(attrs, inputs):
-    dim = attrs.get("dim")
-    if isinstance(dim, int) and not isinstance(dim, bool):  # None: PyTorch's legacy implicit choice
-        normalize_dim(dim, len(inputs[0]))
     return [inputs[0]], {}
 
 
@@ -200,15 +188,6 @@ def _pixel_unshuffle(attrs, inputs):
         if isinstance(size, int) and isinstance(r, int) and size % r:
             raise ShapeError(f"spatial size {size} is not divisible by the downscale factor {r}")
     return [x[:-3] + (x[-3] * r * r, x[-2] // r, x[-1] // r)], {}
-
-
-@shape_function("glu")
-def _glu(attrs, inputs):
-    x = inputs[0]
-    axis = normalize_dim(attrs.get("dim", -1), len(x))
-    if isinstance(x[axis], int) and x[axis] % 2:
-        raise ShapeError(f"GLU halves dimension {attrs.get('dim', -1)}, but its size {x[axis]} is odd")
-    return [x[:axis] + (x[axis] // 2,) + x[axis + 1:]], {}
 
 
 @shape_function("cumulative", "normalize")

@@ -15,7 +15,7 @@ from typing import Callable
 
 from staticflops.diagnostics import AnalysisError, reason
 from staticflops.frontend.values import CannotKnow, Class, Record, Tensor, Unknown
-from staticflops.kinds.catalogue import KINDS
+from staticflops.kinds.catalogue import KINDS, TENSOR_KINDS
 from staticflops.kinds.record import Unresolved, smaller
 from staticflops.shapes.layers import infer
 from staticflops.shapes.shape import numel
@@ -402,8 +402,8 @@ def _result(name: str, op: Op, tensors: list):
 
 
 def _shapes(kind: str, attrs: dict, shapes: list) -> tuple:
-    entry = KINDS.get(kind)
-    if entry is None:  # a kind of shapes/layers.py
+    entry = TENSOR_KINDS.get(kind)
+    if entry is None:  # a layer kind (matmul, reduce, ...): the registry's checks of the output
         return infer(kind, attrs, shapes)
     try:
         return entry.shape(attrs, shapes)

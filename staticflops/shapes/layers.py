@@ -67,24 +67,6 @@ def _conv(attrs, inputs):
     return SHAPE_FUNCTIONS["conv"](attrs, inputs)
 
 
-@shape_function("flatten")
-def _flatten(attrs, inputs):
-    from staticflops.shapes.tensor_ops import flatten
-    return [flatten(inputs[0], attrs.get("start_dim", 1), attrs.get("end_dim", -1))], {}
-
-
-@shape_function("unflatten")
-def _unflatten(attrs, inputs):
-    x = inputs[0]
-    dim = normalize_dim(attrs["dim"], len(x))
-    sizes = list(attrs["unflattened_size"])
-    if -1 in sizes:
-        known = numel(tuple(s for s in sizes if s != -1))
-        sizes[sizes.index(-1)] = x[dim] // known
-    _expect(numel(tuple(sizes)), x[dim], "Unflatten into sizes totalling {actual} does not fit dimension of size {wanted}")
-    return [x[:dim] + tuple(sizes) + x[dim + 1:]], {}
-
-
 @shape_function("matmul")
 def _matmul(attrs, inputs):
     a, b = inputs[0], inputs[1]
@@ -137,59 +119,6 @@ def _einsum(attrs, inputs):
     return [tuple(sizes[c] for c in rhs)], {"index_product": product}
 
 
-@shape_function("interpolate")
-def _interpolate(attrs, inputs):
-    x = inputs[0]
-    spatial = len(x) - 2
-    size, scale = attrs.get("size"), attrs.get("scale_factor")
-    if size is not None and scale is not None:
-        raise ShapeError("only one of size or scale_factor should be defined")
-    if size is not None:
-        out = tuple(size) if isinstance(size, (tuple, list)) else (size,) * spatial
-        _positive(out, "output size")
-    elif scale is not None:
-        scales = tuple(scale) if isinstance(scale, (tuple, list)) else (scale,) * spatial
-        for factor in scales:  # 0 or less gives an empty or negative output in PyTorch's formula
-            if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor <= 0:
-                raise ShapeError(f"scale_factor must be positive, got {factor!r}")
-        out = tuple(_scaled(d, s) for d, s in zip(x[2:], scales))
-    else:
-        raise ShapeError("interpolation needs either size or scale_factor")
-    return [x[:2] + out], {}
-
-
-def _scaled(size, scale):
-    product = size * scale
-    if isinstance(product, float):
-        return int(product)
-    if isinstance(product, Expr):
-        return product
-    return int(product)
-
-
-@shape_function("pixel_shuffle")
-def _pixel_shuffle(attrs, inputs):
-    x = inputs[0]
-    r = attrs["upscale_factor"]
-    _positive((r,), "upscale factor")
-    if isinstance(x[-3], int) and isinstance(r, int) and x[-3] % (r * r):
-        raise ShapeError(f"input channels {x[-3]} are not divisible by the square of the upscale factor {r}")
-    channels = x[-3] // (r * r)
-    return [x[:-3] + (channels, x[-2] * r, x[-1] * r)], {}
-
-
-@shape_function("pixel_unshuffle")
-def _pixel_unshuffle(attrs, inputs):
-    x = inputs[0]
-    _expect_rank(x, (3, 4, 5, 6), "PixelUnshuffle")
-    r = attrs["downscale_factor"]
-    _positive((r,), "downscale factor")
-    for size in x[-2:]:
-        if isinstance(size, int) and isinstance(r, int) and size % r:
-            raise ShapeError(f"spatial size {size} is not divisible by the downscale factor {r}")
-    return [x[:-3] + (x[-3] * r * r, x[-2] // r, x[-1] // r)], {}
-
-
 @shape_function("cumulative", "normalize")
 def _along_dim(attrs, inputs):
     return [inputs[0]], {}
@@ -230,6 +159,3 @@ def _reduce(attrs, inputs):
 # keras_layers.py puts its shape rule here (as it registers its own kinds), where the kind reads it.
 BATCH_MAJOR_RECURRENT: dict = {}
 
-from staticflops.shapes.nn_ops import NN_SHAPES  # noqa: E402  (the nn kinds added for issue 20)
-
-SHAPE_FUNCTIONS.update(NN_SHAPES)

@@ -170,10 +170,10 @@ KINDS = catalogue(
          "im2col (F.unfold, nn.Unfold): every kh x kw window of every channel as a column, one per position",
          (Example("self.m(x)", ("x:2x3x8x8",), ((2, 27, 16),), 0,
                   "(8 + 2*1 - (3 - 1) - 1) // 2 + 1 = 4 positions per side = 16 columns of 3*3*3 = 27 values; "
-                  "copies: 0", init="self.m = nn.Unfold(3, padding=1, stride=2)"),)),
+                  "copies: 0", init="self.m = nn.Unfold(3, padding=1, stride=2)", params=0),)),
     Kind("fold", _fold, True,
          "col2im (F.fold, nn.Fold): columns summed back into their windows' places",
          (Example("self.m(x)", ("x:2x12x9",), ((2, 3, 4, 4),), 0,
                   "12 / (2*2) = 3 channels; (4 - 2) + 1 = 3 positions per side = 9 columns, as given; "
-                  "adds only: 0", init="self.m = nn.Fold((4, 4), 2)"),)),
+                  "adds only: 0", init="self.m = nn.Fold((4, 4), 2)", params=0),)),
 )

@@ -158,7 +158,7 @@ def _sliding_windows(attrs, inputs):
     return [x[:axis] + (windows,) + x[axis + 1:] + (size,)], {}
 
 
-def _take(attrs, inputs):
+def _flat_take(attrs, inputs):
     return [inputs[1]], {}
 
 
@@ -237,7 +237,8 @@ KINDS = catalogue(
     # whose name is a rule key of every rule set and so stays.
     Kind("sliding_windows", _sliding_windows, False, "Tensor.unfold: sliding windows along a dim, as a new last dim (a view)",
          _examples("x.unfold(1, 2, 2)", ("x:2x8",), (2, 4, 2), "(8 - 2) // 2 + 1 = 4 windows of 2")),
-    Kind("take", _take, False, "elements of the flattened input at the index's positions: the index's shape",
+    # torch.take; not `take`, keras.ops.take's computing kind along an axis (a rule key).
+    Kind("flat_take", _flat_take, False, "torch.take: elements of the flattened input at the index's positions: the index's shape",
          _examples("torch.take(x, i)", ("x:2x8", "i:int64:3"), (3,), "three indices")),
     Kind("multinomial", _multinomial, False, "num_samples draws per row of probabilities (int64 indices)",
          _examples("torch.multinomial(x, 2)", ("x:2x8",), (2, 2), "two draws for each of 2 rows")),

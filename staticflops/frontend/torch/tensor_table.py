@@ -334,7 +334,7 @@ TABLE: dict = {
     "select": Op("select", "input, dim, index"),
     "adjoint": Op("adjoint", "input"),
     "unfold": Op("sliding_windows", "input, dimension, size, step"),
-    "take": Op("take", "input, index"),
+    "take": Op("flat_take", "input, index"),
     "nonzero_static": Op("nonzero_static", "input, *, size, fill_value=-1", dtypes=("int64",)),
     "lu_unpack": Op("lu_unpack", "LU_data, LU_pivots, unpack_data=True, unpack_pivots=True", returns=("P", "L", "U")),
     "unravel_index": Op("unravel_index", "indices, shape", returns=("*",), dtypes=("int64",)),

@@ -235,10 +235,12 @@ KINDS = catalogue(
          _examples("torch.adjoint(x)", ("x:2x5x8",), (2, 8, 5), "the last two dims swap")),
     # Tensor.unfold; not `unfold`, the kind of F.unfold / nn.Unfold (im2col, kinds/conv.py),
     # whose name is a rule key of every rule set and so stays.
-    Kind("sliding_windows", _sliding_windows, False, "Tensor.unfold: sliding windows along a dim, as a new last dim (a view)",
+    Kind("sliding_windows", _sliding_windows, False,
+         "Tensor.unfold: sliding windows along a dim, as a new last dim (a view)",
          _examples("x.unfold(1, 2, 2)", ("x:2x8",), (2, 4, 2), "(8 - 2) // 2 + 1 = 4 windows of 2")),
     # torch.take; not `take`, keras.ops.take's computing kind along an axis (a rule key).
-    Kind("flat_take", _flat_take, False, "torch.take: elements of the flattened input at the index's positions: the index's shape",
+    Kind("flat_take", _flat_take, False,
+         "torch.take: elements of the flattened input at the index's positions: the index's shape",
          _examples("torch.take(x, i)", ("x:2x8", "i:int64:3"), (3,), "three indices")),
     Kind("multinomial", _multinomial, False, "num_samples draws per row of probabilities (int64 indices)",
          _examples("torch.multinomial(x, 2)", ("x:2x8",), (2, 2), "two draws for each of 2 rows")),

@@ -117,3 +117,26 @@ def test_every_nn_layer_example_states_its_params(family):
         assert kind.examples, name
         for example in kind.examples:
             assert not example.init or example.params is not None, (name, example.call)
+
+
+# (constructor, weight shape, bias shape) in PyTorch's layout, from its documentation of each
+# module's attributes: out before in; a grouped conv holds in_channels / groups per output, a
+# transposed one out_channels / groups per input.
+WEIGHTS = [
+    ("nn.Linear(8, 4)", (4, 8), (4,)),
+    ("nn.Bilinear(3, 4, 2)", (2, 3, 4), (2,)),
+    ("nn.Conv2d(6, 4, 3, groups=2)", (4, 3, 3, 3), (4,)),
+    ("nn.ConvTranspose2d(4, 6, (3, 2), groups=2)", (4, 3, 3, 2), (6,)),
+    ("nn.Embedding(10, 4)", (10, 4), None),
+    ("nn.LayerNorm((5, 8))", (5, 8), (5, 8)),
+    ("nn.BatchNorm2d(3)", (3,), (3,)),
+    ("nn.GroupNorm(2, 4)", (4,), (4,)),
+    ("nn.PReLU(3)", (3,), None),
+]
+
+
+@pytest.mark.parametrize("layer, weight, bias", WEIGHTS, ids=[case[0] for case in WEIGHTS])
+def test_layer_weights_are_the_shapes_model_code_reads(layer, weight, bias):
+    returned = "self.m.weight * 1" + (", self.m.bias * 1" if bias else "")
+    report = run(f"({returned},)", ("x:2x8",), init=f"self.m = {layer}")
+    assert report.outputs == [list(weight)] + ([list(bias)] if bias else [])

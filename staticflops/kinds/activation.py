@@ -27,10 +27,12 @@ def _glu(attrs, inputs):
     return [x[:axis] + (x[axis] // 2,) + x[axis + 1:]], {}
 
 
-def _per_element(name, module, doc, params=0, why="the input's shape; FlopCounterMode counts no elementwise op: 0"):
+def _per_element(name, module, doc, params=0, why="the input's shape; FlopCounterMode counts no elementwise op: 0",
+                 weights=None):
     """A kind whose worked case is ``nn.<module>`` on a (2, 8) input."""
     return Kind(name, _same, True, doc,
-                (Example("self.m(x)", ("x:2x8",), ((2, 8),), 0, why, init=f"self.m = nn.{module}", params=params),))
+                (Example("self.m(x)", ("x:2x8",), ((2, 8),), 0, why, init=f"self.m = nn.{module}", params=params),),
+                weights)
 
 
 KINDS = catalogue(
@@ -52,7 +54,8 @@ KINDS = catalogue(
     _per_element("hardsigmoid", "Hardsigmoid()", "relu6(x + 3) / 6"),
     _per_element("hardtanh", "Hardtanh()", "x clamped to [min_val, max_val]"),
     _per_element("prelu", "PReLU()", "x, or a learned slope times x below 0", params=1,
-                 why="the input's shape; one shared slope (num_parameters=1): 1 param; 0"),
+                 why="the input's shape; one shared slope (num_parameters=1): 1 param; 0",
+                 weights=lambda attrs: ((attrs["num_parameters"],), None)),
     _per_element("hardshrink", "Hardshrink()", "x where |x| > lambd, else 0"),
     _per_element("softshrink", "Softshrink()", "x - lambd * sign(x) where |x| > lambd, else 0"),
     _per_element("tanhshrink", "Tanhshrink()", "x - tanh(x)"),

@@ -152,13 +152,18 @@ KINDS = catalogue(
          (Example("self.m(x)", ("x:1x3x8x8",), ((1, 4, 6, 6),), 7776,
                   "(8 - 3) // 1 + 1 = 6 per side; 1*4*6*6 = 144 outputs x 3*3*3 = 27 MACs = 3,888 MACs = "
                   "7,776 FLOPs (the bias add is not counted); params 4*3*3*3 + 4 = 112",
-                  init="self.m = nn.Conv2d(3, 4, 3)", params=112),)),
+                  init="self.m = nn.Conv2d(3, 4, 3)", params=112),),
+         weights=lambda a: ((a["out_channels"], a["in_channels"] // a["groups"], *a["kernel_size"]),
+                            (a["out_channels"],))),
     Kind("conv_transpose", _conv_transpose, True,
          "a transposed convolution: each input element scatters out_channels / groups x prod(kernel) products",
          (Example("self.m(x)", ("x:1x4x5x5",), ((1, 2, 11, 11),), 3600,
                   "(5 - 1) * 2 + (3 - 1) + 1 = 11 per side; 1*4*5*5 = 100 inputs x 2 * 3*3 = 18 MACs = 1,800 "
                   "MACs = 3,600 FLOPs; params 4*2*3*3 + 2 = 74",
-                  init="self.m = nn.ConvTranspose2d(4, 2, 3, stride=2)", params=74),)),
+                  init="self.m = nn.ConvTranspose2d(4, 2, 3, stride=2)", params=74),),
+         # transposed: in_channels first (the weight of the conv it is the gradient of)
+         weights=lambda a: ((a["in_channels"], a["out_channels"] // a["groups"], *a["kernel_size"]),
+                            (a["out_channels"],))),
     Kind("conv_tbc", _conv_tbc, True,
          "F.conv_tbc: a 1-D convolution over (time, batch, in) with a (kernel, in, out) weight",
          (Example("F.conv_tbc(x, w, b)", ("x:8x2x3", "w:3x3x4", "b:4"), ((6, 2, 4),), 864,

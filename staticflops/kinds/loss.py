@@ -62,5 +62,6 @@ KINDS = catalogue(
          (Example("self.m(x, t)", ("x:4x8", "t:int64:4"), ((),), 640,
                   "4 rows x 8 inputs x 10 classes = 320 MACs = 640 FLOPs (the projection; the cross entropy "
                   "counts 0); a scalar; params 8*10 (no bias by default)",
-                  init="self.m = nn.LinearCrossEntropyLoss(8, 10)", params=80),)),
+                  init="self.m = nn.LinearCrossEntropyLoss(8, 10)", params=80),),
+         weights=lambda a: ((a["num_classes"], a["in_features"]), (a["num_classes"],))),
 )

@@ -45,6 +45,15 @@ def _same(attrs, inputs):
     return [inputs[0]], {}
 
 
+def _per_channel(key):
+    """weight and bias: one value per channel (or feature)."""
+    return lambda attrs: ((attrs[key],), (attrs[key],))
+
+
+def _per_normalized(attrs):
+    return tuple(attrs["normalized_shape"]), tuple(attrs["normalized_shape"])
+
+
 def _example(init, inputs, params, why):
     return (Example("self.m(x)", inputs, (tuple(int(d) for d in inputs[0].split(":")[-1].split("x")),), 0, why,
                     init=init, params=params),)
@@ -53,18 +62,23 @@ def _example(init, inputs, params, why):
 KINDS = catalogue(
     Kind("batch_norm", _channel_norm, True, "per-channel statistics over the batch and the spatial dims",
          _example("self.m = nn.BatchNorm2d(3)", ("x:2x3x8x8",), 6,
-                  "the input's shape; weight and bias of 3 channels = 6 params (running stats are buffers); 0")),
+                  "the input's shape; weight and bias of 3 channels = 6 params (running stats are buffers); 0"),
+         weights=_per_channel("num_features")),
     Kind("instance_norm", _channel_norm, True, "per-sample, per-channel statistics over the spatial dims",
          _example("self.m = nn.InstanceNorm2d(3)", ("x:2x3x8x8",), 0,
-                  "the input's shape; affine=False by default: no params; 0")),
+                  "the input's shape; affine=False by default: no params; 0"),
+         weights=_per_channel("num_features")),
     Kind("group_norm", _group_norm, True, "per-sample statistics over groups of channels",
          _example("self.m = nn.GroupNorm(2, 4)", ("x:2x4x8x8",), 8,
-                  "the input's shape; weight and bias of 4 channels = 8 params; 0")),
+                  "the input's shape; weight and bias of 4 channels = 8 params; 0"),
+         weights=_per_channel("num_channels")),
     Kind("layer_norm", _layer_norm, True, "statistics over the trailing normalized_shape",
          _example("self.m = nn.LayerNorm(8)", ("x:2x5x8",), 16,
-                  "the input's shape; weight and bias of 8 = 16 params; 0")),
+                  "the input's shape; weight and bias of 8 = 16 params; 0"),
+         weights=_per_normalized),
     Kind("rms_norm", _layer_norm, True, "root-mean-square scaling over the trailing normalized_shape (no mean)",
-         _example("self.m = nn.RMSNorm(8)", ("x:2x5x8",), 8, "the input's shape; a weight of 8, no bias; 0")),
+         _example("self.m = nn.RMSNorm(8)", ("x:2x5x8",), 8, "the input's shape; a weight of 8, no bias; 0"),
+         weights=_per_normalized),
     Kind("local_response_norm", _same, True, "each element scaled by the sum of squares of its neighbouring channels",
          _example("self.m = nn.LocalResponseNorm(2)", ("x:2x4x8x8",), 0, "the input's shape; no params; 0")),
 )

@@ -28,13 +28,17 @@ class Example:
 class Kind:
     """``shape(attrs, input_shapes) -> (output_shapes, facts)``.  ``computes``: the op is
     recorded and priced by every rule set (each decides it explicitly); otherwise it only moves
-    or creates data, changes shapes and records nothing (no convention counts data movement)."""
+    or creates data, changes shapes and records nothing (no convention counts data movement).
+    ``weights(attrs) -> (weight shape, bias shape)``: the tensors a layer of the kind holds, in
+    PyTorch's layout (out before in), which model code reads (``F.linear(x, self.qkv.weight)``);
+    whether the bias exists is the layer's ``bias`` flag.  None: no weights modelled."""
 
     name: str
     shape: Callable
     computes: bool
     doc: str
     examples: tuple = field(default=())
+    weights: Callable | None = None
 
 
 def catalogue(*kinds: Kind) -> dict:

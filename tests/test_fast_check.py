@@ -16,6 +16,8 @@ import pytest
 
 from review_helpers import MLP, make_repo
 
+from staticflops import cachefolder
+
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 SCRIPT = Path(sys.executable).parent / "staticflops"  # the console script pip installed
@@ -210,10 +212,14 @@ def test_a_third_party_module_is_part_of_the_verdict(tmp_path, settled):
                                                  '[tool.staticflops]\nsource_path = ["vendor"]\n\n[[tool.staticflops.models]]', 1)
                       .replace('"models/mlp.py"', '"models/mlp.py"\nmodel = "Net"'))
     first = warm(tmp_path, "--format", "json")
+    lib = tmp_path / "vendor" / "vendlib" / "__init__.py"
+    if not settled and time.time_ns() - lib.stat().st_ctime_ns > cachefolder.SETTLED_NS:
+        # the two runs took longer than the settle time (a loaded machine): the file was
+        # already settled when they read it, so this case cannot be observed on this run
+        pytest.skip("the machine was too slow to read the file while it was still unsettled")
     # Linear(8, 4) on 2x8: 2*8*4 = 64 MACs, 128 FLOPs
     assert json.loads(first.stdout)["models"][0]["budgets"][0]["measured"] == 128, first.stdout
     assert fast("check", "--format", "json", cwd=tmp_path)[0].stdout == first.stdout
-    lib = tmp_path / "vendor" / "vendlib" / "__init__.py"
     (record,) = (tmp_path / ".staticflops_cache").glob("check-*.json")
     stamps = json.loads(record.read_bytes().partition(b"\n")[2])["models"]["mlp"]["stamps"]
     assert (str(lib.resolve()) in stamps) == settled

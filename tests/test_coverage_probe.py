@@ -34,7 +34,7 @@ FLOORS = {
     "nn_modules": (188, 152),
     "nn_functional": (129, 111),
     "tensor_ops": (630, 625),
-    "keras_layers": (139, 132),
+    "keras_layers": (164, 145),
     "keras_ops": (271, 271),
 }
 

@@ -375,6 +375,14 @@ def _price_backward(cost: OpCost, rules: RuleSet, unknowns: list) -> None:
     rule = rules.get(op.kind)
     needs_input = any(op.needs_grad)
     has_weights = op.trainable_inputs > 0
+    if has_weights and op.is_layer_call:
+        # A built-in layer's weights are what its rule counts (Keras's front end cannot see them
+        # and marks every unfrozen layer call trainable): no parameter formula, or a count of
+        # 0, means no weights to differentiate.
+        try:
+            has_weights = rule.params is not None and not _is_zero(_integral(rule.params.count(op.attrs)))
+        except FormulaError:
+            pass
     env = _env(op)
     env.update(forward=cost.flops, macs=cost.macs, needs_grad=tuple(op.needs_grad) + (False,) * 4,
                grad_inputs=sum(op.needs_grad), trainable_inputs=op.trainable_inputs)

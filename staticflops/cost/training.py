@@ -61,7 +61,8 @@ def _tokens(ir: ModelIR):
 def _all_matmul_class(cost: CostResult) -> bool:
     matmul_class = {"linear", "bilinear", "conv", "conv_transpose", "matmul", "einsum",
                     "scaled_dot_product_attention", "multihead_attention", "rnn", "gru", "lstm",
-                    "conv_tbc", "linear_cross_entropy"}  # issue 20: F.conv_tbc, its projection to the classes
+                    "conv_tbc", "linear_cross_entropy",  # issue 20: F.conv_tbc, its projection to the classes
+                    "conv_lstm", "stft_spectrogram"}  # Keras ConvLSTM: gate convolutions; STFTSpectrogram: DFT convolutions
     return all(op.op.kind in matmul_class or _zero(op.flops) for op in cost.ops)
 
 

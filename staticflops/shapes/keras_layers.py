@@ -6,7 +6,8 @@ Keras layers keep the batch dimension apart: ``Reshape((4, 8))`` means ``(batch,
 
 from __future__ import annotations
 
-from staticflops.shapes.layers import BATCH_MAJOR_RECURRENT, _expect, _expect_rank, channels_last, shape_function, _conv
+from staticflops.shapes.layers import (BATCH_MAJOR_RECURRENT, _conv, _expect, _expect_rank, channels_last,
+                                       conv_output_size, same_output_size, shape_function)
 from staticflops.shapes.shape import Shape, format_shape, numel
 from staticflops.shapes.tensor_ops import ShapeError, broadcast, concatenate, normalize_dim, reshape
 
@@ -145,7 +146,57 @@ def keras_recurrent(attrs, x: Shape) -> tuple[list, dict]:
 
 
 
-@shape_function("softsign", "normalization", "augment")
+@shape_function("conv_lstm")
+def _conv_lstm(attrs, inputs):
+    """ConvLSTM1D/2D/3D (channels_last): (B, T, *spatial, C) -> each step's gates are convolutions
+    of the step's input (the layer's kernel, strides, padding) and of the state (the same kernel
+    size, stride 1, 'same'), so the state and output have the input conv's spatial size:
+    (B, T, *out, filters) with return_sequences, else (B, *out, filters); return_state adds h and c."""
+    x = inputs[0]
+    name = attrs.get("type", "ConvLSTM")
+    _expect_rank(x, (attrs["dims"] + 3,), name)
+    _expect(x[-1], attrs["in_channels"], name + " expects {wanted} input channels, got {actual}")
+    step, _ = _conv(attrs, [(x[0],) + tuple(x[2:])])
+    state = step[0]
+    output = (x[0], x[1]) + tuple(state[1:]) if attrs["return_sequences"] else state
+    outputs = [output] + ([state, state] if attrs["return_state"] else [])
+    return outputs, {"seq_len": x[1], "batch": x[0], "positions": numel(tuple(state[1:-1]))}
+
+
+@shape_function("category_encoding")
+def _category_encoding(attrs, inputs):
+    """CategoryEncoding: (B, n) token ids -> (B, num_tokens) counts or multi-hot flags; one_hot
+    gives each id its own row, (B, 1) or (B,) -> (B, num_tokens), (B, n) -> (B, n, num_tokens)."""
+    x, tokens = inputs[0], attrs["num_tokens"]
+    if attrs["output_mode"] == "one_hot":
+        _expect_rank(x, (1, 2), "CategoryEncoding")
+        return [(x[0], tokens) if len(x) == 1 or x[-1] == 1 else tuple(x) + (tokens,)], {}
+    _expect_rank(x, (2,), "CategoryEncoding")
+    return [(x[0], tokens)], {}
+
+
+@shape_function("stft_spectrogram")
+def _stft_spectrogram(attrs, inputs):
+    """STFTSpectrogram (channels_last): (B, T, C) -> frames of `frame_length` every `frame_step`
+    ('valid' or 'same', as a strided conv), `bins` = fft_length // 2 + 1 per frame and channel
+    (twice that for mode='stft': real and imaginary parts): (B, frames, C * bins), or
+    (B, frames, bins, C) with expand_dims."""
+    x = inputs[0]
+    _expect_rank(x, (3,), "STFTSpectrogram")
+    length, step, window = x[1], attrs["frame_step"], attrs["frame_length"]
+    if attrs["padding"] == "same":
+        frames = same_output_size(length, step)
+    else:
+        frames = conv_output_size(length, window, step, 0, 1)
+        if isinstance(frames, int) and frames <= 0:
+            raise ShapeError(f"STFTSpectrogram: input length {length} is shorter than frame_length {window}")
+    bins = attrs["bins"] * (2 if attrs["mode"] == "stft" else 1)
+    out = (x[0], frames, bins, x[2]) if attrs["expand_dims"] else (x[0], frames, x[2] * bins)
+    # `spectra`: the values each DFT kernel computes (one per frame, bin and channel)
+    return [out], {"frames": frames, "spectra": x[0] * x[2] * frames * attrs["bins"]}
+
+
+@shape_function("softsign", "normalization", "augment", "auto_contrast")
 def _unary(attrs, inputs):
     return [inputs[0]], {}
 

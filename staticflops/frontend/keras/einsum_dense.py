@@ -115,7 +115,7 @@ def einsum_dense_class(engine) -> Class:
             y = f["add"](interp, [y, parameters["bias"]], {}, node)
         if extra["activation"] and isinstance(y, Tensor):
             y = engine.record(layer, extra["activation"], "EinsumDense(activation)", {}, [y.shape], node,
-                              is_layer_call=False)[0]
+                              is_layer_call=False, tensors=[y])[0]
         return y
 
     methods = {"__init__": init, "call": call}

@@ -506,7 +506,7 @@ class KerasEngine:
         if kind is None or not isinstance(out_f, Tensor) or not isinstance(out_b, Tensor):
             return interp.unknown(f"Bidirectional merge_mode={mode!r} is not modelled", node)
         merged = self.record(wrapper, kind, f"Bidirectional(merge_mode={mode!r})", {"axis": -1},
-                             [out_f.shape, out_b.shape], node, is_layer_call=False)[0]
+                             [out_f.shape, out_b.shape], node, is_layer_call=False, tensors=[out_f, out_b])[0]
         return [merged, *states] if states else merged
 
     # ---- RNN(cell) ------------------------------------------------------------------------
@@ -620,12 +620,13 @@ class KerasEngine:
         shapes = [t.shape for t in tensors]
         if not layer.keras.built or "built_from" not in layer.keras.extra:
             self._build_builtin(layer, shapes, node)
-        outputs = self.record(layer, kind, layer.cls.name, state.attrs, shapes, node, is_layer_call=True)
+        outputs = self.record(layer, kind, layer.cls.name, state.attrs, shapes, node, is_layer_call=True,
+                              tensors=tensors)
         activation = state.attrs.get("activation")
         if activation:
             outputs[0] = self.record(layer, activation, f"{layer.cls.name}(activation)", _activation_attrs(activation),
-                                     [outputs[0].shape], node, is_layer_call=False)[0]
-        if kind in ("rnn", "gru", "lstm"):
+                                     [outputs[0].shape], node, is_layer_call=False, tensors=outputs[:1])[0]
+        if kind in ("rnn", "gru", "lstm", "conv_lstm"):  # with return_state: (output, h[, c])
             return list(outputs) if len(outputs) > 1 else outputs[0]
         if kind == "multi_head_attention":
             return (outputs[0], outputs[1]) if kwargs.get("return_attention_scores") else outputs[0]
@@ -643,7 +644,10 @@ class KerasEngine:
         for name, shape, trainable in weights:
             layer.module.parameters[name] = Parameter(shape, trainable=trainable, owner=layer)
 
-    def record(self, layer, kind: str, label: str, attrs: dict, shapes: list, node, is_layer_call: bool) -> list:
+    def record(self, layer, kind: str, label: str, attrs: dict, shapes: list, node, is_layer_call: bool,
+               tensors: list = ()) -> list:
+        """Record one op of ``layer`` on inputs of ``shapes``; ``tensors`` (the input values, when
+        known) say which inputs carry gradients, so the backward rules see what training computes."""
         attrs = dict(attrs, kind=kind)
         try:
             outputs, facts = infer(kind, attrs, shapes)
@@ -651,10 +655,25 @@ class KerasEngine:
             raise AnalysisError(f"{label}: {error}", self.interp.location(node), "SF301") from None
         except KeyError:
             raise AnalysisError(f"{label}: no shape function for `{kind}`", self.interp.location(node), "SF301") from None
+        needs_grad = [isinstance(t, Tensor) and t.requires_grad for t in tensors]
+        trainable = is_layer_call and self._has_trainable_weights(layer)
         self.framework.tracer.record(TracedOp(
             kind=kind, label=label, attrs=attrs, facts=facts, inputs=list(shapes), outputs=list(outputs),
-            module=layer, is_layer_call=is_layer_call, location=self.interp.location(node)))
-        return [None if s is None else Tensor(s) for s in outputs]
+            module=layer, is_layer_call=is_layer_call, location=self.interp.location(node),
+            needs_grad=needs_grad, trainable_inputs=int(trainable)))
+        grad = any(needs_grad) or trainable
+        return [None if s is None else Tensor(s, requires_grad=grad) for s in outputs]
+
+    def _has_trainable_weights(self, layer) -> bool:
+        """Keras trains every weight of a layer unless the layer, or a model it runs inside, was
+        set ``trainable=False`` (freezing a base model freezes every layer in it).  A built-in
+        layer's weights are implicit (its rule counts them): the pricing stage drops the weight
+        gradient of a layer whose rule counts no parameters."""
+        owners = [*self.framework.tracer.stack, layer]
+        if any(owner.module is not None and owner.module.frozen for owner in owners):
+            return False
+        declared = layer.module.parameters
+        return any(p.trainable for p in declared.values()) if declared else True
 
 
 _NO_BUILD = KerasLayerSpec.__dataclass_fields__["build"].default

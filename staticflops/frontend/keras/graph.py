@@ -58,7 +58,7 @@ def adopt(result, fn, args: list, kwargs: dict, site):
     node = Node(fn, list(args), dict(kwargs), site)
 
     def fresh(tensor):
-        out = KerasTensor(tensor.shape, tensor.dtype, history=(node, len(node.outputs)))
+        out = KerasTensor(tensor.shape, tensor.dtype, tensor.requires_grad, history=(node, len(node.outputs)))
         node.outputs.append(out)
         return out
     return map_tensors(result, fresh)

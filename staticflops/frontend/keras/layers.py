@@ -19,6 +19,7 @@ _CONV = "filters, kernel_size, strides=1, padding='valid', data_format=None, dil
 _CONVT = "filters, kernel_size, strides=1, padding='valid', output_padding=None, data_format=None, dilation_rate=1, activation=None, use_bias=True, **kwargs"
 _DEPTHWISE = "kernel_size, strides=1, padding='valid', depth_multiplier=1, data_format=None, dilation_rate=1, activation=None, use_bias=True, **kwargs"
 _SEPARABLE = "filters, kernel_size, strides=1, padding='valid', data_format=None, dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True, **kwargs"
+_CONV_LSTM = "filters, kernel_size, strides=1, padding='valid', data_format=None, dilation_rate=1, activation='tanh', recurrent_activation='sigmoid', use_bias=True, **kwargs"
 _POOL = "pool_size=2, strides=None, padding='valid', data_format=None, **kwargs"
 _GLOBAL_POOL = "data_format=None, keepdims=False, **kwargs"
 _RNN = "units, activation='tanh', use_bias=True, **kwargs"
@@ -311,12 +312,68 @@ _AUGMENT = {
     **{name: "*args, **kwargs" for name in (
         "AugMix", "CutMix", "MaxNumBoundingBoxes", "RandAugment", "RandomColorJitter", "RandomElasticTransform",
         "RandomErasing", "RandomGaussianBlur", "RandomInvert", "RandomPerspective", "RandomShear", "Solarization")},
+    # These draw their random transformation even at inference, then pass the image through
+    # (transform_images does nothing unless training, keras 3.15.1); the draw is dead code whose
+    # scalar ops the profiler counts 0 (probe recorded with a fixed stateless seed: 0 FLOPs each).
+    **{name: "*args, **kwargs" for name in (
+        "MixUp", "RandomColorDegeneration", "RandomGrayscale", "RandomHue", "RandomPosterization",
+        "RandomSaturation", "RandomSharpness")},
 }
 for _name, _signature in _AUGMENT.items():
     LAYERS[_name] = KerasLayerSpec("augment", _signature)
 for _name, _signature in (("CenterCrop", "height, width, data_format=None, **kwargs"),):
     LAYERS[_name] = KerasLayerSpec("crop_to", _signature, lambda a, n: {
         "height": a["height"], "width": a["width"], "data_format": _data_format(a["data_format"])})
+
+def _conv_lstm(args, n):
+    """ConvLSTM1D/2D/3D: an LSTM whose four gates are convolutions (keras/src/layers/rnn/
+    conv_lstm.py, keras 3.15.1): of the step's input with the layer's kernel, strides and padding,
+    and of the state with the same kernel size, stride 1 and 'same' padding."""
+    options = args.get("kwargs", {})
+    if max(ntuple(args["dilation_rate"], n)) != 1:
+        _refuse("ConvLSTM with dilation_rate > 1")  # its TensorFlow lowering (SpaceToBatch) is not measured
+    if _data_format(args["data_format"]) != "channels_last":
+        _refuse("ConvLSTM with data_format='channels_first'")
+    return {**_conv({**args, "groups": 1}, n), "return_sequences": bool(options.get("return_sequences", False)),
+            "return_state": bool(options.get("return_state", False))}
+
+
+def _category_encoding(args, n):
+    mode = {"binary": "multi_hot"}.get(args["output_mode"], args["output_mode"])  # Keras's old name
+    if mode not in ("multi_hot", "count", "one_hot") or args["num_tokens"] is None or args["sparse"]:
+        _refuse(f"CategoryEncoding(num_tokens={args['num_tokens']!r}, output_mode={mode!r}, sparse={args['sparse']!r})")
+    return {"num_tokens": args["num_tokens"], "output_mode": mode}
+
+
+def _auto_contrast(args, n):
+    low, high = sorted(args["value_range"])
+    # Keras rescales the images to (0, 255) and back unless that is already their range.
+    return {"rescaled": (low, high) != (0, 255)}
+
+
+def _stft_spectrogram(args, n):
+    """STFTSpectrogram convolves the signal with a real and an imaginary DFT kernel (frame_length
+    x fft_length // 2 + 1 weights each; mode 'real' or 'imag' only the one), then takes the
+    spectrum the mode asks for (keras/src/layers/preprocessing/stft_spectrogram.py, 3.15.1)."""
+    if _data_format(args["data_format"]) != "channels_last":
+        _refuse("STFTSpectrogram with data_format='channels_first'")
+    if args["mode"] not in ("log", "magnitude", "psd", "real", "imag", "angle", "stft") or args["padding"] not in ("valid", "same"):
+        _refuse(f"STFTSpectrogram(mode={args['mode']!r}, padding={args['padding']!r})")  # Keras refuses them too
+    length = args["frame_length"]
+    fft = args["fft_length"] or 2 ** (length - 1).bit_length()  # the next power of two
+    return {"mode": args["mode"], "frame_length": length, "frame_step": args["frame_step"] or length // 2,
+            "bins": fft // 2 + 1, "kernels": 1 if args["mode"] in ("real", "imag") else 2,
+            "padding": args["padding"], "expand_dims": bool(args["expand_dims"])}
+
+
+LAYERS["STFTSpectrogram"] = KerasLayerSpec(
+    "stft_spectrogram", "mode='log', frame_length=256, frame_step=None, fft_length=None, window='hann', periodic=False, scaling='density', padding='valid', expand_dims=False, data_format=None, **kwargs",
+    _stft_spectrogram)
+LAYERS["CategoryEncoding"] = KerasLayerSpec("category_encoding", "num_tokens=None, output_mode='multi_hot', sparse=False, **kwargs",
+                                            _category_encoding)
+# Active at inference too: each image's channels are stretched to the whole value range.
+LAYERS["AutoContrast"] = KerasLayerSpec("auto_contrast", "value_range=(0, 255), **kwargs", _auto_contrast)
+
 
 def _adaptive_pool(args, n):
     if _data_format(args["data_format"]) != "channels_last":
@@ -328,6 +385,7 @@ def _adaptive_pool(args, n):
 _CROPPING_DEFAULT = {1: (1, 1), 2: ((0, 0), (0, 0)), 3: ((1, 1), (1, 1), (1, 1))}
 for _n in (1, 2, 3):
     LAYERS[f"Conv{_n}D"] = KerasLayerSpec("conv", _CONV, _conv, _conv_build, dims=_n)
+    LAYERS[f"ConvLSTM{_n}D"] = KerasLayerSpec("conv_lstm", _CONV_LSTM, _conv_lstm, _conv_build, dims=_n)
     LAYERS[f"Conv{_n}DTranspose"] = KerasLayerSpec("conv_transpose", _CONVT, _conv_transpose, _conv_build, dims=_n)
     LAYERS[f"MaxPooling{_n}D"] = KerasLayerSpec("max_pool", _POOL, _pool, dims=_n)
     LAYERS[f"AveragePooling{_n}D"] = KerasLayerSpec("avg_pool", _POOL, _pool, dims=_n)

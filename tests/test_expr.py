@@ -3,7 +3,7 @@
 import pytest
 
 from staticflops.shapes import Undecidable, evaluate, parse_input_spec, symbol
-from staticflops.shapes.layers import conv_output_size, pool_output_size
+from staticflops.shapes.windows import conv_output_size, pool_output_size
 
 B, T = symbol("B"), symbol("T")
 

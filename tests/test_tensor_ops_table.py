@@ -16,19 +16,25 @@ from staticflops import AnalysisError
 from staticflops.api import analyze_text
 from staticflops.frontend.torch import tensor_table
 from staticflops.frontend.torch.framework import TorchFramework
-from staticflops.kinds.catalogue import KINDS
+from staticflops.kinds.catalogue import KINDS, TENSOR_FAMILIES
 from staticflops.shapes.layers import SHAPE_FUNCTIONS
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
 RULE_SETS = ["standard", "full", "tf-profiler", "torch", "fvcore", "thop", "ptflops", "torchinfo", "torchstat",
              "calflops"]
-COMPUTING = sorted(name for name, kind in KINDS.items() if kind.computes)
+# The tensor-op kinds (the nn layer kinds have their own per-rule-set figures and decisions:
+# tests/test_nn_kinds.py, tests/test_kind_decisions.py).
+COMPUTING = sorted(name for family in TENSOR_FAMILIES for name, kind in family.KINDS.items() if kind.computes)
 
 
-def _model(call: str, inputs) -> tuple:
+def _model(call: str, inputs, init: str = "") -> tuple:
     names = [spec.split(":")[0] for spec in inputs]
-    source = ("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n"
-              f"    def forward(self, {', '.join(names)}):\n        return {call}\n")
+    constructor = "".join(f"        {line}\n" for line in init.splitlines())
+    if constructor:
+        constructor = "    def __init__(self):\n        super().__init__()\n" + constructor + "\n"
+    functional = "import torch.nn.functional as F\n" if "F." in call else ""  # (line numbers asserted below)
+    source = ("import torch\nfrom torch import nn\n" + functional + "\n\nclass Model(nn.Module):\n"
+              f"{constructor}    def forward(self, {', '.join(names)}):\n        return {call}\n")
     specs = []
     for spec in inputs:
         _, _, rest = spec.partition(":")
@@ -37,8 +43,8 @@ def _model(call: str, inputs) -> tuple:
     return source, specs
 
 
-def run(call: str, inputs, rules: str = "standard"):
-    source, specs = _model(call, inputs)
+def run(call: str, inputs, rules: str = "standard", init: str = ""):
+    source, specs = _model(call, inputs, init)
     return analyze_text(source, "m.py", model="Model", inputs=specs, rules=rules)
 
 
@@ -89,10 +95,12 @@ def test_data_movement_kinds_record_nothing():
 @pytest.mark.parametrize("name", sorted(KINDS))
 def test_kind_examples_under_standard(name):
     for example in KINDS[name].examples:
-        report = run(example.call, example.inputs)
+        report = run(example.call, example.inputs, init=example.init)
         assert report.unknown == [], example.call
         assert report.outputs == [list(s) for s in example.shapes], example.call
         assert report.totals.forward_flops == example.flops, example.call
+        if example.params is not None:
+            assert report.totals.params == example.params, example.call
 
 
 # Forward FLOPs of each computing kind's first example per rule set.  Every rule set but `full`

@@ -9,12 +9,22 @@ recorded and need no rule: they stay out of it.
 
 from __future__ import annotations
 
-from staticflops.kinds import elementwise, linalg, movement, search, sequence
+from staticflops.kinds import (activation, arithmetic, attention, contraction, conv, elementwise, linalg, linear, loss,
+                              movement, norm, pool, rearrange, recurrent, reduction, resample, search, sequence,
+                              similarity)
 from staticflops.kinds.record import catalogue
 from staticflops.shapes.layers import SHAPE_FUNCTIONS
 
-FAMILIES = (elementwise, linalg, search, sequence, movement)
+# The tensor ops of issue 20 (torch.* and Tensor methods); the torch.nn / nn.functional layer
+# kinds; the first per-operator kinds, products and reductions (both frameworks bind them).
+TENSOR_FAMILIES = (elementwise, linalg, search, sequence, movement)
+NN_FAMILIES = (activation, linear, conv, pool, norm, recurrent, attention, loss, similarity, rearrange, resample)
+CORE_FAMILIES = (arithmetic, contraction, reduction)
+FAMILIES = TENSOR_FAMILIES + NN_FAMILIES + CORE_FAMILIES
 KINDS = catalogue(*[kind for family in FAMILIES for kind in family.KINDS.values()])
+# The tensor-op kinds, whose shape functions the tensor table calls itself (a symbolic minimum is
+# a located unknown there); every other kind is reached through the registry's ``infer``.
+TENSOR_KINDS = {name: kind for family in TENSOR_FAMILIES for name, kind in family.KINDS.items()}
 
 for _kind in KINDS.values():
     if _kind.computes:

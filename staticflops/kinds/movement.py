@@ -146,7 +146,7 @@ def _adjoint(attrs, inputs):
     return [x[:-2] + (x[-1], x[-2])], {}
 
 
-def _unfold(attrs, inputs):
+def _sliding_windows(attrs, inputs):
     """x.unfold(dimension, size, step): windows of ``size`` every ``step``, a new last dim."""
     x = inputs[0]
     axis = normalize_dim(attrs["dimension"], max(len(x), 1))
@@ -158,7 +158,7 @@ def _unfold(attrs, inputs):
     return [x[:axis] + (windows,) + x[axis + 1:] + (size,)], {}
 
 
-def _take(attrs, inputs):
+def _flat_take(attrs, inputs):
     return [inputs[1]], {}
 
 
@@ -233,9 +233,14 @@ KINDS = catalogue(
          _examples("torch.select(x, 0, 1)", ("x:2x8",), (8,), "row 1 of 2")),
     Kind("adjoint", _adjoint, False, "the conjugate transpose of the last two dims (a view)",
          _examples("torch.adjoint(x)", ("x:2x5x8",), (2, 8, 5), "the last two dims swap")),
-    Kind("unfold", _unfold, False, "sliding windows along a dim, as a new last dim (a view)",
+    # Tensor.unfold; not `unfold`, the kind of F.unfold / nn.Unfold (im2col, kinds/conv.py),
+    # whose name is a rule key of every rule set and so stays.
+    Kind("sliding_windows", _sliding_windows, False,
+         "Tensor.unfold: sliding windows along a dim, as a new last dim (a view)",
          _examples("x.unfold(1, 2, 2)", ("x:2x8",), (2, 4, 2), "(8 - 2) // 2 + 1 = 4 windows of 2")),
-    Kind("take", _take, False, "elements of the flattened input at the index's positions: the index's shape",
+    # torch.take; not `take`, keras.ops.take's computing kind along an axis (a rule key).
+    Kind("flat_take", _flat_take, False,
+         "torch.take: elements of the flattened input at the index's positions: the index's shape",
          _examples("torch.take(x, i)", ("x:2x8", "i:int64:3"), (3,), "three indices")),
     Kind("multinomial", _multinomial, False, "num_samples draws per row of probabilities (int64 indices)",
          _examples("torch.multinomial(x, 2)", ("x:2x8",), (2, 2), "two draws for each of 2 rows")),

@@ -11,26 +11,34 @@ from staticflops.shapes.tensor_ops import ShapeError, same
 @dataclass(frozen=True)
 class Example:
     """A worked case: a call on named inputs, and what the kind must give (derived by hand,
-    the arithmetic in ``why``).  ``flops`` is the forward count under `standard`."""
+    the arithmetic in ``why``).  ``flops`` is the forward count under `standard`.  A layer's
+    case builds it first: ``init`` is the body of ``__init__`` (``self.m = nn.Conv2d(3, 4, 3)``)
+    and ``params`` the parameter count it must have."""
 
     call: str
     inputs: tuple  # "x:2x8", "i:int64:2x8" (the coverage probe's spec)
     shapes: tuple  # expected output shapes
     flops: int
     why: str
+    init: str = ""
+    params: int | None = None
 
 
 @dataclass(frozen=True)
 class Kind:
     """``shape(attrs, input_shapes) -> (output_shapes, facts)``.  ``computes``: the op is
     recorded and priced by every rule set (each decides it explicitly); otherwise it only moves
-    or creates data, changes shapes and records nothing (no convention counts data movement)."""
+    or creates data, changes shapes and records nothing (no convention counts data movement).
+    ``weights(attrs) -> (weight shape, bias shape)``: the tensors a layer of the kind holds, in
+    PyTorch's layout (out before in), which model code reads (``F.linear(x, self.qkv.weight)``);
+    whether the bias exists is the layer's ``bias`` flag.  None: no weights modelled."""
 
     name: str
     shape: Callable
     computes: bool
     doc: str
     examples: tuple = field(default=())
+    weights: Callable | None = None
 
 
 def catalogue(*kinds: Kind) -> dict:

@@ -3,8 +3,8 @@
 from staticflops.shapes.expr import Dim, Expr, Undecidable, evaluate, format_dim, is_symbolic, symbol
 from staticflops.shapes.shape import InputSpec, Shape, format_shape, numel, parse_input_spec
 
-# Every kind's shape rule is registered once the stage is imported: the framework-neutral ones,
-# then the Keras-only ones (which build on them).
+# The registry of shape rules (layers) and the Keras-only kinds' rules, which keras_layers.py
+# registers on import (the other kinds' rules live in the catalogue, kinds/, which enters them).
 from staticflops.shapes import layers, keras_layers  # noqa: E402,F401
 
 __all__ = [

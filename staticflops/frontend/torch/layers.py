@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from staticflops.kinds.catalogue import KINDS
 from staticflops.shapes.shape import MAX_SIZE
 
 _CONV = "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros', device=None, dtype=None"
@@ -432,29 +433,11 @@ def has_parameters(kind: str, attrs: dict) -> bool:
 
 
 def parameter_shapes(kind: str, attrs: dict) -> tuple:
-    """Shapes of a layer's ``weight`` and ``bias`` as PyTorch allocates them (None: not modelled).
-    Model code reads them (``F.linear(x, self.qkv.weight)``) and ties them between layers."""
-    if kind == "linear":
-        return (attrs["out_features"], attrs["in_features"]), (attrs["out_features"],)
-    if kind == "conv":
-        return ((attrs["out_channels"], attrs["in_channels"] // attrs["groups"], *attrs["kernel_size"]),
-                (attrs["out_channels"],))
-    if kind == "conv_transpose":
-        return ((attrs["in_channels"], attrs["out_channels"] // attrs["groups"], *attrs["kernel_size"]),
-                (attrs["out_channels"],))
-    if kind in ("embedding", "embedding_bag"):
-        return (attrs["num_embeddings"], attrs["embedding_dim"]), None
-    if kind == "linear_cross_entropy":
-        return (attrs["num_classes"], attrs["in_features"]), (attrs["num_classes"],)
-    if kind in ("layer_norm", "rms_norm"):
-        return tuple(attrs["normalized_shape"]), tuple(attrs["normalized_shape"])
-    if kind in ("batch_norm", "instance_norm"):
-        return (attrs["num_features"],), (attrs["num_features"],)
-    if kind == "group_norm":
-        return (attrs["num_channels"],), (attrs["num_channels"],)
-    if kind == "prelu":
-        return (attrs["num_parameters"],), None
-    if kind == "bilinear":
-        return (attrs["out_features"], attrs["in1_features"], attrs["in2_features"]), (attrs["out_features"],)
-    return None, None
+    """Shapes of a layer's ``weight`` and ``bias`` as PyTorch allocates them (None: not modelled):
+    the kind's record says (``weights`` in kinds/).  Model code reads them
+    (``F.linear(x, self.qkv.weight)``) and ties them between layers."""
+    record = KINDS.get(kind)
+    if record is None or record.weights is None:
+        return None, None
+    return record.weights(attrs)
 

@@ -15,7 +15,7 @@ from typing import Callable
 
 from staticflops.diagnostics import AnalysisError, reason
 from staticflops.frontend.values import CannotKnow, Class, Record, Tensor, Unknown
-from staticflops.kinds.catalogue import KINDS
+from staticflops.kinds.catalogue import KINDS, TENSOR_KINDS
 from staticflops.kinds.record import Unresolved, smaller
 from staticflops.shapes.layers import infer
 from staticflops.shapes.shape import numel
@@ -333,8 +333,8 @@ TABLE: dict = {
     "cartesian_prod": Op("cartesian_prod", "*tensors"),
     "select": Op("select", "input, dim, index"),
     "adjoint": Op("adjoint", "input"),
-    "unfold": Op("unfold", "input, dimension, size, step"),
-    "take": Op("take", "input, index"),
+    "unfold": Op("sliding_windows", "input, dimension, size, step"),
+    "take": Op("flat_take", "input, index"),
     "nonzero_static": Op("nonzero_static", "input, *, size, fill_value=-1", dtypes=("int64",)),
     "lu_unpack": Op("lu_unpack", "LU_data, LU_pivots, unpack_data=True, unpack_pivots=True", returns=("P", "L", "U")),
     "unravel_index": Op("unravel_index", "indices, shape", returns=("*",), dtypes=("int64",)),
@@ -402,8 +402,8 @@ def _result(name: str, op: Op, tensors: list):
 
 
 def _shapes(kind: str, attrs: dict, shapes: list) -> tuple:
-    entry = KINDS.get(kind)
-    if entry is None:  # a kind of shapes/layers.py
+    entry = TENSOR_KINDS.get(kind)
+    if entry is None:  # a layer kind (matmul, reduce, ...): the registry's checks of the output
         return infer(kind, attrs, shapes)
     try:
         return entry.shape(attrs, shapes)

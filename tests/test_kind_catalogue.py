@@ -138,3 +138,13 @@ def test_layer_weights_are_the_shapes_model_code_reads(layer, weight, bias):
     returned = "self.m.weight * 1" + (", self.m.bias * 1" if bias else "")
     report = run(f"({returned},)", ("x:2x8",), init=f"self.m = {layer}")
     assert report.outputs == [list(weight)] + ([list(bias)] if bias else [])
+
+
+# What model code counts itself (a width sized by the parameter count, as some code does):
+# torch.nn.RMSNorm(8) holds a weight of 8 and no bias; LayerNorm(8, bias=False) a weight of 8;
+# LayerNorm(8) a weight and a bias of 8 = 16.
+@pytest.mark.parametrize("layer, count", [("nn.RMSNorm(8)", 8), ("nn.LayerNorm(8, bias=False)", 8),
+                                          ("nn.LayerNorm(8)", 16)])
+def test_parameters_model_code_counts(layer, count):
+    report = run("torch.zeros(sum(p.numel() for p in self.m.parameters()))", ("x:2x8",), init=f"self.m = {layer}")
+    assert report.outputs == [[count]]

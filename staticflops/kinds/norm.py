@@ -51,7 +51,14 @@ def _per_channel(key):
 
 
 def _per_normalized(attrs):
-    return tuple(attrs["normalized_shape"]), tuple(attrs["normalized_shape"])
+    """LayerNorm: weight and bias over normalized_shape (no bias with ``bias=False``)."""
+    shape = tuple(attrs["normalized_shape"])
+    return shape, shape if attrs.get("bias", True) is not False else None
+
+
+def _scale_only(attrs):
+    """RMSNorm: a weight over normalized_shape and no bias (torch.nn.RMSNorm has none)."""
+    return tuple(attrs["normalized_shape"]), None
 
 
 def _example(init, inputs, params, why):
@@ -78,7 +85,7 @@ KINDS = catalogue(
          weights=_per_normalized),
     Kind("rms_norm", _layer_norm, True, "root-mean-square scaling over the trailing normalized_shape (no mean)",
          _example("self.m = nn.RMSNorm(8)", ("x:2x5x8",), 8, "the input's shape; a weight of 8, no bias; 0"),
-         weights=_per_normalized),
+         weights=_scale_only),
     Kind("local_response_norm", _same, True, "each element scaled by the sum of squares of its neighbouring channels",
          _example("self.m = nn.LocalResponseNorm(2)", ("x:2x4x8x8",), 0, "the input's shape; no params; 0")),
 )

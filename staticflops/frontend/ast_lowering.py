@@ -118,6 +118,17 @@ _INDENT = re.compile(r"[ \t\f]*")
 _IDENTIFIER = re.compile(r"\w+")
 
 
+
+def _parse(text: str) -> ast.Module:
+    """CPython's parse of ``text``; what it refuses is ``Unsupported`` (the caller falls back)."""
+    with warnings.catch_warnings():  # invalid escapes and the like: not ours to print
+        warnings.simplefilter("ignore")
+        try:
+            return ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+            raise Unsupported(str(error)) from None
+
+
 def lower_library_source(text: str, name: str = "", parse_limits: tuple | None = None,
                          lazy_bodies: bool = True) -> tuple:
     """(lowered module, {node: (line, zero-based column)}), or ``Unsupported``.
@@ -127,12 +138,7 @@ def lower_library_source(text: str, name: str = "", parse_limits: tuple | None =
     first read (else all at once)."""
     if re.search(r"\r(?!\n)", text):  # old Mac line ends: libcst reads the file's end otherwise
         raise Unsupported("carriage return alone")
-    with warnings.catch_warnings():  # invalid escapes and the like: not ours to print
-        warnings.simplefilter("ignore")
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-            raise Unsupported(str(error)) from None
+    tree = _parse(text)
     _classes()
     lowerer = _Lowerer(text)
     lowerer.lazy_bodies = lazy_bodies
@@ -1048,12 +1054,7 @@ def function_body(text: str, at: tuple, positions: dict) -> tuple:
     with _REPARSING:
         found = _REPARSED.pop(text, None)
         if found is None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    tree = ast.parse(text)
-                except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-                    raise Unsupported(str(error)) from None
+            tree = _parse(text)
             _classes()
             lowerer = _Lowerer(text)
             lowerer.syntactic = set()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from staticflops.frontend.keras.graph import tensors_in
 from staticflops.frontend.values import Tensor
 from staticflops.shapes import tensor_ops as shape_ops
+from staticflops.shapes.shape import numel
 from staticflops.shapes.tensor_ops import ShapeError
 
 _X1_X2 = "x1, x2"
@@ -16,13 +17,6 @@ _X1_X2 = "x1, x2"
 
 def _axis(axis, rank):
     return shape_ops.normalize_dim(axis, rank)
-
-
-def _numel(shape):
-    total = 1
-    for d in shape:
-        total = total * d
-    return total
 
 
 def _take_along_axis(b):
@@ -65,7 +59,7 @@ def _outer(framework, f, interp, b, node):
     a, c = _tensor(interp, b["x1"], "outer", node), _tensor(interp, b["x2"], "outer", node)
     if not isinstance(a, Tensor) or not isinstance(c, Tensor):
         return a if not isinstance(a, Tensor) else c
-    column, row = Tensor((_numel(a.shape), 1), a.dtype), Tensor((1, _numel(c.shape)), c.dtype)
+    column, row = Tensor((numel(a.shape), 1), a.dtype), Tensor((1, numel(c.shape)), c.dtype)
     return f["mul"](interp, [column, row], {}, node)
 
 
@@ -165,7 +159,7 @@ def _sorting(name):
         if not isinstance(x, Tensor):
             return x
         if b["axis"] is None:
-            x = Tensor((_numel(x.shape),), x.dtype)
+            x = Tensor((numel(x.shape),), x.dtype)
         dim = _axis(-1 if b["axis"] is None else b["axis"], max(len(x.shape), 1))
         result = _record(framework, interp, "sort", f"ops.{name}", {"op": name, "dim": dim, "k": None}, [x], [x.shape],
                          node, x.dtype)
@@ -261,7 +255,7 @@ def _meshgrid(framework, f, interp, b, node):
     xs = b["x"]
     if len(xs) != 2 or not all(isinstance(t, Tensor) and t.shape is not None for t in xs):
         return interp.unknown("keras.ops.meshgrid of other than two tensors of known shape", node)
-    nx, ny = _numel(xs[0].shape), _numel(xs[1].shape)
+    nx, ny = numel(xs[0].shape), numel(xs[1].shape)
     rows, cols = (ny, nx) if b["indexing"] == "xy" else (nx, ny)
     return [f["mul"](interp, [Tensor((1, cols) if b["indexing"] == "xy" else (rows, 1), t.dtype), Tensor((rows, cols), t.dtype)],
                      {}, node) for t in xs]
@@ -272,7 +266,7 @@ def _vdot(framework, f, interp, b, node):
     a, c = _tensor(interp, b["x1"], "vdot", node), _tensor(interp, b["x2"], "vdot", node)
     if not isinstance(a, Tensor) or not isinstance(c, Tensor):
         return a if not isinstance(a, Tensor) else c
-    return f["matmul"](interp, [Tensor((_numel(a.shape),), a.dtype), Tensor((_numel(c.shape),), c.dtype)], {}, node)
+    return f["matmul"](interp, [Tensor((numel(a.shape),), a.dtype), Tensor((numel(c.shape),), c.dtype)], {}, node)
 
 
 def _vander(framework, f, interp, b, node):
@@ -295,7 +289,7 @@ def _nan_cumulative(target):
             return x
         x = _record(framework, interp, "pointwise", "nan_to_num", {}, [x], [x.shape], node, x.dtype)
         if b["axis"] is None:
-            x = Tensor((_numel(x.shape),), x.dtype)
+            x = Tensor((numel(x.shape),), x.dtype)
         return f[target](interp, [x], {"dim": 0 if b["axis"] is None else b["axis"]}, node)
     return fn
 

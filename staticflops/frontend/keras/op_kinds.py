@@ -8,6 +8,7 @@ them with its other tables; the costs come from ``rules/*.yaml`` under the kind'
 from __future__ import annotations
 
 from staticflops.frontend.values import Tensor
+from staticflops.shapes.shape import numel
 from staticflops.shapes.tensor_ops import ShapeError
 
 
@@ -98,15 +99,8 @@ def _eigen(op):
         if not isinstance(x, Tensor) or x.shape is None or len(x.shape) < 2 or x.shape[-1] != x.shape[-2]:
             raise NotModelled(f"{op} of a tensor that is not known square matrices")
         batch, n = tuple(x.shape[:-2]), x.shape[-1]
-        return {"op": op}, [x], [batch + (n,), batch + (n, n)], {"n": n, "rhs": 0, "matrices": _count(batch)}
+        return {"op": op}, [x], [batch + (n,), batch + (n, n)], {"n": n, "rhs": 0, "matrices": numel(batch)}
     return configure
-
-
-def _count(dims):
-    total = 1
-    for d in dims:
-        total = total * d
-    return total
 
 
 def _in_top_k(b):

@@ -11,9 +11,10 @@ other tables.
 
 from __future__ import annotations
 
-from staticflops.frontend.keras.op_composites import _axis, _numel, _record, _scalars, _tensor, _unknown_first
+from staticflops.frontend.keras.op_composites import _axis, _record, _scalars, _tensor, _unknown_first
 from staticflops.frontend.values import Tensor
 from staticflops.shapes import tensor_ops as shape_ops
+from staticflops.shapes.shape import numel
 from staticflops.shapes.tensor_ops import ShapeError
 
 
@@ -29,7 +30,7 @@ def _svd(framework, interp, x, label, node, with_vectors):
     outputs = [batch + (m, k), batch + (k,), batch + (n, k)] if with_vectors else [batch + (k,)]
     with framework.ops.arguments([x]):
         result = framework.ops.record(interp, "linalg", label, {"op": "svd"}, [x.shape], node, outputs=outputs,
-                                      facts={"n": n, "rhs": 0, "matrices": _numel(batch)}, dtype=x.dtype)
+                                      facts={"n": n, "rhs": 0, "matrices": numel(batch)}, dtype=x.dtype)
     return result if with_vectors else (None, result, None)
 
 
@@ -62,8 +63,8 @@ def _inner(framework, f, interp, b, node):
         f["mul"](interp, [a, c], {}, node)
     except ShapeError:  # the scalar branch's product has no known shape: not sized
         pass
-    rows = Tensor((_numel(a.shape[:-1]), a.shape[-1]), a.dtype)
-    columns = Tensor((c.shape[-1], _numel(c.shape[:-1])), c.dtype)
+    rows = Tensor((numel(a.shape[:-1]), a.shape[-1]), a.dtype)
+    columns = Tensor((c.shape[-1], numel(c.shape[:-1])), c.dtype)
     product = f["matmul"](interp, [rows, columns], {}, node)
     return Tensor(a.shape[:-1] + c.shape[:-1], a.dtype) if isinstance(product, Tensor) else product
 
@@ -159,7 +160,7 @@ def _quantile(name):
             q_shape = (len(q),)
         if q_shape is None:
             return interp.unknown(f"keras.ops.{name} with a q that is not a tensor or numbers", node)
-        flat = Tensor((_numel(x.shape),), x.dtype)
+        flat = Tensor((numel(x.shape),), x.dtype)
         nan = name.startswith("nan")
         # the nan forms sort inside a tf.cond, unsized by the profiler: labelled apart (rules/tf-profiler.yaml sort)
         _record(framework, interp, "sort", f"ops.{name}" if nan else "ops.sort", {"op": "sort", "dim": 0, "k": None},

@@ -23,7 +23,7 @@ Only ``keras.ops`` uses these (numpy semantics); TensorFlow namesakes differ.
 from __future__ import annotations
 
 from staticflops.frontend.keras.graph import tensors_in
-from staticflops.frontend.keras.op_composites import COMPOSITES, _axis, _numel
+from staticflops.frontend.keras.op_composites import COMPOSITES, _axis
 from staticflops.frontend.keras.op_kinds import KIND_OPS, kind_op
 from staticflops.frontend.keras.op_losses import LOSSES
 from staticflops.frontend.keras.op_lowerings import LOWERINGS
@@ -31,6 +31,7 @@ from staticflops.frontend.keras.op_signals import SIGNALS
 from staticflops.frontend.values import Tensor, Unknown
 from staticflops.shapes import tensor_ops as shape_ops
 from staticflops.shapes.einops_patterns import transform as einops_transform
+from staticflops.shapes.shape import numel
 from staticflops.shapes.tensor_ops import ShapeError
 
 _X = "x"
@@ -133,7 +134,7 @@ def _rot90(b):
 
 def _append(b):
     if b["axis"] is None:
-        return (_numel(b["x1"].shape) + _numel(b["x2"].shape),)
+        return (numel(b["x1"].shape) + numel(b["x2"].shape),)
     return shape_ops.concatenate([b["x1"].shape, b["x2"].shape], b["axis"])
 
 
@@ -196,7 +197,7 @@ def _diag(b):
 
 
 def _diagflat(b):
-    n = _numel(b["x"].shape) + abs(b["k"])
+    n = numel(b["x"].shape) + abs(b["k"])
     return (n, n)
 
 
@@ -274,7 +275,7 @@ MOVEMENT = {
     "flip": ("x, axis=None", _flip), "fliplr": (_X, _flip), "flipud": (_X, _flip), "roll": ("x, shift, axis=None", _flip),
     "swapaxes": ("x, axis1, axis2", _swapaxes), "moveaxis": ("x, source, destination", _moveaxis),
     "rot90": ("array, k=1, axes=(0, 1)", lambda b: _rot90({**b, "x": b["array"]})),
-    "ravel": (_X, lambda b: (_numel(b["x"].shape),)), "append": ("x1, x2, axis=None", _append),
+    "ravel": (_X, lambda b: (numel(b["x"].shape),)), "append": ("x1, x2, axis=None", _append),
     "hstack": ("xs", _stacked(lambda s: 0 if len(s) == 1 else 1, tuple)),
     "vstack": ("xs", _stacked(lambda s: 0, _at_least_2d)),
     "dstack": ("xs", _stacked(lambda s: 2, _at_least_3d)),

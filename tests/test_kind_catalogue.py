@@ -1,13 +1,12 @@
 """The kind catalogue is the one home of every kind's shape rule (issue 20, "one entry per op
 kind"; "shapes/ becomes pure algebra"):
 
-* every kind the registry knows is a catalogue record, except the Keras-only kinds that
-  shapes/keras_layers.py still registers (a list that only shrinks);
-* only shapes/keras_layers.py registers shape rules inside shapes/, and no other module of the
-  stage names a framework in its code (its comments may cite one as the source of a rule);
-* every kind that computes records an op of its own kind in its worked example (so the
-  example tests the record it stands under; the figures themselves are checked in
-  tests/test_tensor_ops_table.py), and the nn layer examples state their params.
+* every kind the registry knows is a catalogue record (the Keras-only kinds too);
+* no module of shapes/ registers a shape rule or names a framework in its code (its comments
+  may cite one as the source of a rule);
+* every kind that computes records an op of its own kind in its worked example, a torch or a
+  Keras source (so the example tests the record it stands under; the figures themselves are
+  checked in tests/test_tensor_ops_table.py), and the nn layer examples state their params.
 """
 
 import ast
@@ -23,17 +22,12 @@ from test_tensor_ops_table import run
 
 SHAPES = Path(api.__file__).resolve().parent / "shapes"
 
-# Only shapes/keras_layers.py, which other helpers were extending when the rest moved into the
-# catalogue, still registers shape rules outside it (the Keras-only kinds: pad, reshape,
-# separable_conv, multi_head_attention, fft, ...); its kinds move next (CONTRIBUTING.md).
-STILL_IN_SHAPES = "staticflops.shapes.keras_layers"
 
-
-def test_every_registered_kind_is_a_catalogue_record_or_a_keras_only_kind():
+def test_every_registered_kind_is_a_catalogue_record():
     outside = {name: fn.__module__ for name, fn in SHAPE_FUNCTIONS.items()
                if not fn.__module__.startswith("staticflops.kinds.")}
-    assert {name: module for name, module in outside.items() if module != STILL_IN_SHAPES} == {}
-    assert not set(outside) & set(KINDS)  # one name, one kind
+    assert outside == {}
+    assert set(SHAPE_FUNCTIONS) <= set(KINDS)  # one name, one kind
     for name, kind in KINDS.items():
         if kind.computes:
             assert SHAPE_FUNCTIONS[name] is kind.shape, name
@@ -69,11 +63,9 @@ FRAMEWORK_WORDS = re.compile(r"^(torch|keras|tensorflow|tf|jax|nn|Conv\w*|Linear
 def test_shapes_is_algebra_only():
     registering, naming = [], []
     for path in sorted(SHAPES.glob("*.py")):
-        if path.name == "keras_layers.py":
-            continue
         source = path.read_text()
         tree = ast.parse(source)
-        if "@shape_function(" in source:
+        if "SHAPE_FUNCTIONS[" in source or "@shape_function(" in source:
             registering.append(path.name)
         naming += [f"{path.name}: {word}" for word in sorted(_code_words(tree)) if FRAMEWORK_WORDS.match(word)]
     assert registering == []
@@ -89,23 +81,26 @@ def test_the_framework_check_sees_a_framework_word():
 
 @pytest.fixture
 def recorded_kinds(monkeypatch):
-    """The kinds of the ops the last analysis recorded (its model IR)."""
+    """The kinds of the ops the last analysis recorded (its model IR), torch or Keras."""
+    from staticflops.frontend import keras_model
     seen = []
-    trace = api.analyse_torch
 
-    def spy(*args, **kwargs):
-        ir = trace(*args, **kwargs)
-        seen.append([op.kind for op in ir.ops])
-        return ir
+    def spy(trace):
+        def traced(*args, **kwargs):
+            ir = trace(*args, **kwargs)
+            seen.append([op.kind for op in ir.ops])
+            return ir
+        return traced
 
-    monkeypatch.setattr(api, "analyse_torch", spy)
+    monkeypatch.setattr(api, "analyse_torch", spy(api.analyse_torch))
+    monkeypatch.setattr(keras_model, "analyse_keras", spy(keras_model.analyse_keras))
     return seen
 
 
 @pytest.mark.parametrize("name", sorted(name for name, kind in KINDS.items() if kind.computes))
 def test_each_example_records_its_own_kind(name, recorded_kinds):
     for example in KINDS[name].examples:
-        run(example.call, example.inputs, init=example.init)
+        run(example.call, example.inputs, init=example.init, framework=example.framework)
         assert name in recorded_kinds[-1], example.call
 
 

@@ -43,7 +43,29 @@ def _model(call: str, inputs, init: str = "") -> tuple:
     return source, specs
 
 
-def run(call: str, inputs, rules: str = "standard", init: str = ""):
+def _keras_model(call: str, inputs) -> tuple:
+    """A Keras functional model: one ``keras.Input`` per input (its first size the batch), the
+    call its output."""
+    lines, names, batch = ["import keras", "from keras import layers", "", ""], [], None
+    for spec in inputs:
+        name, _, rest = spec.partition(":")
+        dtype, _, dims = rest.rpartition(":")
+        sizes = [int(d) for d in dims.split("x")]
+        batch = sizes[0] if batch is None else batch
+        assert sizes[0] == batch, "the inputs of a Keras case share the batch"
+        shape = "".join(f"{d}, " for d in sizes[1:])
+        lines.append(f"{name} = keras.Input(shape=({shape.rstrip(' ')})" + (f", dtype={dtype!r})" if dtype else ")"))
+        names.append(name)
+    lines.append(f"model = keras.Model([{', '.join(names)}], {call})")
+    return "\n".join(lines) + "\n", batch
+
+
+def run(call: str, inputs, rules: str = "standard", init: str = "", framework: str = "torch"):
+    """Analyse a worked case: a torch.nn Module whose forward returns ``call``, or (framework
+    "keras") a Keras functional model whose output is ``call``."""
+    if framework == "keras":
+        source, batch = _keras_model(call, inputs)
+        return analyze_text(source, "m.py", rules=rules, batch=batch)
     source, specs = _model(call, inputs, init)
     return analyze_text(source, "m.py", model="Model", inputs=specs, rules=rules)
 
@@ -95,7 +117,7 @@ def test_data_movement_kinds_record_nothing():
 @pytest.mark.parametrize("name", sorted(KINDS))
 def test_kind_examples_under_standard(name):
     for example in KINDS[name].examples:
-        report = run(example.call, example.inputs, init=example.init)
+        report = run(example.call, example.inputs, init=example.init, framework=example.framework)
         assert report.unknown == [], example.call
         assert report.outputs == [list(s) for s in example.shapes], example.call
         assert report.totals.forward_flops == example.flops, example.call

@@ -76,4 +76,8 @@ KINDS = catalogue(
     Kind("glu", _glu, True, "a * sigmoid(b) of the two halves of dim",
          (Example("self.m(x)", ("x:2x8",), ((2, 4),), 0, "the last dim of 8 halves to 4: 0",
                   init="self.m = nn.GLU()", params=0),)),
+
+    Kind("softsign", _same, True, "x / (1 + |x|) (Keras' softsign activation)",
+         (Example('layers.Activation("softsign")(x)', ("x:2x8",), ((2, 8),), 0,
+                  "the input's shape; elementwise: 0", params=0, framework="keras"),)),
 )

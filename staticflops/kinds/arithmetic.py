@@ -56,4 +56,15 @@ KINDS = catalogue(
          (Example("torch.where(x > 0, x, y)", ("x:2x8", "y:8"), ((2, 8),), 0,
                   f"(2, 8), (2, 8) and (8,) broadcast to (2, 8); {_ZERO}"),)),
     _binary("polar", "torch.polar(x, y)", "abs * (cos(angle) + i sin(angle)): a complex tensor"),
+
+    # Keras' elementwise layers and keras.ops math (the inputs broadcast, as numpy's)
+    Kind("rescale", _elementwise, True, "Keras Rescaling: x * scale + offset",
+         (Example("layers.Rescaling(0.5)(x)", ("x:2x8",), ((2, 8),), 0, f"the input's shape; {_ZERO}",
+                  params=0, framework="keras"),)),
+    Kind("average", _elementwise, True, "Keras Average: the mean of the inputs",
+         (Example("layers.Average()([x, y])", ("x:2x8", "y:2x8"), ((2, 8),), 0, f"(2, 8) twice; {_ZERO}",
+                  params=0, framework="keras"),)),
+    Kind("pointwise", _elementwise, True, "keras.ops math with no multiply-accumulate, and Masking",
+         (Example("layers.Masking()(x)", ("x:2x3x8",), ((2, 3, 8),), 0, f"the input's shape; {_ZERO}",
+                  params=0, framework="keras"),)),
 )

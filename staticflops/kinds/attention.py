@@ -46,6 +46,21 @@ def _sdpa(attrs, inputs):
     return [batch + (q[-2], v[-1])], {"batch_heads": numel(batch), "target_len": q[-2], "source_len": k[-2]}
 
 
+def _multi_head_attention(attrs, inputs):
+    """Keras MultiHeadAttention(query, value[, key]): (B, T, E) -> (B, T, output_dim), and the
+    scores (B, heads, T, S)."""
+    query, value = inputs[0], inputs[1]
+    key = inputs[2] if len(inputs) > 2 else value
+    for what, shape, wanted in (("query", query, attrs["query_dim"]), ("value", value, attrs["value_in_dim"]),
+                                ("key", key, attrs["key_in_dim"])):
+        expect_rank(shape, (3,), "MultiHeadAttention " + what)
+        expect_size(shape[-1], wanted, "MultiHeadAttention expects " + what + " features {wanted}, got {actual}")
+    output_dim = attrs["output_dim"] or attrs["query_dim"]
+    out = query[:-1] + (output_dim,)
+    scores = (query[0], attrs["num_heads"], query[1], key[1])
+    return [out, scores], {"batch": query[0], "target_len": query[1], "source_len": key[1]}
+
+
 KINDS = catalogue(
     Kind("multihead_attention", _multihead_attention, True,
          "nn.MultiheadAttention: q/k/v projections, attention per head, an output projection",
@@ -59,4 +74,11 @@ KINDS = catalogue(
          (Example("F.scaled_dot_product_attention(q, k, v)", ("q:2x2x5x4", "k:2x2x6x4", "v:2x2x6x4"),
                   ((2, 2, 5, 4),), 1920,
                   "2*2 = 4 (batch, head) pairs x 5 x 6 x (4 + 4) = 960 MACs = 1,920 FLOPs (the math kernel)"),)),
+
+    Kind("multi_head_attention", _multi_head_attention, True,
+         "Keras MultiHeadAttention: q/k/v projections per head, scaled dot-product attention, an output projection",
+         (Example("layers.MultiHeadAttention(num_heads=2, key_dim=3)(q, q)", ("q:1x2x4",), ((1, 2, 4),), 480,
+                  "T = S = 2, E = 4, 2 heads x key_dim = value_dim 3: q, k, v projections 3 x 2*4*6 = 144 MACs, "
+                  "scores and weighted sum 2*2*2*(3 + 3) = 48, output 2*6*4 = 48: 240 MACs = 480 FLOPs; params "
+                  "3 x (4*6 + 6) + 6*4 + 4 = 118", params=118, framework="keras"),)),
 )

@@ -10,8 +10,8 @@ recorded and need no rule: they stay out of it.
 from __future__ import annotations
 
 from staticflops.kinds import (activation, arithmetic, attention, contraction, conv, elementwise, linalg, linear, loss,
-                              movement, norm, pool, rearrange, recurrent, reduction, resample, search, sequence,
-                              similarity)
+                              movement, norm, pool, preprocessing, rearrange, recurrent, reduction, resample, search,
+                              sequence, similarity, spectral)
 from staticflops.kinds.record import catalogue
 from staticflops.shapes.layers import SHAPE_FUNCTIONS
 
@@ -20,7 +20,9 @@ from staticflops.shapes.layers import SHAPE_FUNCTIONS
 TENSOR_FAMILIES = (elementwise, linalg, search, sequence, movement)
 NN_FAMILIES = (activation, linear, conv, pool, norm, recurrent, attention, loss, similarity, rearrange, resample)
 CORE_FAMILIES = (arithmetic, contraction, reduction)
-FAMILIES = TENSOR_FAMILIES + NN_FAMILIES + CORE_FAMILIES
+# Kinds only Keras produces that fit no family above: preprocessing layers, the Fourier transforms.
+KERAS_FAMILIES = (preprocessing, spectral)
+FAMILIES = TENSOR_FAMILIES + NN_FAMILIES + CORE_FAMILIES + KERAS_FAMILIES
 KINDS = catalogue(*[kind for family in FAMILIES for kind in family.KINDS.values()])
 # The tensor-op kinds, whose shape functions the tensor table calls itself (a symbolic minimum is
 # a located unknown there); every other kind is reached through the registry's ``infer``.

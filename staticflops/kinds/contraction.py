@@ -7,7 +7,7 @@ from staticflops.kinds.record import Example, Kind, catalogue
 from staticflops.shapes.expr import Dim, format_dim
 from staticflops.shapes.layout import expect_size
 from staticflops.shapes.shape import format_shape, numel
-from staticflops.shapes.tensor_ops import ShapeError, broadcast, matmul, same
+from staticflops.shapes.tensor_ops import ShapeError, broadcast, matmul, normalize_dim, same
 
 
 def _matmul(attrs, inputs):
@@ -86,6 +86,20 @@ def _einsum_ellipsis(terms, rhs, inputs, explicit, equation):
 
 _PRODUCT = "(2, 8) @ (8, 4): 2*4 outputs x 8 = 64 MACs = 128 FLOPs"
 
+
+def _dot(attrs, inputs):
+    """Keras Dot: a batched dot product of two inputs over one axis of each."""
+    a, b = inputs[0], inputs[1]
+    axes = attrs["axes"]
+    axes = (axes, axes) if isinstance(axes, int) else tuple(axes)
+    ia, ib = normalize_dim(axes[0], len(a)), normalize_dim(axes[1], len(b))
+    expect_size(b[ib], a[ia], "Dot: the contracted axes differ ({wanted} vs {actual})")
+    out = a[:ia] + a[ia + 1:] + b[1:ib] + b[ib + 1:]
+    if len(out) == 1:
+        out = out + (1,)
+    return [out], {"inner": a[ia]}
+
+
 KINDS = catalogue(
     Kind("matmul", _matmul, True, "torch.matmul's broadcasting product; `inner` MACs per output",
          (Example("x @ y", ("x:2x8", "y:8x4"), ((2, 4),), 128, _PRODUCT),)),
@@ -95,4 +109,9 @@ KINDS = catalogue(
     Kind("einsum", _einsum, True, "a contraction named by an equation: one MAC per combination of its indices",
          (Example("torch.einsum('ij,jk->ik', x, y)", ("x:2x8", "y:8x4"), ((2, 4),), 128,
                   "i, j, k = 2, 8, 4: 64 combinations = 64 MACs = 128 FLOPs"),)),
+
+    Kind("dot", _dot, True, "Keras Dot: per batch row, a dot product over the given axes; `inner` MACs per output",
+         (Example("layers.Dot(axes=1)([a, b])", ("a:2x4", "b:2x4"), ((2, 1),), 16,
+                  "axis 1 of both (4 = 4) contracted: (2,) kept as (2, 1); 2 outputs x 4 = 8 MACs = 16 FLOPs",
+                  params=0, framework="keras"),)),
 )

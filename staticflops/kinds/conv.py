@@ -145,6 +145,31 @@ def _conv_tbc(attrs, inputs):
     return [(x[0] + 2 * attrs.get("pad", 0) - weight[0] + 1, x[1], weight[2])], {"kernel": weight[0]}
 
 
+def _separable_conv(attrs, inputs):
+    """Keras SeparableConv*D: the conv's output shape; the depthwise stage's outputs are the
+    output positions x in_channels x depth_multiplier."""
+    outputs, _ = _conv(attrs, inputs)
+    y = outputs[0]
+    depthwise = numel(y) // attrs["out_channels"] * attrs["in_channels"] * attrs["depth_multiplier"]
+    return outputs, {"depthwise_outputs": depthwise}
+
+
+def _conv_lstm(attrs, inputs):
+    """ConvLSTM1D/2D/3D (channels_last): (B, T, *spatial, C) -> each step's gates are convolutions
+    of the step's input (the layer's kernel, strides, padding) and of the state (the same kernel
+    size, stride 1, 'same'), so the state and output have the input conv's spatial size:
+    (B, T, *out, filters) with return_sequences, else (B, *out, filters); return_state adds h and c."""
+    x = inputs[0]
+    name = attrs.get("type", "ConvLSTM")
+    expect_rank(x, (attrs["dims"] + 3,), name)
+    expect_size(x[-1], attrs["in_channels"], name + " expects {wanted} input channels, got {actual}")
+    step, _ = _conv(attrs, [(x[0],) + tuple(x[2:])])
+    state = step[0]
+    output = (x[0], x[1]) + tuple(state[1:]) if attrs["return_sequences"] else state
+    outputs = [output] + ([state, state] if attrs["return_state"] else [])
+    return outputs, {"seq_len": x[1], "batch": x[0], "positions": numel(tuple(state[1:-1]))}
+
+
 KINDS = catalogue(
     Kind("conv", _conv, True,
          "a convolution (Conv1d/2d/3d, F.conv*d, Keras Conv*D): each output sums in_channels / groups "
@@ -181,4 +206,17 @@ KINDS = catalogue(
          (Example("self.m(x)", ("x:2x12x9",), ((2, 3, 4, 4),), 0,
                   "12 / (2*2) = 3 channels; (4 - 2) + 1 = 3 positions per side = 9 columns, as given; "
                   "adds only: 0", init="self.m = nn.Fold((4, 4), 2)", params=0),)),
+
+    # Keras layers of convolutions with no PyTorch module of their own
+    Kind("separable_conv", _separable_conv, True, "Keras SeparableConv*D: a depthwise conv, then a 1x1 conv",
+         (Example("layers.SeparableConv2D(4, 3)(x)", ("x:1x8x8x3",), ((1, 6, 6, 4),), 2808,
+                  "8 - 3 + 1 = 6 per side; depthwise 6*6*3 = 108 outputs x 3*3 = 972 MACs, pointwise 6*6*4 = "
+                  "144 outputs x 3 = 432 MACs: 1,404 MACs = 2,808 FLOPs; params 3*(3*3 + 4) + 4 = 43",
+                  params=43, framework="keras"),)),
+    Kind("conv_lstm", _conv_lstm, True, "Keras ConvLSTM*D: an LSTM whose gates are convolutions",
+         (Example("layers.ConvLSTM1D(4, 3)(x)", ("x:1x4x8x3",), ((1, 6, 4),), 16128,
+                  "the last state: 8 - 3 + 1 = 6 positions x 4 filters; per step 6 positions x 4 gates x 4 "
+                  "filters x 3 taps x (3 + 4 channels) = 2,016 MACs x 4 steps = 8,064 MACs = 16,128 FLOPs; "
+                  "params: kernel 3*3*16 = 144 + recurrent kernel 3*4*16 = 192 + bias 16 = 352",
+                  params=352, framework="keras"),)),
 )

@@ -88,4 +88,8 @@ KINDS = catalogue(
          weights=_scale_only),
     Kind("local_response_norm", _same, True, "each element scaled by the sum of squares of its neighbouring channels",
          _example("self.m = nn.LocalResponseNorm(2)", ("x:2x4x8x8",), 0, "the input's shape; no params; 0")),
+
+    Kind("normalization", _same, True, "Keras Normalization: (x - mean) / sqrt(variance), fixed statistics",
+         (Example("layers.Normalization(mean=0.0, variance=1.0)(x)", ("x:2x8",), ((2, 8),), 0,
+                  "the input's shape; elementwise: 0", framework="keras"),)),
 )

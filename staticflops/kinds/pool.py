@@ -5,7 +5,7 @@ Keras MaxPooling*D / AveragePooling*D use the same kinds, channels last)."""
 from __future__ import annotations
 
 from staticflops.kinds.record import Example, Kind, catalogue
-from staticflops.shapes.layout import channels_last, expect_rank
+from staticflops.shapes.layout import channels_last, expect_rank, spatial_sizes, with_spatial_sizes
 from staticflops.shapes.shape import Shape, format_shape
 from staticflops.shapes.tensor_ops import ShapeError, same
 from staticflops.shapes.windows import pool_output_size, positive, same_output_size
@@ -103,6 +103,16 @@ def _example(init, inputs, shapes, why, call="self.m(x)"):
     return (Example(call, inputs, shapes, 0, why, init=init, params=0),)
 
 
+def _global_pool(attrs, inputs):
+    """Keras Global*Pooling*D: over every spatial position; (B, C), or keepdims (B, 1.., C)."""
+    x = inputs[0]
+    spatial = spatial_sizes(attrs, x)
+    channels = x[-1] if channels_last(attrs) else x[1]
+    if attrs.get("keepdims"):
+        return [with_spatial_sizes(attrs, x, [1] * len(spatial))], {}
+    return [(x[0], channels)], {}
+
+
 KINDS = catalogue(
     Kind("max_pool", _pool, True, "the largest value of each window (and, asked for, its index)",
          _example("self.m = nn.MaxPool2d(2)", ("x:1x3x8x8",), ((1, 3, 4, 4),),
@@ -127,4 +137,13 @@ KINDS = catalogue(
          _example("self.p = nn.MaxPool2d(2, return_indices=True)\nself.m = nn.MaxUnpool2d(2)",
                   ("x:1x3x8x8",), ((1, 3, 8, 8),),
                   "pooled to 4x4, then (4 - 1)*2 - 2*0 + 2 = 8 per side; copies: 0", call="self.m(*self.p(x))")),
+
+    Kind("global_avg_pool", _global_pool, True, "Keras GlobalAveragePooling*D: the mean over all positions",
+         (Example("layers.GlobalAveragePooling2D()(x)", ("x:2x8x8x3",), ((2, 3),), 0,
+                  "the 8x8 positions averaged per channel: (2, 3); no multiply-accumulate: 0", params=0,
+                  framework="keras"),)),
+    Kind("global_max_pool", _global_pool, True, "Keras GlobalMaxPooling*D: the maximum over all positions",
+         (Example("layers.GlobalMaxPooling1D(keepdims=True)(x)", ("x:2x8x3",), ((2, 1, 3),), 0,
+                  "the 8 steps reduced per channel, kept as a size-1 dim: (2, 1, 3); comparisons: 0", params=0,
+                  framework="keras"),)),
 )

@@ -13,7 +13,10 @@ class Example:
     """A worked case: a call on named inputs, and what the kind must give (derived by hand,
     the arithmetic in ``why``).  ``flops`` is the forward count under `standard`.  A layer's
     case builds it first: ``init`` is the body of ``__init__`` (``self.m = nn.Conv2d(3, 4, 3)``)
-    and ``params`` the parameter count it must have."""
+    and ``params`` the parameter count it must have.  A Keras case (``framework="keras"``) is
+    the output expression of a functional model whose inputs are ``keras.Input``s named as in
+    ``inputs`` (the first size of each, the batch, is the analysis's batch), such as
+    ``layers.Reshape((4, 2))(x)``: the kinds only Keras layers and keras.ops produce."""
 
     call: str
     inputs: tuple  # "x:2x8", "i:int64:2x8" (the coverage probe's spec)
@@ -22,6 +25,7 @@ class Example:
     why: str
     init: str = ""
     params: int | None = None
+    framework: str = "torch"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Recurrent layers: the same cell applied step after step (torch.nn RNN, GRU, LSTM and their
 *Cell forms; Keras SimpleRNN, GRU, LSTM share the kinds, batch-major, with a shape rule of
-their own that shapes/keras_layers.py enters in ``BATCH_MAJOR_RECURRENT``).
+their own, ``_keras_recurrent``).
 
 Return structure: RNN and GRU give (output, h_n), LSTM (output, (h_n, c_n)); the cells give
 h', and LSTMCell (h', c').
@@ -9,14 +9,13 @@ h', and LSTMCell (h', c').
 from __future__ import annotations
 
 from staticflops.kinds.record import Example, Kind, catalogue
-from staticflops.shapes.layers import BATCH_MAJOR_RECURRENT
 from staticflops.shapes.layout import expect_rank, expect_size
 
 
 def _recurrent(attrs, inputs):
     x = inputs[0]
     if "return_sequences" in attrs:  # a Keras layer: batch-major, returns what return_* ask for
-        return BATCH_MAJOR_RECURRENT["keras"](attrs, x)
+        return _keras_recurrent(attrs, x)
     name = attrs.get("type", "RNN")
     expect_rank(x, (2, 3), name)
     expect_size(x[-1], attrs["input_size"], name + " expects input_size {wanted}, got {actual}")
@@ -32,6 +31,20 @@ def _recurrent(attrs, inputs):
     outputs = [output, state]
     if attrs["kind"] == "lstm":
         outputs.append(state[:-1] + (attrs["hidden_size"],))
+    return outputs, {"seq_len": steps, "batch": batch}
+
+
+def _keras_recurrent(attrs, x):
+    """Keras RNN layers: batch-major (B, T, F); output (B, T, H) or (B, H), then the states."""
+    name = attrs.get("type", "RNN")
+    expect_rank(x, (3,), name)
+    expect_size(x[-1], attrs["input_size"], name + " expects {wanted} input features, got {actual}")
+    batch, steps, units = x[0], x[1], attrs["hidden_size"]
+    directions = 2 if attrs["bidirectional"] else 1
+    output = (batch, steps, directions * units) if attrs["return_sequences"] else (batch, directions * units)
+    outputs = [output]
+    if attrs.get("return_state"):
+        outputs += [(batch, units)] * (2 if attrs["kind"] == "lstm" else 1) * directions
     return outputs, {"seq_len": steps, "batch": batch}
 
 

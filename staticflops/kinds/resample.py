@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from staticflops.kinds.record import Example, Kind, catalogue
 from staticflops.shapes.expr import Expr
+from staticflops.shapes.layout import spatial_sizes, with_spatial_sizes
 from staticflops.shapes.shape import format_shape
 from staticflops.shapes.tensor_ops import ShapeError, same
 from staticflops.shapes.windows import positive
@@ -59,6 +60,41 @@ def _grid_sample(attrs, inputs):
     return [x[:2] + tuple(grid[1:-1])], {}
 
 
+def _pad_or_crop(attrs, inputs):
+    x = inputs[0]
+    sign = 1 if attrs["kind"] == "pad" else -1
+    if attrs.get("trailing"):  # PyTorch's padding layers: the last dimensions, batched or not
+        count = len(attrs["padding"])
+        if len(x) < count + 1:
+            raise ShapeError(f"{attrs.get('type', 'pad')} expects at least {count + 1} dimensions, got {format_shape(x)}")
+        out = [size + before + after for size, (before, after) in zip(x[-count:], attrs["padding"])]
+        for size in out:
+            if isinstance(size, int) and size <= 0:
+                raise ShapeError(f"{attrs.get('type', 'pad')}: padding gives an empty output {format_shape(tuple(out))}")
+        return [tuple(x[:-count]) + tuple(out)], {}
+    spatial = spatial_sizes(attrs, x)
+    if len(spatial) != len(attrs["padding"]):
+        raise ShapeError(f"{attrs.get('type', attrs['kind'])} expects {len(attrs['padding'])} spatial dimensions, "
+                         f"got shape {format_shape(x)}")
+    out = [size + sign * (before + after) for size, (before, after) in zip(spatial, attrs["padding"])]
+    return [with_spatial_sizes(attrs, x, out)], {}
+
+
+def _upsample(attrs, inputs):
+    x = inputs[0]
+    return [with_spatial_sizes(attrs, x, [size * f for size, f in zip(spatial_sizes(attrs, x), attrs["size"])])], {}
+
+
+def _resize(attrs, inputs):
+    """Resizing, and CenterCrop/RandomCrop: the image becomes height x width."""
+    x = inputs[0]
+    return [with_spatial_sizes(attrs, x, [attrs["height"], attrs["width"]])], {}
+
+
+def _keras(call, inputs, shape, why):
+    return Example(call, inputs, (shape,), 0, why, params=0, framework="keras")
+
+
 KINDS = catalogue(
     Kind("interpolate", _interpolate, True, "nearest / linear / cubic / area resampling of the spatial dims",
          (Example("self.m(x)", ("x:1x3x4x4",), ((1, 3, 8, 8),), 0,
@@ -70,4 +106,18 @@ KINDS = catalogue(
     Kind("grid_sample", _grid_sample, True, "the input sampled at each point of a grid",
          (Example("F.grid_sample(x, g)", ("x:2x3x8x8", "g:2x4x5x2"), ((2, 3, 4, 5),), 0,
                   "the grid's 4x5 points for each of the 3 channels; 0"),)),
+
+    # the border and size changes of Keras layers (channels last), and PyTorch's padding layers
+    Kind("pad", _pad_or_crop, True, "constant, reflected, replicated or circular borders added to the spatial dims",
+         (Example("self.m(x)", ("x:1x3x8x8",), ((1, 3, 10, 10),), 0, "1 on each side: 8 + 2*1 = 10; a copy: 0",
+                  init="self.m = nn.ZeroPad2d(1)", params=0),
+          _keras("layers.ZeroPadding2D(1)(x)", ("x:2x8x8x3",), (2, 10, 10, 3), "8 + 2*1 = 10 per side: 0"))),
+    Kind("crop", _pad_or_crop, True, "Keras Cropping*D: borders removed from the spatial dims",
+         (_keras("layers.Cropping2D(1)(x)", ("x:2x8x8x3",), (2, 6, 6, 3), "8 - 2*1 = 6 per side: 0"),)),
+    Kind("upsample", _upsample, True, "Keras UpSampling*D: each spatial dim times its factor",
+         (_keras("layers.UpSampling2D(2)(x)", ("x:2x4x4x3",), (2, 8, 8, 3), "4*2 = 8 per side: 0"),)),
+    Kind("resize", _resize, True, "Keras Resizing: the image resampled to height x width",
+         (_keras("layers.Resizing(4, 6)(x)", ("x:2x8x8x3",), (2, 4, 6, 3), "height 4, width 6: 0"),)),
+    Kind("crop_to", _resize, True, "Keras CenterCrop / RandomCrop: the image cut to height x width",
+         (_keras("layers.CenterCrop(4, 6)(x)", ("x:2x8x8x3",), (2, 4, 6, 3), "height 4, width 6: 0"),)),
 )

@@ -3,9 +3,9 @@
 from staticflops.shapes.expr import Dim, Expr, Undecidable, evaluate, format_dim, is_symbolic, symbol
 from staticflops.shapes.shape import InputSpec, Shape, format_shape, numel, parse_input_spec
 
-# The registry of shape rules (layers) and the Keras-only kinds' rules, which keras_layers.py
-# registers on import (the other kinds' rules live in the catalogue, kinds/, which enters them).
-from staticflops.shapes import layers, keras_layers  # noqa: E402,F401
+# The registry of shape rules (layers); the rules themselves live in the catalogue, kinds/, which
+# enters them.
+from staticflops.shapes import layers  # noqa: E402,F401
 
 __all__ = [
     "Dim", "Expr", "InputSpec", "Shape", "Undecidable", "evaluate", "format_dim", "format_shape",

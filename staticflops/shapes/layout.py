@@ -24,3 +24,13 @@ def channels_last(attrs) -> bool:
     """(batch, *spatial, channels) rather than (batch, channels, *spatial): Keras layers say so
     with ``data_format`` (their default); PyTorch layers carry none."""
     return attrs.get("data_format") == "channels_last"
+
+
+def spatial_sizes(attrs, x: Shape) -> tuple:
+    """The spatial sizes of a batched (batch, channels, *spatial) or (batch, *spatial, channels) shape."""
+    return tuple(x[1:-1]) if channels_last(attrs) else tuple(x[2:])
+
+
+def with_spatial_sizes(attrs, x: Shape, sizes) -> Shape:
+    """``x`` with its spatial sizes replaced by ``sizes`` (batch and channels where they were)."""
+    return (x[0],) + tuple(sizes) + (x[-1],) if channels_last(attrs) else x[:2] + tuple(sizes)

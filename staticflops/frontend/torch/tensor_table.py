@@ -1,7 +1,7 @@
 """Tensor methods and ``torch.*`` functions bound to op kinds: one literal table, one binder.
 
-Each entry names a kind (``staticflops/kinds/``, or a kind of ``shapes/layers.py`` such as
-``reduce``), the function's signature (bound by the interpreter's signature binder, so a wrong
+Each entry names a kind of the catalogue (``staticflops/kinds/``, such as ``reduce``), the
+function's signature (bound by the interpreter's signature binder, so a wrong
 call is a located error) and, where the default does not fit, a ``configure`` step.  The
 default: the bound tensors (lists of tensors flattened) are the operands in signature order,
 every bound plain value is an attribute, ``op`` is the function's name.  Costs are in
@@ -228,7 +228,7 @@ TABLE: dict = {
     "lerp": Op("ternary_math", "input, end, weight"),
     "addr": Op("ternary_math", "input, vec1, vec2, *, beta=1, alpha=1"),
     "kron": Op("kron", "input, other"),
-    # reductions (shapes/layers.py's `reduce`: op, dim, keepdim)
+    # reductions (kinds/reduction.py's `reduce`: op, dim, keepdim)
     "nansum": Op("reduce", "input, dim=None, keepdim=False, *, dtype=None", configure=_reduction("sum")),
     "nanmean": Op("reduce", "input, dim=None, keepdim=False, *, dtype=None", configure=_reduction("mean")),
     "count_nonzero": Op("reduce", "input, dim=None", dtypes=("int64",), configure=_reduction("count_nonzero")),
@@ -253,7 +253,7 @@ TABLE: dict = {
     "trace": Op("reduce", "input", configure=_diagonal_of),
     "trapezoid": Op("reduce", "y, x=None, *, dx=None, dim=-1", configure=_reduction("trapezoid")),
     "trapz": Op("reduce", "y, x=None, *, dx=None, dim=-1", configure=_reduction("trapezoid")),
-    # running reductions along dim (shapes/layers.py's `cumulative`)
+    # running reductions along dim (kinds/reduction.py's `cumulative`)
     "logcumsumexp": Op("cumulative", "input, dim", configure=_along_dim),
     "cummax": Op("cumulative", "input, dim", returns=("values", "indices"), dtypes=("same", "int64"),
                  configure=_along_dim),

@@ -10,17 +10,9 @@ them untrainable."""
 import pytest
 
 import staticflops
-from staticflops.frontend.construction_memo import ConstructionMemo
 
-
-def _analyse(tmp_path, text, shape="1x4"):
-    path = tmp_path / "model.py"
-    path.write_text(text)
-    return staticflops.analyze(path, model="Net", inputs=[shape])
-
-
-def _forced(monkeypatch):
-    monkeypatch.setattr(ConstructionMemo, "force", True)
+from memo_helpers import analyse as _analyse
+from memo_helpers import force_reuse as _forced
 
 
 # Three Linear(4, 4): 60 parameters.  Each `fn(m)` gives the Linear it is given another

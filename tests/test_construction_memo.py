@@ -9,15 +9,8 @@ import pytest
 import staticflops
 from staticflops.frontend.construction_memo import ConstructionMemo
 
-
-def _analyse(tmp_path, text, shape="1x4"):
-    path = tmp_path / "model.py"
-    path.write_text(text)
-    return staticflops.analyze(path, model="Net", inputs=[shape])
-
-
-def _forced(monkeypatch):
-    monkeypatch.setattr(ConstructionMemo, "force", True)
+from memo_helpers import analyse as _analyse
+from memo_helpers import force_reuse as _forced
 
 
 # Linear(4, 4k): 4*4k weights + 4k biases = 20k parameters for the k-th block.

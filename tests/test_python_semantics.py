@@ -1460,3 +1460,37 @@ def test_module_list_and_sequential_concatenate(tmp_path):
     assert [row.name for row in report.layers if row.depth == 2] == ["layers.0", "layers.1", "layers.2", "tail.0", "tail.1"]
     # MACs: 2 rows x (8*8 + 8*8 + 8*4 + 4*2) = 2 x 168 = 336; FLOPs 672
     assert (report.totals.macs, report.totals.forward_flops) == (336, 672)
+
+
+def test_abc_module(tmp_path):
+    """`abc` (transformers' cache layers derive from `ABC`): `ABC`, `ABCMeta` as a metaclass and
+    `abstractmethod` as the mark CPython sets (`__isabstractmethod__`).  Every check holds in
+    CPython, so fc is Linear(4, 8): 4*8 + 8 = 40 params."""
+    report = analyse(tmp_path, """
+        import abc
+        from abc import ABC, abstractmethod
+        from torch import nn
+
+        class Base(ABC):
+            @abstractmethod
+            def width(self): ...
+
+        class Meta(metaclass=abc.ABCMeta):
+            pass
+
+        class Eight(Base, Meta):
+            def width(self):
+                return 8
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                w = Eight()
+                if isinstance(w, ABC) and isinstance(w, Meta) and Base.width.__isabstractmethod__:
+                    self.fc = nn.Linear(4, w.width())
+
+            def forward(self, x):
+                return self.fc(x)
+    """)
+    assert report.totals.params == 40
+    assert report.totals.complete

@@ -65,6 +65,9 @@ def test_small_config_is_exact(tmp_path, source_path, name):
     assert report.totals.forward_flops == entry["forward_flops"]
     assert sorted(tuple(s) for s in report.outputs if s is not None) == \
         sorted(tuple(s) for s in entry["output_shapes"].values())
+    # transformers' device, tracing and tensor-attribute probes are answered (torch/accelerators.py,
+    # tensor_attribute_names.py): nothing is left unresolved, so the total is not a lower bound
+    assert report.totals.complete, [f"{u.location}: {u.what}" for u in report.unknown]
 
 
 @pytest.mark.parametrize("group, name, flops", [("small", "mixtral", 12_517_376),
@@ -126,6 +129,7 @@ def test_published_size_params_and_flops(tmp_path, source_path, name, published)
     assert report.totals.params == entry["params"] == published
     assert report.totals.forward_flops == entry["forward_flops"]
     assert report.outputs == list(entry["output_shapes"].values())
+    assert report.totals.complete, [f"{u.location}: {u.what}" for u in report.unknown]
 
 
 def test_llama_3_8b_symbolic_sequence_length(tmp_path, source_path):
@@ -139,6 +143,7 @@ def test_llama_3_8b_symbolic_sequence_length(tmp_path, source_path):
     report = _analyse(tmp_path, source_path, entry["config"], ["1xT:int64"])
     assert report.totals.params == entry["params"] == 8_030_261_248
     assert report.totals.forward_flops == "524288*T**2 + 15009316864*T"
+    assert report.totals.complete  # printed as the total, not as a lower bound
     # at T = 32: the forward recorded on the meta device (record_transformers.measure_on_meta)
     assert 524288 * 32**2 + 15009316864 * 32 == entry["forward_flops"] == 480_835_010_560
     assert report.outputs == [[1, "T", 128_256]]

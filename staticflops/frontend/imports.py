@@ -190,9 +190,9 @@ class ProjectImports:
         return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else None
 
     # ---- loading -------------------------------------------------------------------------
-    def register(self, path: Path, name: str, scope: Scope) -> None:
+    def register(self, path: Path, name: str, scope: Scope, source=None) -> None:
         """The analysed file itself: a sibling importing it gets the same module."""
-        self.modules[path] = Namespace(name, scope.vars, loader=_no_loader)
+        self.modules[path] = Namespace(name, scope.vars, loader=_no_loader, source=source)
 
     def load(self, path: Path, name: str, node=None, files=None) -> Namespace:
         files = files or self.files
@@ -219,6 +219,7 @@ class ProjectImports:
                              roots=files.roots, parse_limits=interp.budget.parse_limits,
                              library=files is self.libraries)
         self.files_read += 1
+        namespace.source = source
         interp.note_ignores(source)
         scope = Scope()
         scope.vars = namespace.members
@@ -356,7 +357,7 @@ def start_main_file(interp, source, reader=None, libraries: LibraryFiles | None 
     interp.project = ProjectImports(interp, source.origin, files, libraries)
     scope = Scope()
     if source.origin is not None:
-        interp.project.register(source.origin, "__analysed__", scope)
+        interp.project.register(source.origin, "__analysed__", scope, source)
         scope.vars["__file__"] = str(source.origin)
     interp.run_module(source, scope)
     return scope

@@ -253,6 +253,19 @@ class Interpreter(Statements, Expressions):
         elif not isinstance(receiver, Unknown):
             self.unknown(f"cannot set attribute `{name}` on {describe(receiver)}", node)
 
+    def delete_attribute(self, receiver, name: str, node) -> None:
+        """``del receiver.name`` / ``delattr(receiver, name)`` on an object or a class; a write
+        for the construction memo, as setting it is."""
+        if isinstance(receiver, Class):
+            self.construction_memo.definition_written()
+            receiver.namespace.pop(name, None)
+        elif isinstance(receiver, Instance):
+            if self.construction_memo.recorders:
+                self.construction_memo.attribute_write(receiver)
+            receiver.attrs.pop(name, None)
+        elif not isinstance(receiver, Unknown):
+            self.unknown(f"cannot delete attribute `{name}` of {describe(receiver)}", node)
+
     def set_item(self, container, key, value, node) -> None:
         if isinstance(container, std_containers.DictInstance) and self._defined_setitem(container):
             # `def __setitem__` of a dict subclass runs (transformers' ModelOutput mirrors keys as attributes)

@@ -124,6 +124,8 @@ def build_builtins(object_class: Class) -> dict:
             if isinstance(value, Tensor):
                 return interp.unknown(f"{name}() of a tensor's value", node)
             if pytype is str:
+                if isinstance(value, Builtin) and hasattr(value, "python_repr"):  # a framework class: str(type(t))
+                    return value.python_repr
                 interp.budget.check_text(interp, value, node)
             try:
                 return pytype(*args)
@@ -306,6 +308,10 @@ def build_builtins(object_class: Class) -> dict:
             return name in value.fields or hasattr_.fn(interp, [value.cls, name], {}, node)
         if isinstance(value, _PLAIN_DATA) and not isinstance(value, Expr):
             return hasattr(value, name)  # Python's own answer for its own data types (never analysed code)
+        if isinstance(value, Tensor) and isinstance(name, str):
+            found = interp.framework.tensor_has_attribute(value, name)
+            if found is not None:  # set by the code, or a name torch's tensors lack (transformers' probes)
+                return found
         return interp.unknown("hasattr() on this value", node)
     b["hasattr"] = hasattr_
 
@@ -372,6 +378,11 @@ def build_builtins(object_class: Class) -> dict:
         interp.set_attribute(args[0], args[1], args[2], node)
     b["setattr"] = setattr_
 
+    @_fn("delattr")
+    def delattr_(interp, args, kwargs, node):
+        interp.delete_attribute(args[0], args[1], node)
+    b["delattr"] = delattr_
+
     @_fn("callable")
     def callable_(interp, args, kwargs, node):
         return isinstance(args[0], (Function, Builtin, Class, BoundMethod, Partial))
@@ -382,6 +393,14 @@ def build_builtins(object_class: Class) -> dict:
         value = args[0]
         if isinstance(value, Instance):
             return value.cls
+        if isinstance(value, Unknown):
+            return value  # its first cause, not "type() of this value"
+        if isinstance(value, Record):
+            return value.cls
+        if isinstance(value, Tensor):
+            kind = interp.framework.tensor_type(value)
+            if kind is not None:
+                return kind
         return b.get(type(value).__name__, interp.unknown("type() of this value", node))
     b["type"] = type_
     # isinstance(x, type): a class (transformers' @requires attaches metadata to classes, wraps functions)

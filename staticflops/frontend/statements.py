@@ -237,9 +237,7 @@ class Statements:
             elif isinstance(target, cst.Subscript):
                 self.delete_item(self.evaluate_node(target.value, scope), self._subscript_key(target, scope), target)
             elif isinstance(target, cst.Attribute):
-                receiver = self.evaluate_node(target.value, scope)
-                if isinstance(receiver, Instance):
-                    receiver.attrs.pop(scope.mangle(target.attr.value), None)
+                self.delete_attribute(self.evaluate_node(target.value, scope), scope.mangle(target.attr.value), target)
 
     def _exec_Break(self, node, scope):
         raise _Break(node)
@@ -428,7 +426,8 @@ class Statements:
         if item.asname is not None:
             self.assign(item.asname.name, value, scope)
         if leave is None:
-            self._exec_With(node, scope, index + 1)
+            with self.framework.with_block(manager):  # `with torch.device("meta"):` (else nothing)
+                self._exec_With(node, scope, index + 1)
             return
         try:
             self._exec_With(node, scope, index + 1)

@@ -40,6 +40,9 @@ class Tensor:
     dtype: str = "float32"
     requires_grad: bool = False
     values: list | None = field(default=None, kw_only=True)  # contents, when known at build time
+    # Attributes the analysed code set on this tensor that torch's own tensors do not have
+    # (transformers' ``param._is_hf_initialized = True``); None until the first is set.
+    python_attrs: dict | None = field(default=None, kw_only=True, repr=False)
 
     @property
     def rank(self) -> int | None:
@@ -230,6 +233,7 @@ class Namespace:
     # What the module's code stored as ``sys.modules[__name__]`` while it ran (a lazy-import
     # object): importers then get their names from it, as Python's import returns that entry.
     replaced_by: Any = None
+    source: Any = None  # the SourceFile a module of the analysed project ran from (inspect.getsource)
 
     def __repr__(self) -> str:
         return f"<namespace {self.name}>"

@@ -33,6 +33,10 @@ _ANYTHING = ("initializers", "regularizers", "constraints", "optimizers", "losse
 class KerasFramework(TorchFramework):
     name = "keras"
     memoises_constructions = False  # Keras layers join a graph as they are built: no copies
+    tensor_attribute_names = None  # torch's tensor attributes say nothing of a KerasTensor's
+
+    def tensor_type(self, tensor):
+        return None  # type() of a KerasTensor: not modelled
 
     def __init__(self, batch=None):
         super().__init__()

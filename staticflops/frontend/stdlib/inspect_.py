@@ -10,7 +10,7 @@ from __future__ import annotations
 from staticflops.frontend import syntax as cst
 
 from staticflops.frontend import pyclasses
-from staticflops.frontend.values import BoundMethod, Builtin, Class, Function, MethodWrapper, Partial, Record
+from staticflops.frontend.values import BoundMethod, Builtin, Class, Function, MethodWrapper, Namespace, Partial, Record
 
 # CPython's inspect._ParameterKind values (an IntEnum): compared with `p.kind == p.KEYWORD_ONLY`
 POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = range(5)
@@ -127,12 +127,21 @@ def members(builtins: dict) -> dict:
             return interp.unknown("inspect.get_annotations of a value that is not a class of the analysed code", node)
         return class_annotations(interp, target)
 
+    def getsource(interp, args, kwargs, node):
+        """``inspect.getsource(module)``: the text of a file the analysis ran (transformers looks
+        for a decorator's name in a model's module); of a class or function, an unknown."""
+        target = args[0] if args else kwargs.get("object")
+        if isinstance(target, Namespace) and target.source is not None and target.source.text:
+            return target.source.text
+        return interp.unknown("inspect.getsource of a value that is not a module of the analysed code", node)
+
     def predicate(name, test):
         return Builtin(f"inspect.{name}", lambda i, a, k, n: test(a[0]), bind_self=False)
 
     return {
         "signature": Builtin("inspect.signature", signature, bind_self=False),
         "get_annotations": Builtin("inspect.get_annotations", get_annotations, bind_self=False),
+        "getsource": Builtin("inspect.getsource", getsource, bind_self=False),
         "Parameter": parameter_class, "Signature": signature_class, "_empty": empty,
         "isclass": predicate("isclass", lambda v: isinstance(v, Class)),
         "isfunction": predicate("isfunction", lambda v: isinstance(v, Function)),

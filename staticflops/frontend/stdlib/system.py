@@ -15,7 +15,8 @@ staticflops happens to run on, so an analysis gives the same answer everywhere:
   unknown (no package metadata is read).
 - ``logging``: the stand-in ``stubs/logging.pyi`` (loggers that accept every call, no handlers).
 - ``contextlib``: the stand-in ``stubs/contextlib.pyi`` (``suppress``, ``nullcontext``, ...);
-  ``contextvars``: ``stubs/contextvars.pyi`` (``ContextVar`` get/set/reset).
+  ``contextvars``: ``stubs/contextvars.pyi`` (``ContextVar`` get/set/reset); ``abc``:
+  ``stubs/abc.pyi`` (``ABC``, ``ABCMeta``, ``abstractmethod`` as a mark).
 - ``os.path.exists``/``isfile``/``isdir``: answered inside the analysed folders only
   (``pathqueries.py``).
 """
@@ -214,4 +215,5 @@ def modules(interp, builtins: dict) -> dict:
         "logging": _stub_namespace(interp, "logging", "logging.pyi"),
         "contextlib": _stub_namespace(interp, "contextlib", "contextlib.pyi"),
         "contextvars": _stub_namespace(interp, "contextvars", "contextvars.pyi"),
+        "abc": _stub_namespace(interp, "abc", "abc.pyi"),
     }

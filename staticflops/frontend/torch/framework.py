@@ -9,6 +9,7 @@ from pathlib import Path
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, reason
 from staticflops.frontend import pybuiltins, pyclasses
 from staticflops.frontend.einops import einops_namespaces
+from staticflops.frontend.scope import MISSING
 from staticflops.frontend.stub_source import run_stub
 from staticflops.frontend.tracer import Tracer
 from staticflops.frontend.values import (
@@ -16,7 +17,8 @@ from staticflops.frontend.values import (
     Unknown,
     stable_order,
 )
-from staticflops.frontend.torch import constants, modules, numpy_scalars, routing
+from staticflops.frontend.torch import accelerators, constants, modules, numpy_scalars, routing
+from staticflops.frontend.torch.tensor_attribute_names import NAMES as TENSOR_ATTRIBUTE_NAMES
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functional_table import build_functional
 from staticflops.frontend.torch.layers import NOT_MODELLED
@@ -131,6 +133,11 @@ class TorchFramework:
                             for k, v in {**self.functions, **self.functional_only}.items()}
         tensor_type = Builtin("Tensor", constructors["Tensor"], bind_self=False)
         tensor_type.is_tensor_type = True
+        tensor_type.python_repr = "<class 'torch.Tensor'>"  # str(type(x)): transformers' framework sniffing
+        parameter_type = Builtin("nn.Parameter", constructors["Parameter"], bind_self=False)
+        parameter_type.instance_check = lambda value: isinstance(value, Parameter)
+        parameter_type.python_repr = "<class 'torch.nn.parameter.Parameter'>"
+        self.tensor_types = (tensor_type, parameter_type)
         noop = Builtin("noop", lambda i, a, k, n: a[0] if a else None, bind_self=False)
         context = Builtin("context", lambda i, a, k, n: None, bind_self=False)
         second = Builtin("annotate", lambda i, a, k, n: a[1] if len(a) > 1 else None, bind_self=False)
@@ -141,9 +148,8 @@ class TorchFramework:
         functional = Namespace("torch.nn.functional", dict(functional_names))
         nn = Namespace("torch.nn", {
             "Module": self.module_class, **containers, **layers, "functional": functional, "init": init,
-            "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False),
-            "parameter": Namespace("torch.nn.parameter", {  # nn.parameter.Parameter (torchvision maxvit)
-                "Parameter": Builtin("nn.Parameter", constructors["Parameter"], bind_self=False)}),
+            "Parameter": parameter_type,
+            "parameter": Namespace("torch.nn.parameter", {"Parameter": parameter_type}),  # (torchvision maxvit)
             "modules": Namespace("torch.nn.modules", {}), "utils": Namespace("torch.nn.utils", utils_members()),
             # nn.Buffer(t) marks a tensor as a buffer when assigned to a module: the tensor itself here
             "Buffer": Builtin("nn.Buffer", lambda i, a, k, n: a[0] if a else k.get("data"), bind_self=False),
@@ -152,7 +158,7 @@ class TorchFramework:
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in self.functions.items()},
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in constructors.items() if k != "Parameter"},
             "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
-            "no_grad": context, "inference_mode": context, "enable_grad": context, "autocast": context,
+            "no_grad": context, "inference_mode": context, "enable_grad": context,
             # the forward is analysed as run for inference, under no_grad (FlopCounterMode's ground truth)
             "is_grad_enabled": Builtin("torch.is_grad_enabled", lambda i, a, k, n: False, bind_self=False),
             "__version__": TORCH_VERSION,
@@ -162,7 +168,7 @@ class TorchFramework:
             "jit": Namespace("torch.jit", {"ignore": noop, "unused": noop, "export": noop, "annotate": second,
                                                            "is_scripting": Builtin("f", lambda i, a, k, n: False, bind_self=False),
                                                            "is_tracing": Builtin("f", lambda i, a, k, n: False, bind_self=False)}),
-            "fx": Namespace("torch.fx", {"wrap": noop}), "_assert": noop,
+            "_assert": noop,
             # The model runs eagerly: not compiled, traced or exported; `@torch.compiler.disable` is a no-op
             "compiler": Namespace("torch.compiler", {
                 **{name: Builtin(f"torch.compiler.{name}", lambda i, a, k, n: False, bind_self=False)
@@ -178,6 +184,18 @@ class TorchFramework:
             **{name: DTypeName(name) for name in DTYPES},
             **limits_functions(self.object_class),
         })
+        # device probes (torch.cuda, torch.backends, ...) answered as torch's CPU build does
+        probes = accelerators.namespaces(self.object_class, lambda name: Builtin(
+            name, lambda i, a, k, n: i.unknown(f"`{name}` is not modelled", n), bind_self=False))
+        torch.members.update(accelerators.checks())
+        for dotted, namespace in probes.items():
+            parent, _, leaf = dotted.rpartition(".")
+            if parent in ("torch", "torch.nn"):
+                (torch if parent == "torch" else nn).members[leaf] = namespace
+        autograd, autograd_function = self._autograd_namespaces(interp, torch)
+        torch.members["autograd"] = autograd
+        self.blocks = accelerators.Blocks(self.cpu, self.device_class, self.object_class, torch.members["float32"])
+        torch.members.update(self.blocks.builtins())  # default device and dtype, is_autocast_enabled, autocast
         self._stub_context = (nn, functional, stdlib["copy"])
         self.namespaces = {
             "torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
@@ -185,8 +203,11 @@ class TorchFramework:
             "torch.nn.utils.parametrizations": nn.members["utils"].members["parametrizations"],
             "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
             "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"],
-            "torch.linalg": torch.members["linalg"], **stdlib,
+            "torch.linalg": torch.members["linalg"], **probes, **stdlib,
+            "torch.autograd": autograd, "torch.autograd.function": autograd_function,
             "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False),
+                                         # no array is modelled (one would be an unknown): none is an ndarray
+                                         "ndarray": Class("ndarray", (self.object_class,), {}),
                                          **numpy_scalars.members()}),
         }
         self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()
@@ -195,6 +216,27 @@ class TorchFramework:
                           "zeros": torch.members["zeros"]}
         self.namespaces.update(einops_namespaces(self, interp, layer_bindings, "torch_layers.pyi",
                                                  ("einops.layers.torch",)))
+
+    def _autograd_namespaces(self, interp, torch: Namespace) -> tuple:
+        """``torch.autograd`` and ``torch.autograd.function``: ``Function`` (custom autograd
+        functions: ``X.apply(...)`` runs ``X.forward``), from stubs/autograd.pyi on first use."""
+        autograd, function = Namespace("torch.autograd", {}), Namespace("torch.autograd.function", {
+            "once_differentiable": Builtin("once_differentiable", lambda i, a, k, n: a[0] if a else None,
+                                           bind_self=False)})
+        autograd.members["function"] = function
+
+        def loader(namespace):
+            def load(member):
+                if "Function" not in autograd.members:
+                    classes = run_stub(interp, Path(__file__).parent / "stubs" / "autograd.pyi", "<torch.autograd>",
+                                       {"is_tensor": torch.members["is_tensor"]})
+                    autograd.members.update(classes)
+                    function.members.update(classes)
+                return namespace.members.get(member, MISSING)
+            return load
+
+        autograd.loader, function.loader = loader(autograd), loader(function)
+        return autograd, function
 
     def _solve_triangular(self, interp, args, kwargs, node):
         """``torch.linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False)``: X of B's
@@ -385,13 +427,45 @@ class TorchFramework:
             return tensor if name == "data" else None if name == "grad" else False
         if name == "requires_grad":
             return getattr(tensor, "trainable", False)
+        if tensor.python_attrs is not None and name in tensor.python_attrs:
+            return tensor.python_attrs[name]
+        if self.tensor_has_attribute(tensor, name) is False:
+            if interp.missing_attributes_raise:  # getattr(t, name, default), hasattr: AttributeError
+                raise interp.fail(f"'Tensor' object has no attribute '{name}'", node, "SF115", python="AttributeError")
+            return interp.unknown(f"a tensor has no attribute `{name}`", node)
         return interp.unknown(f"tensor attribute `{name}` is not modelled", node)
+
+    # The names a real tensor has (tools/record_tensor_attributes.py): any other name, unless the
+    # code set it on the tensor, is missing.  None (Keras): not known, every other name unknown.
+    tensor_attribute_names = TENSOR_ATTRIBUTE_NAMES
+
+    def tensor_has_attribute(self, tensor: Tensor, name: str) -> bool | None:
+        """``hasattr(tensor, name)`` when it is decided without reading the attribute: True for
+        a name the code set on it, False for one neither set nor torch's; None otherwise."""
+        if tensor.python_attrs is not None and name in tensor.python_attrs:
+            return True
+        if self.tensor_attribute_names is not None and name not in self.tensor_attribute_names:
+            return False
+        return None
+
+    def tensor_type(self, tensor: Tensor):
+        """``type(tensor)``: ``torch.Tensor`` or ``nn.Parameter`` (None: not known)."""
+        return self.tensor_types[1] if isinstance(tensor, Parameter) else self.tensor_types[0]
+
+    def with_block(self, manager):
+        """Around the body of ``with manager:``: ``torch.device(d)`` makes d the default device,
+        ``torch.autocast(...)`` turns autocast on (accelerators.Blocks)."""
+        return self.blocks.entered(manager)
 
     def tensor_set_attribute(self, interp, tensor, name, value, node):
         if name == "requires_grad" and isinstance(value, bool):
             tensor.requires_grad = value
             if isinstance(tensor, Parameter):
                 tensor.trainable = value
+        elif self.tensor_attribute_names is not None and name not in self.tensor_attribute_names:
+            # a mark of the code's own (transformers' `_is_hf_initialized`), read back later;
+            # torch's own attributes (`data`, `grad`) are not modelled as values here
+            tensor.python_attrs = {**(tensor.python_attrs or {}), name: value}
 
     def tensor_unary(self, interp, op: str, tensor: Tensor, node):
         if tensor.shape is None:

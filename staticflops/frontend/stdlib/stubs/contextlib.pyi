@@ -47,3 +47,45 @@ class nullcontext(AbstractContextManager):
 
     def __exit__(self, *excinfo):
         return None
+
+
+class ExitStack(AbstractContextManager):
+    """Enters context managers one by one; leaving it leaves them, the last entered first."""
+
+    def __init__(self):
+        self._exits = []
+
+    def enter_context(self, cm):
+        enter = getattr(cm, "__enter__", None)
+        if enter is None:  # torch.no_grad() and the like are modelled as nothing to enter
+            return None
+        result = enter()
+        self._exits.append(cm.__exit__)
+        return result
+
+    def push(self, exit):
+        self._exits.append(exit)
+        return exit
+
+    def callback(self, callback, *args, **kwds):
+        def _exit_wrapper(exc_type, exc, tb):
+            callback(*args, **kwds)
+        self._exits.append(_exit_wrapper)
+        return callback
+
+    def pop_all(self):
+        new_stack = ExitStack()
+        new_stack._exits = self._exits
+        self._exits = []
+        return new_stack
+
+    def close(self):
+        self.__exit__(None, None, None)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        suppressed = False
+        while self._exits:
+            if self._exits.pop()(exc_type, exc_value, traceback):
+                suppressed = True
+                exc_type = exc_value = traceback = None
+        return suppressed

@@ -401,7 +401,8 @@ def build_builtins(object_class: Class) -> dict:
             kind = interp.framework.tensor_type(value)
             if kind is not None:
                 return kind
-        return b.get(type(value).__name__, interp.unknown("type() of this value", node))
+        found = b.get(type(value).__name__)  # int, str, list, ...: the builtin standing for the type
+        return found if found is not None else interp.unknown("type() of this value", node)
     b["type"] = type_
     # isinstance(x, type): a class (transformers' @requires attaches metadata to classes, wraps functions)
     b["type"].instance_check = lambda value: isinstance(value, Class) or (

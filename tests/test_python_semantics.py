@@ -1514,3 +1514,29 @@ def test_type_of_a_python_value_reports_nothing(tmp_path):
     """)
     assert report.totals.params == 40
     assert report.totals.complete, [u.what for u in report.unknown]
+
+
+def test_signature_bind_and_apply_defaults(tmp_path):
+    """`inspect.signature(f).bind(*args, **kwargs)` then `apply_defaults()`, as CPython binds
+    `f(a, b=2, *rest, c, d=4, **extra)` called `f(1, 5, 6, c=3, e=7)`: a=1, b=5, rest=(6,), c=3,
+    d=4 (default), extra={'e': 7}.  Widths a + b + len(rest) + c + d + len(extra) = 1 + 5 + 1 + 3
+    + 4 + 1 = 15: Linear(1, 15) has 15 + 15 = 30 params."""
+    report = analyse(tmp_path, """
+        import inspect
+        from torch import nn
+
+        def f(a, b=2, *rest, c, d=4, **extra):
+            return a
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                bound = inspect.signature(f).bind(1, 5, 6, c=3, e=7)
+                bound.apply_defaults()
+                got = bound.arguments
+                self.fc = nn.Linear(1, got["a"] + got["b"] + len(got["rest"]) + got["c"] + got["d"] + len(got["extra"]))
+
+            def forward(self, x):
+                return x
+    """)
+    assert report.totals.params == 30

@@ -10,7 +10,9 @@ from __future__ import annotations
 from staticflops.frontend import syntax as cst
 
 from staticflops.frontend import pyclasses
-from staticflops.frontend.values import BoundMethod, Builtin, Class, Function, MethodWrapper, Namespace, Partial, Record
+from staticflops.frontend.values import (
+    BoundMethod, Builtin, Class, Function, Instance, MethodWrapper, Namespace, Partial, Record,
+)
 
 # CPython's inspect._ParameterKind values (an IntEnum): compared with `p.kind == p.KEYWORD_ONLY`
 POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = range(5)
@@ -126,6 +128,46 @@ def members(builtins: dict) -> dict:
         if not isinstance(target, Class):
             return interp.unknown("inspect.get_annotations of a value that is not a class of the analysed code", node)
         return class_annotations(interp, target)
+
+    bound_class = Class("BoundArguments", (builtins["object"],), {})
+
+    def bind(interp, args, kwargs, node):
+        """``signature.bind(*args, **kwargs)``: the arguments by parameter name, as a call
+        would bind them (transformers' output capturing reads one this way)."""
+        params, positional, named, arguments = args[0][0], list(args[1:]), dict(kwargs), {}
+        for name, parameter in params.items():
+            kind, default = parameter[1], parameter[2]
+            if kind in (POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD) and positional:
+                arguments[name] = positional.pop(0)
+            elif kind in (POSITIONAL_OR_KEYWORD, KEYWORD_ONLY) and name in named:
+                arguments[name] = named.pop(name)
+            elif kind == VAR_POSITIONAL:
+                arguments[name], positional = tuple(positional), []
+            elif kind == VAR_KEYWORD:
+                arguments[name], named = named, {}
+            elif default is empty:
+                raise interp.fail(f"missing a required argument: '{name}'", node, python="TypeError")
+        if positional or named:
+            raise interp.fail("too many arguments" if positional else f"got an unexpected keyword argument "
+                              f"'{next(iter(named))}'", node, python="TypeError")
+        return Instance(bound_class, {"arguments": arguments, "signature": args[0]})
+
+    def apply_defaults(interp, args, kwargs, node):
+        bound = args[0]
+        given, arguments = bound.attrs["arguments"], {}
+        for name, parameter in bound.attrs["signature"][0].items():
+            if name in given:
+                arguments[name] = given[name]
+            elif parameter[1] == VAR_POSITIONAL:
+                arguments[name] = ()
+            elif parameter[1] == VAR_KEYWORD:
+                arguments[name] = {}
+            elif parameter[2] is not empty:
+                arguments[name] = parameter[2]
+        bound.attrs["arguments"] = arguments
+
+    bound_class.namespace["apply_defaults"] = Builtin("BoundArguments.apply_defaults", apply_defaults)
+    signature_class.namespace["bind"] = Builtin("Signature.bind", bind)
 
     def getsource(interp, args, kwargs, node):
         """``inspect.getsource(module)``: the text of a file the analysis ran (transformers looks

@@ -1540,3 +1540,24 @@ def test_signature_bind_and_apply_defaults(tmp_path):
                 return x
     """)
     assert report.totals.params == 30
+
+
+def test_more_str_methods(tmp_path):
+    """str methods that build nothing longer, as CPython answers them: "block_3".find("_") = 5,
+    "a.b.c".rfind(".") = 3, "a-b-a".count("a") = 2, "x:y:z".rpartition(":")[0] = "x:y" (len 3),
+    "Conv".isalpha() = True (1), "mode_x".removeprefix("mode_") = "x" (len 1).  Widths 5 + 3 + 2 +
+    3 + 1 + 1 = 15: Linear(1, 15) has 30 params."""
+    report = analyse(tmp_path, """
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                width = ("block_3".find("_") + "a.b.c".rfind(".") + "a-b-a".count("a")
+                         + len("x:y:z".rpartition(":")[0]) + int("Conv".isalpha()) + len("mode_x".removeprefix("mode_")))
+                self.fc = nn.Linear(1, width)
+
+            def forward(self, x):
+                return x
+    """)
+    assert report.totals.params == 30

@@ -41,7 +41,11 @@ _PYTHON_METHODS = {
     tuple: {"index", "count"},
     dict: {"get", "items", "keys", "values", "pop", "setdefault", "update", "copy"},
     str: {"format", "join", "split", "lower", "upper", "startswith", "endswith", "replace", "strip",
-          "rstrip", "lstrip", "isdigit", "rsplit", "partition", "title"},
+          "rstrip", "lstrip", "isdigit", "rsplit", "partition", "title",
+          # none of these builds a longer string (no budget check needed)
+          "find", "rfind", "index", "rindex", "count", "rpartition", "splitlines", "casefold", "capitalize",
+          "swapcase", "removeprefix", "removesuffix", "isalpha", "isalnum", "isspace", "isupper", "islower",
+          "isidentifier", "isnumeric", "isdecimal"},
     set: {"add", "update", "union", "intersection", "difference", "copy", "issubset", "issuperset", "isdisjoint",
           "discard", "symmetric_difference"},
     # packaging.version: `_SIMPLE_VERSION_INDICATORS.issuperset(version)`

@@ -66,8 +66,14 @@ def test_small_config_is_exact(tmp_path, source_path, name):
     assert sorted(tuple(s) for s in report.outputs if s is not None) == \
         sorted(tuple(s) for s in entry["output_shapes"].values())
     # transformers' device, tracing and tensor-attribute probes are answered (torch/accelerators.py,
-    # tensor_attribute_names.py): nothing is left unresolved, so the total is not a lower bound
-    assert report.totals.complete, [f"{u.location}: {u.what}" for u in report.unknown]
+    # tensor_attribute_names.py): nothing is left unresolved, so the total is not a lower bound --
+    # except that a given attention_mask's values are not known, so whether it pads anything
+    # (`padding_mask.all()`, which decides whether a mask is built; not the count) stays open
+    opened = [f"{u.location}: {u.what}" for u in report.unknown]
+    if any(spec["name"] == "attention_mask" and spec["shape"] is not None for spec in entry["inputs"]):
+        assert all("masking_utils.py" in line and "one-element tensor whose value" in line for line in opened), opened
+    else:
+        assert report.totals.complete, opened
 
 
 @pytest.mark.parametrize("group, name, flops", [("small", "mixtral", 12_517_376),
@@ -143,9 +149,11 @@ def test_llama_3_8b_symbolic_sequence_length(tmp_path, source_path):
     report = _analyse(tmp_path, source_path, entry["config"], ["1xT:int64"])
     assert report.totals.params == entry["params"] == 8_030_261_248
     assert report.totals.forward_flops == "524288*T**2 + 15009316864*T"
-    # the one thing left open is the SDPA wrapper's `q_length > 1` (is_causal): undecided for a
-    # symbol T that may be 1; nothing else (at T = 32 the report is complete: the tests above)
-    assert report.unknown and all(u.what == "cannot compare T with 1" for u in report.unknown)
+    # left open for a symbol T (at T = 32 the report is complete: the tests above): the SDPA
+    # wrapper's `q_length > 1` (T may be 1) and the packed-sequence check on arange(T), whose
+    # values are not known; none changes the count
+    assert report.unknown and all(u.what == "cannot compare T with 1" or "one-element tensor whose value" in u.what
+                                  for u in report.unknown)
     # at T = 32: the forward recorded on the meta device (record_transformers.measure_on_meta)
     assert 524288 * 32**2 + 15009316864 * 32 == entry["forward_flops"] == 480_835_010_560
     assert report.outputs == [[1, "T", 128_256]]

@@ -427,9 +427,9 @@ class Interpreter(Statements, Expressions):
             return value
         if isinstance(value, Unknown):
             return value
-        if isinstance(value, Tensor) and value.values is not None and len(value.values) == 1:
-            return bool(value.values[0])  # a one-element tensor of known value (`index == 8`)
-        if isinstance(value, (Tensor, Class, Function, Builtin, BoundMethod, Namespace, Partial)):
+        if isinstance(value, Tensor):
+            return self._tensor_truth(value, node)
+        if isinstance(value, (Class, Function, Builtin, BoundMethod, Namespace, Partial)):
             return True
         if isinstance(value, Instance):
             for name in ("__bool__", "__len__"):  # Python's order: __bool__, else __len__ != 0
@@ -441,6 +441,22 @@ class Interpreter(Statements, Expressions):
             return bool(value)
         except Undecidable as error:
             return self.unknown(str(error), node)
+
+    def _tensor_truth(self, tensor: Tensor, node):
+        """``bool(tensor)``: a one-element tensor's value (known: ``index == 8``; else an unknown,
+        the data decides); for more or fewer elements torch raises RuntimeError, as here."""
+        if tensor.values is not None and len(tensor.values) == 1:
+            return bool(tensor.values[0])
+        shape = tensor.shape
+        if shape is not None and all(type(d) is int for d in shape):
+            count = 1
+            for d in shape:
+                count *= d
+            if count != 1:
+                raise self.fail(f"Boolean value of Tensor with {'no values' if count == 0 else 'more than one value'} "
+                                "is ambiguous", node, "SF113", python="RuntimeError")
+        return self.unknown("the truth of a one-element tensor whose value is not known while the model is built",
+                            node)
 
     def decide(self, test, scope) -> bool:
         """Truth of a condition; an unknown one is reported and taken as true."""

@@ -108,3 +108,104 @@ def known(shape: tuple, values: list | None) -> list | None:
     if values is None or not all(isinstance(d, int) for d in shape):
         return None
     return values if len(values) <= MAX_VALUES else None
+
+
+def reshaped(values: list | None, shape: tuple) -> list | None:
+    """The values of a view/reshape/unsqueeze/squeeze to ``shape``: row-major order is kept."""
+    return known(shape, values)
+
+
+def indexed(values: list | None, shape: tuple, key) -> list | None:
+    """The values of ``tensor[key]`` for ints, slices, None and ``...`` (basic indexing), or None
+    (a tensor or list index: advanced indexing is not followed)."""
+    if values is None or not all(isinstance(d, int) for d in shape):
+        return None
+    items = list(key) if isinstance(key, tuple) else [key]
+    if any(not (type(i) is int or isinstance(i, slice) or i is None or i is Ellipsis) for i in items):
+        return None
+    if any(isinstance(i, slice) and not all(v is None or type(v) is int for v in (i.start, i.stop, i.step))
+           for i in items):
+        return None
+    if items.count(Ellipsis) > 1:
+        return None
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        fill = len(shape) - (len(items) - 1 - items.count(None))
+        items[at:at + 1] = [slice(None)] * max(fill, 0)
+
+    def walk(nested_value, keys):
+        if not keys:
+            return nested_value
+        first, rest = keys[0], keys[1:]
+        if first is None:
+            return [walk(nested_value, rest)]
+        if type(first) is int:
+            return walk(nested_value[first], rest)
+        return [walk(item, rest) for item in nested_value[first]]
+
+    try:
+        picked = walk(nested(values, shape), items)
+    except (IndexError, TypeError):
+        return None
+    return _flatten(picked)
+
+
+def _flatten(value) -> list:
+    if not isinstance(value, list):
+        return [value]
+    found = []
+    for item in value:
+        found.extend(_flatten(item))
+    return found
+
+
+def along_last(values: list | None, shape: tuple, fn) -> list | None:
+    """``fn(row) -> new row`` applied to every row along the last dimension (diff, cumsum)."""
+    if values is None or not shape or not all(isinstance(d, int) for d in shape) or not shape[-1]:
+        return None
+    width = shape[-1]
+    result = []
+    for start in range(0, len(values), width):
+        result.extend(fn(values[start:start + width]))
+    return result
+
+
+def running_total(row: list) -> list:
+    total, found = 0, []
+    for value in row:
+        total += value
+        found.append(total)
+    return found
+
+
+def tiled(values: list | None, shape: tuple, repeats: list, out: tuple) -> list | None:
+    """The values of ``x.repeat(*repeats)``: the whole block copied along each dimension (new
+    leading dimensions for extra repeats)."""
+    if values is None or not all(type(r) is int for r in repeats) or len(repeats) < len(shape):
+        return None
+    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    if not all(type(d) is int for d in padded):
+        return None
+
+    def tile(block, reps):
+        if not reps:
+            return block
+        return [tile(item, reps[1:]) for item in block] * reps[0]
+
+    return known(out, _flatten(tile(nested(values, padded), list(repeats))))
+
+
+def expanded(values: list | None, shape: tuple, out: tuple) -> list | None:
+    """The values of ``x.expand(*out)``: each size-1 dimension broadcast to the new size."""
+    if values is None or not all(type(d) is int for d in (*shape, *out)):
+        return None
+    padded = (1,) * (len(out) - len(shape)) + tuple(shape)
+
+    def grow(block, dims):
+        if not dims:
+            return block
+        (size, wanted), rest = dims[0], dims[1:]
+        items = [grow(item, rest) for item in block]
+        return items * wanted if size == 1 else items
+
+    return known(out, _flatten(grow(nested(values, padded), list(zip(padded, out)))))

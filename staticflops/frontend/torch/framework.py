@@ -538,7 +538,8 @@ class TorchFramework:
             shape = ops.index(tensor.shape, tuple(converted) if isinstance(key, tuple) else converted[0])
         except ShapeError as error:
             raise AnalysisError(f"indexing: {error}", interp.location(node), "SF301") from None
-        return Tensor(shape, tensor.dtype, requires_grad=tensor.requires_grad)
+        values = constants.known(shape, constants.indexed(tensor.values, tensor.shape, key))
+        return Tensor(shape, tensor.dtype, requires_grad=tensor.requires_grad, values=values)
 
     def tensor_iter(self, interp, tensor: Tensor, node):
         if tensor.shape is None or not tensor.shape or not isinstance(tensor.shape[0], int):

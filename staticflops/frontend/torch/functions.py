@@ -146,7 +146,9 @@ def build_functions(t: TorchOps) -> dict:
         if isinstance(wanted, str):  # x.view(torch.int32): the same bytes read as another dtype
             return view_dtype(interp, args[0], x, wanted, node)
         new = _sizes(args[1:]) or list(kwargs.get("shape", kwargs.get("size", ())))
-        return t.reshape_like(interp, x, new, node, "view/reshape")
+        result = t.reshape_like(interp, x, new, node, "view/reshape")
+        result.values = constants.reshaped(args[0].values, result.shape)
+        return result
     f["view"] = f["reshape"] = view
 
     def view_dtype(interp, tensor, x, wanted, node):
@@ -202,6 +204,13 @@ def build_functions(t: TorchOps) -> dict:
                  "uniform_", "erfinv_", "__deepcopy__", "flip", "roll", "tril", "triu", "numpy", "pin_memory"):
         f[name] = identity
 
+    def in_place(interp, args, kwargs, node):
+        if isinstance(args[0], Tensor):
+            args[0].values = None  # x.zero_(), x.fill_(v), x.copy_(y): the values it had are gone
+        return identity(interp, args, kwargs, node)
+    for name in ("masked_fill_", "fill_", "zero_", "copy_", "normal_", "uniform_", "erfinv_"):
+        f[name] = in_place
+
     def cast(dtype):
         def fn(interp, args, kwargs, node):
             values = args[0].values if isinstance(args[0], Tensor) else None
@@ -236,9 +245,22 @@ def build_functions(t: TorchOps) -> dict:
             if extra is not None:
                 added = shape(interp, extra, node)
                 size = size + (added[axis] if len(added) == len(x) else 1)
-        values = args[0].values if len(x) == 1 and bound["n"] == 1 and bound["prepend"] is bound["append"] is None else None
-        return Tensor(x[:axis] + (max(size, 0) if isinstance(size, int) else size,) + x[axis + 1:], args[0].dtype,
-                      values=[b - a for a, b in zip(values, values[1:])] if values is not None else None)
+        out = x[:axis] + (max(size, 0) if isinstance(size, int) else size,) + x[axis + 1:]
+        return Tensor(out, args[0].dtype, values=_diff_values(bound, x, axis, out))
+
+    def _diff_values(bound, x, axis, out):
+        """A first difference along the last dimension, prepend/append of the same rank joined."""
+        if bound["n"] != 1 or axis != len(x) - 1:
+            return None
+        pieces = [bound["prepend"], bound["input"], bound["append"]]
+        if any(p is not None and (not isinstance(p, Tensor) or p.values is None or p.shape is None or
+                                  len(p.shape) != len(x)) for p in pieces):
+            return None
+        rows = [constants.along_last(p.values, p.shape, lambda row: [row]) for p in pieces if p is not None]
+        if any(r is None for r in rows) or len({len(r) for r in rows}) != 1:
+            return None
+        joined = [sum((r[i] for r in rows), []) for i in range(len(rows[0]))]
+        return constants.known(out, [b - a for row in joined for a, b in zip(row, row[1:])])
     f["diff"] = diff
 
     def pad(interp, args, kwargs, node):
@@ -300,17 +322,20 @@ def build_functions(t: TorchOps) -> dict:
     f["type"] = type_
 
     def squeeze(interp, args, kwargs, node):
-        return Tensor(ops.squeeze(shape(interp, args[0], node), _dim_arg(args, kwargs, 1)), args[0].dtype)
+        new = ops.squeeze(shape(interp, args[0], node), _dim_arg(args, kwargs, 1))
+        return Tensor(new, args[0].dtype, values=constants.reshaped(args[0].values, new))
     f["squeeze"] = squeeze
 
     def unsqueeze(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
-        return Tensor(t.moved(interp, ops.unsqueeze, "unsqueeze", node, x, _dim_arg(args, kwargs, 1)), args[0].dtype)
+        new = t.moved(interp, ops.unsqueeze, "unsqueeze", node, x, _dim_arg(args, kwargs, 1))
+        return Tensor(new, args[0].dtype, values=constants.reshaped(args[0].values, new))
     f["unsqueeze"] = unsqueeze
 
     def expand(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
-        return Tensor(t.moved(interp, ops.expand, "expand", node, x, _sizes(args[1:])), args[0].dtype)
+        out = t.moved(interp, ops.expand, "expand", node, x, _sizes(args[1:]))
+        return Tensor(out, args[0].dtype, values=constants.expanded(args[0].values, x, out))
     f["expand"] = expand
 
     def expand_as(interp, args, kwargs, node):
@@ -324,7 +349,9 @@ def build_functions(t: TorchOps) -> dict:
 
     def repeat(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
-        return Tensor(t.moved(interp, ops.repeat, "repeat", node, x, _sizes(args[1:])), args[0].dtype)
+        repeats = _sizes(args[1:])
+        out = t.moved(interp, ops.repeat, "repeat", node, x, repeats)
+        return Tensor(out, args[0].dtype, values=constants.tiled(args[0].values, x, list(repeats), out))
     f["repeat"] = repeat
 
     def size(interp, args, kwargs, node):
@@ -733,7 +760,10 @@ def build_functions(t: TorchOps) -> dict:
     def binary(kind, name):
         def fn(interp, args, kwargs, node):
             other = args[1] if len(args) > 1 else kwargs.get("other", kwargs.get("exponent"))
-            return t.framework.binary(interp, kind, args[0], other, node, label=name)
+            result = t.framework.binary(interp, kind, args[0], other, node, label=name)
+            if name.endswith("_") and isinstance(args[0], Tensor):  # x.add_(y): x now holds the result
+                args[0].values = result.values if isinstance(result, Tensor) else None
+            return result
         return fn
     for kind, names in {"add": ("add", "add_"), "sub": ("sub", "sub_", "subtract"), "mul": ("mul", "mul_", "multiply"),
                         "div": ("div", "div_", "divide", "true_divide"), "pow": ("pow", "pow_"),
@@ -769,6 +799,8 @@ def build_functions(t: TorchOps) -> dict:
             result = t.record(interp, "reduce", name, attrs, [shape(interp, args[0], node)], node, dtype="bool")
             if isinstance(result, Tensor):
                 result.requires_grad = False
+                if attrs["dim"] is None and args[0].values is not None:  # over every element: one known bool
+                    result.values = [(all if name == "all" else any)(bool(v) for v in args[0].values)]
             return result
         return fn
     f["all"], f["any"] = truth_reduction("all"), truth_reduction("any")
@@ -811,7 +843,11 @@ def build_functions(t: TorchOps) -> dict:
         def fn(interp, args, kwargs, node):
             x = shape(interp, args[0], node)
             dim = t.moved(interp, ops.normalize_dim, name, node, _dim_arg(args, kwargs, 1), max(len(x), 1))
-            return t.record(interp, "cumulative", name, {"op": name, "dim": dim}, [x], node, dtype=args[0].dtype)
+            dtype = "int64" if args[0].dtype == "bool" else args[0].dtype  # torch sums booleans as int64
+            result = t.record(interp, "cumulative", name, {"op": name, "dim": dim}, [x], node, dtype=dtype)
+            if isinstance(result, Tensor) and name == "cumsum" and dim == len(x) - 1:
+                result.values = constants.known(x, constants.along_last(args[0].values, x, constants.running_total))
+            return result
         return fn
     for name in ("cumsum", "cumprod", "cumsum_", "cumprod_"):
         f[name] = cumulative(name.rstrip("_"))

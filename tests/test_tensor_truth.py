@@ -1,0 +1,120 @@
+"""`if tensor:` as torch decides it: a one-element tensor by its value (known while the model is
+built, or an unknown the report names: the data decides), any other size a RuntimeError the code
+may catch; and the values of small tensors followed through the view, index, diff, cumsum and
+all/any steps that transformers' packed-sequence check takes (masking_utils), so that check is
+decided when the positions are known (arange) and reported when they are not.
+Each width below is derived by hand from what torch computes."""
+
+import pytest
+
+from staticflops.api import analyze_text
+from staticflops.diagnostics import AnalysisError
+
+HEADER = "import torch\nfrom torch import nn\n\n"
+
+
+def _analyse(tmp_path, source: str, inputs=("1x4",)):
+    return analyze_text(HEADER + source, tmp_path / "model.py", inputs=list(inputs))
+
+
+PACKED = '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        position_ids = torch.arange(x.shape[1]).unsqueeze(0)
+        first = position_ids[:, :1] - 1
+        diff = torch.diff(position_ids, prepend=first, dim=-1)
+        packed = (diff != 1).cumsum(-1)
+        if (packed[:, -1] == 0).all():
+            return self.fc(x)
+        return x
+'''
+
+
+def test_packed_sequence_check_is_decided_from_known_positions(tmp_path):
+    """positions 0..7: prepend -1, first differences all 1, `!= 1` all False, running sums 0,
+    the last 0: `.all()` is True and fc runs on 8 tokens: 8 * 4*4 = 128 MACs = 256 FLOPs."""
+    report = _analyse(tmp_path, PACKED, inputs=("1x8x4",))
+    assert report.totals.forward_flops == 256
+    assert report.totals.complete
+
+
+def test_a_tensor_of_unknown_value_in_an_if_is_reported(tmp_path):
+    """With T symbolic the positions are not known: the `if` is an assumption the report names
+    (taken as true: fc counted, 2*T*4*4 = 32*T FLOPs), and the total is a lower bound."""
+    report = _analyse(tmp_path, PACKED, inputs=("1xTx4",))
+    assert report.totals.forward_flops == "32*T"
+    assert not report.totals.complete
+    assert any("one-element tensor whose value is not known" in u.what for u in report.unknown)
+
+
+def test_truth_of_a_tensor_with_more_than_one_element_raises(tmp_path):
+    """torch raises RuntimeError ("Boolean value of Tensor with more than one value is
+    ambiguous"): caught here, so fc is built with 8 outputs, 4*8 + 8 = 40 params; uncaught, the
+    analysis stops at that line."""
+    caught = '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        try:
+            width = 4 if torch.zeros(2, 3) else 6
+        except RuntimeError:
+            width = 8
+        self.fc = nn.Linear(4, width)
+
+    def forward(self, x):
+        return self.fc(x)
+'''
+    assert _analyse(tmp_path, caught).totals.params == 40
+    with pytest.raises(AnalysisError, match="more than one value is ambiguous"):
+        _analyse(tmp_path, caught.replace("try:\n            width", "if True:\n            width").replace(
+            "        except RuntimeError:\n            width = 8\n", ""))
+
+
+def test_in_place_ops_change_or_forget_known_values(tmp_path):
+    """`z.add_(2)` on arange(3) makes z [2, 3, 4]: a is Linear(4, 4), 4*4 + 4 = 20 params (with
+    z's stale [0, 1, 2] it would be Linear(4, 2)).  `w.zero_()` leaves w unknown here (not
+    [0, 1, 2], which it no longer holds): the `if` on it is an assumption, taken as true as every
+    undecided condition, so b is Linear(4, 100), 4*100 + 100 = 500 params: 520 in all."""
+    report = _analyse(tmp_path, '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        z = torch.arange(3)
+        z.add_(2)
+        w = torch.arange(3)
+        w.zero_()
+        self.a = nn.Linear(4, z.tolist()[2])
+        if w.tolist() != [0, 1, 2]:
+            self.b = nn.Linear(4, 100)
+
+    def forward(self, x):
+        return self.a(x)
+''')
+    assert report.totals.params == 520
+    assert not report.totals.complete
+    assert any("not known" in u.what for u in report.unknown)
+
+
+def test_values_through_repeat_expand_and_basic_indexing(tmp_path):
+    """arange(3).unsqueeze(0).repeat(2, 2) is [[0,1,2,0,1,2],[0,1,2,0,1,2]]: [1, 4] is 1;
+    arange(2).view(2, 1).expand(2, 3) is [[0,0,0],[1,1,1]]: [..., -1] is [0, 1], its sum... taken
+    as the list's last, 1; arange(6).view(2, 3)[:, 1:] is [[1,2],[4,5]]: [-1, 0] is 4.  Width
+    1 + 1 + 4 = 6: Linear(4, 6) has 4*6 + 6 = 30 params."""
+    report = _analyse(tmp_path, '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        a = torch.arange(3).unsqueeze(0).repeat(2, 2)[1, 4].item()
+        b = torch.arange(2).view(2, 1).expand(2, 3)[..., -1].tolist()[-1]
+        c = torch.arange(6).view(2, 3)[:, 1:][-1, 0].item()
+        self.fc = nn.Linear(4, a + b + c)
+
+    def forward(self, x):
+        return self.fc(x)
+''')
+    assert report.totals.params == 30
+    assert report.totals.complete

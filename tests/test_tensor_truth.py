@@ -118,3 +118,27 @@ class M(nn.Module):
 ''')
     assert report.totals.params == 30
     assert report.totals.complete
+
+
+def test_broadcast_comparison_values(tmp_path):
+    """arange(3)[:, None] == arange(3)[None, :] is the 3x3 identity (values broadcast, not zipped
+    pairwise): not all True, its trace (diagonal sum via the flat list) 3, the first row
+    [True, False, False].  So `.all()` is False (6 is not added) and the width is 3 + 1 = 4:
+    Linear(4, 4) has 4*4 + 4 = 20 params."""
+    report = _analyse(tmp_path, '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        a = torch.arange(3)
+        eye = a[:, None] == a[None, :]
+        rows = eye.tolist()
+        width = rows[0][0] + rows[1][1] + rows[2][2] + (rows[0] == [True, False, False])
+        if eye.all():
+            width = width + 6
+        self.fc = nn.Linear(4, width)
+
+    def forward(self, x):
+        return self.fc(x)
+''')
+    assert report.totals.params == 20
+    assert report.totals.complete

@@ -36,9 +36,12 @@ def fit(values: list, dtype: str) -> list:
     return [float32(float(v)) for v in values]
 
 
-def flat(value):
-    """The known values of a tensor or Python number, or None."""
+def flat(value, out: tuple | None = None):
+    """The known values of a tensor or Python number, or None; with ``out`` (the broadcast shape
+    of an elementwise op), a tensor's values broadcast to it."""
     if isinstance(value, Tensor):
+        if out is not None and value.values is not None and value.shape is not None and tuple(value.shape) != tuple(out):
+            return expanded(value.values, tuple(value.shape), tuple(out))
         return value.values
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return [value]
@@ -53,8 +56,8 @@ def binary_dtype(kind: str, left, right) -> str:
     return "int64"
 
 
-def binary_values(kind: str, left, right, dtype: str):
-    a, b = flat(left), flat(right)
+def binary_values(kind: str, left, right, dtype: str, out: tuple | None = None):
+    a, b = flat(left, out), flat(right, out)
     if a is None or b is None or kind not in _BINARY:
         return None
     if len(a) != len(b):
@@ -75,9 +78,9 @@ _COMPARE = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": opera
             "less_equal": operator.le, "not_equal": operator.ne}
 
 
-def compare_values(name, left, right) -> list | None:
+def compare_values(name, left, right, out: tuple | None = None) -> list | None:
     """Known values of a comparison of known values (``index == 8`` decides an ``if``)."""
-    a, b = flat(left), flat(right)
+    a, b = flat(left, out), flat(right, out)
     if a is None or b is None or name not in _COMPARE or (len(a) != len(b) and 1 not in (len(a), len(b))):
         return None
     a, b = (a * len(b) if len(a) == 1 else a), (b * len(a) if len(b) == 1 else b)
@@ -105,9 +108,15 @@ def nested(values: list, shape: tuple):
 
 
 def known(shape: tuple, values: list | None) -> list | None:
+    """``values`` if they are a tensor of ``shape``'s contents, else None: elementwise maths on
+    flat values is right only when no operand was broadcast along a dimension, which the count
+    tells (a (32, 1) == (1, 32) comparison has 1,024 results, not the 32 pairs of a zip)."""
     if values is None or not all(isinstance(d, int) for d in shape):
         return None
-    return values if len(values) <= MAX_VALUES else None
+    count = 1
+    for d in shape:
+        count *= d
+    return values if len(values) == count and count <= MAX_VALUES else None
 
 
 def reshaped(values: list | None, shape: tuple) -> list | None:

@@ -505,9 +505,9 @@ class TorchFramework:
             result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
         if kind == "compare":
             compared = Tensor(result.shape, "bool", requires_grad=False,
-                              values=constants.known(out, constants.compare_values(comparison or label, left, right)))
+                              values=constants.known(out, constants.compare_values(comparison or label, left, right, out)))
             return routing.compared(compared, left, right, comparison or label)
-        result.values = constants.known(out, constants.binary_values(kind, left, right, dtype))
+        result.values = constants.known(out, constants.binary_values(kind, left, right, dtype, out))
         return result
 
     def call_function(self, interp, name: str, args, node, label=None):

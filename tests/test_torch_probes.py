@@ -293,3 +293,21 @@ class M(nn.Module):
         assert "torch._check failed" in str(error)
     else:
         raise AssertionError("a known-false torch._check must raise")
+
+
+def test_axis_is_an_alias_of_dim(tmp_path):
+    """torch takes numpy's `axis=` for `dim=` (Funnel: `torch.cat([...], axis=axis)`): the cat of two
+    2x4 along 1 is 2x8; fc 8->4 on 2 rows is 2*8*4 = 64 MACs = 128 FLOPs; `.sum(axis=-1)` leaves
+    shape (2,)."""
+    source = HEADER + '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(torch.cat([x, x], axis=1)).sum(axis=-1)
+'''
+    report = _analyse(tmp_path, source, inputs=("2x4",))
+    assert report.totals.forward_flops == 128
+    assert report.outputs == [[2]]

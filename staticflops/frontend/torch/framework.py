@@ -110,11 +110,18 @@ class TorchFramework:
 
     def _with_grad(self, name: str, fn):
         """Run a tensor function with its tensor arguments known to ``record`` and let
-        ``requires_grad`` flow from them to its results, as autograd would."""
+        ``requires_grad`` flow from them to its results, as autograd would.  ``axis=`` is
+        torch's alias of ``dim=`` (numpy's name: ``torch.cat(xs, axis=1)``, ``x.sum(axis=-1)``)."""
         if name in _NO_GRAD_FLOW:
-            return fn
+            def aliased(interp, args, kwargs, node):
+                if "axis" in kwargs and "dim" not in kwargs:
+                    kwargs = {("dim" if k == "axis" else k): v for k, v in kwargs.items()}
+                return fn(interp, args, kwargs, node)
+            return aliased
 
         def wrapped(interp, args, kwargs, node):
+            if "axis" in kwargs and "dim" not in kwargs:
+                kwargs = {("dim" if k == "axis" else k): v for k, v in kwargs.items()}
             tensors = _tensors_in([*args, *kwargs.values()])
             with self.ops.arguments(tensors):
                 result = fn(interp, args, kwargs, node)

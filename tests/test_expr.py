@@ -42,3 +42,18 @@ def test_input_spec_spellings():
     assert str(parse_input_spec("B,3,224,224")) == "Bx3x224x224"
     spec = parse_input_spec("8x512:int64")
     assert spec.shape == (8, 512) and spec.dtype == "int64"
+
+
+def test_input_spec_with_a_fill_value():
+    """`=V`: every element of the input has the value V (an attention mask of ones)."""
+    from staticflops.diagnostics import UsageError
+    from staticflops.shapes import parse_input_spec
+
+    spec = parse_input_spec("1x32:int64=1")
+    assert (spec.shape, spec.dtype, spec.fill) == ((1, 32), "int64", 1) and str(spec) == "1x32:int64=1"
+    assert parse_input_spec("2x3=0.5").fill == 0.5
+    assert parse_input_spec("1x4:int64=2.0").fill == 2 and isinstance(parse_input_spec("1x4:int64=2.0").fill, int)
+    assert parse_input_spec("1x4").fill is None
+    for bad in ("1x4:int64=0.5", "1x4=abc", "1x4=", "1x4=1e999999"):
+        with pytest.raises(UsageError):
+            parse_input_spec(bad)

@@ -8,6 +8,7 @@ from fnmatch import fnmatch
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic, Location, UsageError
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
+from staticflops.frontend.torch import constants
 from staticflops.frontend.torch.example_input import example_inputs
 from staticflops.frontend.torch.framework import TorchFramework
 from staticflops.frontend.torch.modules import is_module, layer_parameters, set_training
@@ -50,7 +51,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     result = None
     if stopped is None:
         set_training(root, False)  # the forward is analysed in eval mode: `model.eval()`, as PyTorch does it
-        tensors = [Tensor(spec.shape, spec.dtype) for spec in inputs]  # model inputs do not require grad
+        tensors = [_input_tensor(spec) for spec in inputs]  # model inputs do not require grad
         framework.tracer.active = True
         try:
             result = interp.call(root, tensors, {}, anchor)
@@ -204,3 +205,15 @@ def _output_shapes(result) -> list:
     if isinstance(result, Unknown):
         return [None]
     return []
+
+
+def _input_tensor(spec: InputSpec) -> Tensor:
+    """A model input: its shape and dtype, and with ``=V`` (``1x32:int64=1``) its values, every
+    element V, when it is small enough to hold them (constants.MAX_VALUES)."""
+    values = None
+    if spec.fill is not None and all(type(d) is int for d in spec.shape):
+        count = 1
+        for d in spec.shape:
+            count *= d
+        values = constants.known(spec.shape, [spec.fill] * count) if count <= constants.MAX_VALUES else None
+    return Tensor(spec.shape, spec.dtype, values=values)

@@ -18,17 +18,22 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 class InputSpec:
     shape: Shape
     dtype: str
+    fill: int | float | None = None  # ``=1``: every element has this value (an attention mask of ones)
 
     def __str__(self) -> str:
-        return format_shape(self.shape) + ("" if self.dtype == "float32" else f":{self.dtype}")
+        return (format_shape(self.shape) + ("" if self.dtype == "float32" else f":{self.dtype}")
+                + ("" if self.fill is None else f"={self.fill!r}"))
 
 
 MAX_SIZE = 2**63 - 1  # PyTorch and TensorFlow hold every size in an int64
 
 
 def parse_input_spec(text: str) -> InputSpec:
-    """``1x3x224x224``, ``B,3,224,224`` or ``Bx1024:int64`` -> InputSpec."""
-    body, _, dtype = text.strip().partition(":")
+    """``1x3x224x224``, ``B,3,224,224``, ``Bx1024:int64`` or ``1x32:int64=1`` (every element 1: the
+    code may look at the values, e.g. whether an attention mask pads anything) -> InputSpec."""
+    spec, equals, value = text.strip().partition("=")
+    fill = _fill_value(text, value) if equals else None
+    body, _, dtype = spec.strip().partition(":")
     dtype = {"long": "int64", "int": "int64", "float": "float32"}.get(dtype, dtype or "float32")
     if dtype not in _DTYPES:
         raise UsageError(f"--input {text!r}: unknown dtype {dtype!r} (use e.g. :int64 or :float32)")
@@ -46,7 +51,24 @@ def parse_input_spec(text: str) -> InputSpec:
             dims.append(symbol(part))
         else:
             raise UsageError(f"--input {text!r}: {part!r} is neither a number nor a symbol name")
-    return InputSpec(tuple(dims), dtype)
+    if fill is not None and dtype in ("int64", "int32", "bool") and not float(fill).is_integer():
+        raise UsageError(f"--input {_shortened(text)}: {value.strip()!r} is not a value of dtype {dtype}")
+    if fill is not None and dtype in ("int64", "int32", "bool"):
+        fill = int(fill)
+    return InputSpec(tuple(dims), dtype, fill)
+
+
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def _fill_value(text: str, value: str) -> int | float:
+    value = value.strip()
+    if not _NUMBER.fullmatch(value) or len(value) > 40:
+        raise UsageError(f"--input {_shortened(text)}: the value after '=' must be a number, as in 1x32:int64=1")
+    number = float(value) if any(c in value for c in ".eE") else int(value)
+    if abs(number) > 2**63 - 1:
+        raise UsageError(f"--input {_shortened(text)}: the value after '=' is out of range")
+    return number
 
 
 def _shortened(text: str) -> str:

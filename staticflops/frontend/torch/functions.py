@@ -303,7 +303,11 @@ def build_functions(t: TorchOps) -> dict:
         for value in args[1:]:
             if isinstance(value, str) and value in DTYPES:
                 dtype = value
-        return Tensor(shape(interp, args[0], node), dtype or args[0].dtype)
+        kind = dtype or args[0].dtype
+        values = args[0].values
+        # a move keeps the values; a cast converts them (`mask.to(dtype=torch.bool)`)
+        return Tensor(shape(interp, args[0], node), kind,
+                      values=constants.fit(values, str(kind)) if values is not None else None)
     f["to"] = to
 
     def is_floating_point(interp, args, kwargs, node):

@@ -13,7 +13,7 @@ pre-trained base class (else the first class deriving from it), built with the d
 class the file imports from its ``configuration_*`` module whose name begins the model's the
 longest (``XVisionModel(XVisionConfig())``).  The inputs follow the class's own ``forward``
 parameters, in order, up to the last one needed (those without a default, ``decoder_input_ids``,
-and ``pixel_values`` after ``input_ids``): ``input_ids`` and the other id/mask names 1x32:int64,
+and ``pixel_values`` after ``input_ids``): ``input_ids`` and the other id names 1x32:int64, masks 1x32:int64=1,
 ``pixel_values`` 1x3x224x224, ``input_features`` 1x80x3000, ``input_values`` 1x16000; a class
 without its own forward gets one input by the first parameter name found (else 1x32:int64).
 These choices are this script's, not staticflops': a wrong guess shows as a located error.
@@ -41,8 +41,10 @@ INPUTS = {"input_ids": "1x32:int64", "pixel_values": "1x3x224x224", "input_featu
           "input_values": "1x16000"}
 # further leading forward() parameters the script can fill, when a later one is needed
 # (an encoder-decoder's decoder_input_ids, a two-tower model's second input)
-EXTRA = {"attention_mask": "1x32:int64", "decoder_input_ids": "1x32:int64", "token_type_ids": "1x32:int64",
-         "decoder_attention_mask": "1x32:int64", "position_ids": "1x32:int64"}
+# Masks are all ones (`=1`: no padding), as the recordings' are, so that code that reads whether
+# a mask pads anything decides it.
+EXTRA = {"attention_mask": "1x32:int64=1", "decoder_input_ids": "1x32:int64", "token_type_ids": "1x32:int64",
+         "decoder_attention_mask": "1x32:int64=1", "position_ids": "1x32:int64"}
 
 
 def _config_for(model: str, imported: list) -> str | None:
@@ -82,7 +84,9 @@ def _by_name(param: str) -> str | None:
     """A required input the tables do not name, guessed from its name: token ids and masks
     (``qformer_input_ids``, ``task_inputs``), an image (``prompt_pixel_values``), a video
     (``pixel_values_videos``: 8 frames)."""
-    if param.endswith(("_ids", "_mask")) or param == "task_inputs":
+    if param.endswith("_mask"):
+        return "1x32:int64=1"
+    if param.endswith("_ids") or param == "task_inputs":
         return "1x32:int64"
     if "pixel_values" in param:
         return "1x8x3x224x224" if "video" in param else INPUTS["pixel_values"]

@@ -238,11 +238,11 @@ class _Lowerer:
         decorator) shorter than half the limit cannot pass it; a longer one has its nesting
         tokens counted, each bracket twice.  False: the guard decides."""
         text = self.text
-        fields = 0
-        for match in _STRINGS.finditer(text):
-            literal = match.group()
-            if literal[0] != "#" and "f" in literal[:literal.index(literal[-1])].lower():
-                fields += 2 * len(literal) + 6 * literal.count("{")  # a field's f-string is walked again
+        # the f-strings' fields add at most 2 per character and 6 per brace of the whole text:
+        # when that bound passes, the strings need no scan (most files: the scan cost ~1 ms per 25 kB)
+        fields = 2 * len(text) + 6 * text.count("{")
+        if len(text) + 3 * len(self.starts) + fields + 2 > max_tokens:
+            fields = self._field_bound()
         per_line = 3 * len(self.starts) + fields + 2
         if len(text) + per_line > max_tokens and _COUNTED.subn("", text)[1] + per_line > max_tokens:
             return False  # (a counted token has a character at least: most files need no count)
@@ -254,6 +254,15 @@ class _Lowerer:
         except (AttributeError, IndexError):  # `match` and the like: the guard decides
             return False
         return True
+
+    def _field_bound(self) -> int:
+        """What the f-strings' fields add to the guard's token count, at most."""
+        fields = 0
+        for match in _STRINGS.finditer(self.text):
+            literal = match.group()
+            if literal[0] != "#" and "f" in literal[:literal.index(literal[-1])].lower():
+                fields += 2 * len(literal) + 6 * literal.count("{")  # a field's f-string is walked again
+        return fields
 
     def _logical_spans(self, body: list):
         for statement in body:
@@ -437,7 +446,7 @@ class _Lowerer:
         params = self.parameters(node.args, opening + 1, self.skip(opening + 1))
         returns = None
         if node.returns is not None:
-            returns = self.make("Annotation", self.outer(node.returns)[0], self.expression(node.returns))
+            returns = self.signature_annotation(node.returns)
         decorators = self.decorators(node)
         body = self.block(node.body, indent, lazily=self.lazy_bodies)
         return self.make("FunctionDef", start, name, params, body, decorators, returns,
@@ -668,7 +677,7 @@ class _Lowerer:
         name = self.make("Name", start, arg.arg)
         annotation = None
         if arg.annotation is not None:
-            annotation = self.make("Annotation", self.outer(arg.annotation)[0], self.expression(arg.annotation))
+            annotation = self.signature_annotation(arg.annotation)
         at = start
         if star:
             at = start - 1
@@ -676,6 +685,15 @@ class _Lowerer:
                 at -= 1
             at -= len(star) - 1
         return self.make("Param", at, name, annotation, self.optional(default), star)
+
+    def signature_annotation(self, expression):
+        """A parameter's or a return's ``Annotation``; with lazy bodies, its expression is lowered
+        on first read, like a body: the analysis reads few of them (a Llama run: ~90 of ~5,400),
+        and an unread one is stored as a stub (``parsed_cache.py``), ~a quarter of the nodes."""
+        at = self.outer(expression)[0]
+        if self.lazy_bodies:
+            return self.lazy("Annotation", at, lambda: (self.expression(expression),))
+        return self.make("Annotation", at, self.expression(expression))
 
     def arguments(self, args: list, keywords: list) -> tuple:
         made = []
@@ -1038,11 +1056,55 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.Fo
              ast.With, ast.AsyncWith, ast.Try, getattr(ast, "Match", ast.Try), getattr(ast, "TryStar", ast.Try))
 
 
-# The last files whose function bodies were lowered again from their text (``function_body``):
-# text -> (lowerer, {start of a def's first statement: the def}).  Few: an ast tree is large.
+class _Reparsed:
+    """A file's text parsed again to lower what the parsed-module cache stored as stubs: its
+    ``def``s by where their body starts, and (found on first need) the annotations of their
+    signatures by where each starts."""
+
+    def __init__(self, text: str):
+        tree = _parse(text)
+        _classes()
+        lowerer = self.lowerer = _Lowerer(text)
+        lowerer.syntactic = set()
+        lowerer.lazy_bodies = False  # a body read is lowered whole: its inner defs' bodies too
+        lowerer.default_indent = lowerer._first_indent(tree.body, "") or "    "
+        self.functions = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[lowerer.position(lowerer.start(node.body[0]))] = node
+        self._annotations: dict | None = None
+
+    @property
+    def annotations(self) -> dict:
+        if self._annotations is None:
+            where = self.lowerer
+            found = self._annotations = {}
+            for function in self.functions.values():
+                arguments = function.args
+                for arg in (*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs,
+                            arguments.kwarg):
+                    if arg is not None and arg.annotation is not None:
+                        found[where.position(where.outer(arg.annotation)[0])] = arg.annotation
+                if function.returns is not None:
+                    found[where.position(where.outer(function.returns)[0])] = function.returns
+        return self._annotations
+
+
+# The last files whose stubs were lowered again from their text: text -> _Reparsed.
+# Few: an ast tree is large.
 _REPARSED: dict = {}
 _REPARSED_FILES = 4
 _REPARSING = threading.Lock()
+
+
+def _reparsed(text: str) -> _Reparsed:
+    found = _REPARSED.pop(text, None)
+    if found is None:
+        found = _Reparsed(text)
+        while len(_REPARSED) >= _REPARSED_FILES:
+            _REPARSED.pop(next(iter(_REPARSED)))
+    _REPARSED[text] = found  # most recent last
+    return found
 
 
 def function_body(text: str, at: tuple, positions: dict) -> tuple:
@@ -1052,29 +1114,29 @@ def function_body(text: str, at: tuple, positions: dict) -> tuple:
     (``parsed_cache.py``): a text it was lowered from before, so it parses; ``Unsupported``
     when no ``def``'s body starts there."""
     with _REPARSING:
-        found = _REPARSED.pop(text, None)
-        if found is None:
-            tree = _parse(text)
-            _classes()
-            lowerer = _Lowerer(text)
-            lowerer.syntactic = set()
-            lowerer.lazy_bodies = False  # a body read is lowered whole: its inner defs' bodies too
-            lowerer.default_indent = lowerer._first_indent(tree.body, "") or "    "
-            functions = {}
-            for node in ast.walk(tree):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    functions[lowerer.position(lowerer.start(node.body[0]))] = node
-            found = lowerer, functions
-            while len(_REPARSED) >= _REPARSED_FILES:
-                _REPARSED.pop(next(iter(_REPARSED)))
-        _REPARSED[text] = found  # most recent last
-        lowerer, functions = found
-        function = functions.get(tuple(at))
+        reparsed = _reparsed(text)
+        function = reparsed.functions.get(tuple(at))
         if function is None:
             raise Unsupported("no function body there")
-        lowerer.positions = positions
+        reparsed.lowerer.positions = positions
         try:
-            return lowerer.body_of(function)
+            return reparsed.lowerer.body_of(function)
+        except RecursionError:
+            raise Unsupported("nests too deeply") from None
+
+
+def signature_annotation(text: str, at: tuple, positions: dict) -> tuple:
+    """(expression,): the fields of the lazy ``Annotation`` of a parameter or a return starting
+    at ``at`` in ``text`` (``_Lowerer.signature_annotation``), its nodes' positions added to
+    ``positions``; ``Unsupported`` when no such annotation starts there."""
+    with _REPARSING:
+        reparsed = _reparsed(text)
+        expression = reparsed.annotations.get(tuple(at))
+        if expression is None:
+            raise Unsupported("no annotation there")
+        reparsed.lowerer.positions = positions
+        try:
+            return (reparsed.lowerer.expression(expression),)
         except RecursionError:
             raise Unsupported("nests too deeply") from None
 

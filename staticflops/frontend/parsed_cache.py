@@ -36,7 +36,7 @@ from staticflops.cachefolder import (
 )
 from staticflops.frontend.syntax import FROM_TEXT, CSTNode, node_class
 
-FORMAT = 1
+FORMAT = 2  # 2: stubbed signature annotations ([-4, line, column])
 FOLDER = (".staticflops_cache", "parsed")
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 # The modules whose code decides the lowered tree: a change to any of them is a new key.
@@ -125,7 +125,8 @@ def _write(root: Path, key: str, module, positions: dict) -> None:
 
 # --- the plain-data form: a node is [class index, line, column, field values...] (line 0: no
 # position), a sequence is [-1, items...], bytes are [-2, latin-1 text], a function's indented
-# body never lowered is [-3, line, column] (where it starts: lowered from the text when read);
+# body never lowered is [-3, line, column] (where it starts: lowered from the text when read),
+# a parameter's or return's annotation never lowered [-4, line, column] (the same);
 # strings, numbers, booleans and None are themselves.  The class table names each class and its
 # fields.
 
@@ -145,7 +146,7 @@ def encode(module, positions: dict) -> dict:
             if pending is not None:
                 if pending[1] is FROM_TEXT:
                     line, column = positions[item]
-                    return [-3, line, column]
+                    return [_STUB_TAGS[kind.__name__], line, column]
                 for name in kind._fields[:1]:
                     getattr(item, name)  # decoded from an entry on first read: read it now
             index = classes.get(kind)
@@ -184,8 +185,8 @@ def decode(data: dict, text: str | None = None, grown=None):
             return tuple(map(value, item[1:]))
         if tag == -2:
             return item[1].encode("latin-1")
-        if tag == -3:
-            return stub(item[1], item[2])
+        if tag == -3 or tag == -4:
+            return stub(item[1], item[2], block if tag == -3 else annotation)
         cls = table[tag][0]
         node = cls.__new__(cls)
         # Lazily: the node's fields (and the nodes inside) are made on first read
@@ -198,12 +199,12 @@ def decode(data: dict, text: str | None = None, grown=None):
     def fill(node, item):
         node.__dict__.update(zip(table[item[0]][1], map(value, item[3:])))
 
-    block = node_class("IndentedBlock")
+    block, annotation = node_class("IndentedBlock"), node_class("Annotation")
 
-    def stub(line, column):
+    def stub(line, column, cls):
         if type(line) is not int or type(column) is not int:
             raise ValueError("bad stub")
-        node = block.__new__(block)
+        node = cls.__new__(cls)
         node.__dict__["_pending"] = (lower_stub, FROM_TEXT)
         positions[node] = (line, column)
         return node
@@ -211,12 +212,14 @@ def decode(data: dict, text: str | None = None, grown=None):
     def lower_stub(node, _):
         if text is None:
             raise ValueError("a stub without its text")
-        from staticflops.frontend.ast_lowering import FIELDS, Unsupported, function_body
+        from staticflops.frontend.ast_lowering import FIELDS, Unsupported, function_body, signature_annotation
 
+        name = type(node).__name__
+        lowered = function_body if name == "IndentedBlock" else signature_annotation
         try:
-            node.__dict__.update(zip(FIELDS["IndentedBlock"], function_body(text, positions[node], positions)))
+            node.__dict__.update(zip(FIELDS[name], lowered(text, positions[node], positions)))
         except Unsupported:  # signed by us for another text: cannot happen unless the key collides
-            raise ValueError("a stub that is not a function body of its text") from None
+            raise ValueError(f"a stub that is not a {name} of its text") from None
         if grown is not None:
             grown(module, positions)
 
@@ -225,6 +228,10 @@ def decode(data: dict, text: str | None = None, grown=None):
         raise ValueError("not a tree")
     module = value(tree)
     return module, positions
+
+
+# What a node lowered from the text on first read (``syntax.FROM_TEXT``) is stored as, never read.
+_STUB_TAGS = {"IndentedBlock": -3, "Annotation": -4}
 
 
 # --- the folder and the signature (the results cache's rules, see the module docstring)

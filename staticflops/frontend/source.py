@@ -126,6 +126,10 @@ def _refuse_deep_nesting(text: str, name: str) -> None:
 
 
 def _refuse_unary_runs(text: str, name: str) -> None:
+    # Each operator of a run is one `-`, `+`, `~` or `not`: a text with fewer in all has no run
+    # (C counts; the search tries every position: ~1.6 ms for 100 kB, most library files pass here)
+    if sum(map(text.count, ("-", "+", "~", "not"))) < MAX_NESTING:
+        return
     run = _UNARY_RUN.search(text)
     if run:
         where = Location(name, text.count("\n", 0, run.start()) + 1, run.start() - text.rfind("\n", 0, run.start()))

@@ -277,3 +277,80 @@ def test_a_library_body_first_read_by_a_later_run_is_stored_with_it(tmp_path):
     stamps = {p: p.stat().st_mtime_ns for p in _entries(project / "a.py")}
     assert staticflops.analyze(project / "b.py", inputs=["1x5"], source_path=[site]).to_json() == second.to_json()
     assert {p: p.stat().st_mtime_ns for p in _entries(project / "a.py")} == stamps  # nothing new: nothing written
+
+
+ANNOTATED = '''from typing import Optional
+
+
+def scale(x: "Optional[int]" = None, *rest: int, flag: bool = False, **extra: dict) -> list[int]:
+    return [x]
+
+
+class B:
+    size: int = 3  # a class field's annotation: lowered with the class
+
+    def width(self, n: int | None) -> Optional[int]:
+        match n:
+            case None:
+                return 0
+        return n
+'''
+
+
+def test_unread_signature_annotations_are_stubs_lowered_from_the_text_when_read():
+    """A parameter's or return's annotation is lowered on first read, as a body is, and stored as
+    a stub [-4, line, column] until then; read through, the tree is libcst's (the route's
+    comparison, tests/test_ast_lowering.py, reads every field)."""
+    from staticflops.frontend.ast_lowering import lower_library_source
+
+    module, positions = lower_library_source(ANNOTATED)
+    data = json.loads(json.dumps(parsed_cache.encode(module, positions)))
+    # scale: x, rest, flag, extra and the return (5); width: n and the return (2); not `size: int`
+    assert json.dumps(data).count("[-4,") == 5 + 2
+    loaded, loaded_at = parsed_cache.decode(data, ANNOTATED)
+    _read_all(loaded)
+    expected_module = cst.parse_module(ANNOTATED)
+    expected, expected_at = lower(expected_module, start_positions(expected_module).by_id)
+    assert parsed_cache.encode(loaded, loaded_at) == parsed_cache.encode(expected, expected_at)
+
+
+def test_a_lazily_read_body_the_route_cannot_lower_comes_from_libcst():
+    """A `match` statement inside a library function: the file's module level goes through
+    Python's parser, the body (read in this run, or a stub read by a later one) through libcst,
+    never an internal error."""
+    from staticflops.frontend.ast_lowering import lower_library_source
+
+    expected_module = cst.parse_module(ANNOTATED)
+    expected = parsed_cache.encode(*lower(expected_module, start_positions(expected_module).by_id))
+    module, positions = lower_library_source(ANNOTATED)
+    stubbed = json.loads(json.dumps(parsed_cache.encode(module, positions)))
+    _read_all(module)  # the cold run reads it
+    assert parsed_cache.encode(module, positions) == expected
+    loaded, loaded_at = parsed_cache.decode(stubbed, ANNOTATED, name="lib.py")  # a later run reads the stub
+    _read_all(loaded)
+    assert parsed_cache.encode(loaded, loaded_at) == expected
+
+
+def test_a_library_match_statement_is_analysed_as_in_a_project_file(tmp_path):
+    """Same report through either route (the interpreter's handling of `match` is its own)."""
+    body = "def width(n):\n    match n:\n        case 1:\n            return 8\n    return n * 2\n"
+    site, project = tmp_path / "site", tmp_path / "project"
+    (site / "lib").mkdir(parents=True)
+    project.mkdir()
+    (site / "lib" / "__init__.py").write_text(body)
+    (project / "local.py").write_text(body)
+    model = "from torch import nn\nfrom {0} import width\n\nclass M(nn.Module):\n    def __init__(self):\n" \
+            "        super().__init__()\n        self.fc = nn.Linear(width(2), 1)\n\n" \
+            "    def forward(self, x):\n        return self.fc(x)\n"
+    (project / "a.py").write_text(model.format("lib"))
+    (project / "b.py").write_text(model.format("local"))
+
+    def outcome(name):
+        try:
+            return staticflops.analyze(project / name, inputs=["1x4"], source_path=[site]).totals.params
+        except staticflops.AnalysisError as error:
+            return error.message
+
+    expected = outcome("b.py")
+    assert outcome("a.py") == expected  # cold: the body lowered by libcst when first read
+    assert outcome("a.py") == expected  # warm: from the entry

@@ -141,7 +141,7 @@ def lower_library_source(text: str, name: str = "", parse_limits: tuple | None =
     tree = _parse(text)
     _classes()
     lowerer = _Lowerer(text)
-    lowerer.lazy_bodies = lazy_bodies
+    lowerer.name, lowerer.lazy_bodies = name, lazy_bodies
     if parse_limits is not None and not lowerer.within_limits(tree, *parse_limits):
         from staticflops.frontend.parse_guard import check_parse_cost
 
@@ -222,6 +222,7 @@ class _Lowerer:
                 return start, end
             start, end = opened, after + 1
 
+    name = ""  # the file's, for messages
     syntactic: set = frozenset()  # parentheses a call or definition owns (set per file)
     lazy_bodies = True  # function bodies lowered on first read (not in ``function_body``)
 
@@ -294,9 +295,18 @@ class _Lowerer:
         stores one never read as a stub, lowered from the text again when a later run reads it)."""
         cls = _CLASSES[name]
         node = cls.__new__(cls)
-        node.__dict__["_pending"] = (lambda target, _: target.__dict__.update(zip(cls._fields, fill(*arguments))),
-                                     FROM_TEXT)
-        self.positions[node] = at if type(at) is tuple else self.position(at)
+        position = self.positions[node] = at if type(at) is tuple else self.position(at)
+
+        def lower(target, _):
+            try:
+                values = fill(*arguments)
+            except Unsupported:  # a `match` in a body: libcst's parse gives the same node
+                from staticflops.frontend.source import fields_from_libcst
+
+                values = fields_from_libcst(self.text, self.name, name, position, self.positions)
+            target.__dict__.update(zip(cls._fields, values))
+
+        node.__dict__["_pending"] = (lower, FROM_TEXT)
         return node
 
     # ---- the module and statements --------------------------------------------------------

@@ -63,9 +63,10 @@ def entry_key(text: str, internal: bool, parse_limits: tuple) -> str:
     return digest.hexdigest()
 
 
-def load(key: str, text: str | None = None):
+def load(key: str, text: str | None = None, name: str = ""):
     """(module, positions) of a valid entry, or None.  ``text``: what the entry was parsed
-    from, for the function bodies it holds as stubs (lowered from it when first read)."""
+    from, for the function bodies it holds as stubs (lowered from it when first read);
+    ``name``: its file's, for messages."""
     if _project_root is None:
         return None
     root = _project_root
@@ -78,7 +79,7 @@ def load(key: str, text: str | None = None):
             _pending[key] = (root, module, positions)
 
     try:
-        return decode(json.loads(payload), text, grown)
+        return decode(json.loads(payload), text, grown, name)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         return None  # signed by us but not readable by this code: parse again
 
@@ -162,10 +163,10 @@ def encode(module, positions: dict) -> dict:
     return {"format": FORMAT, "classes": [[kind.__name__, list(kind._fields)] for kind in classes], "tree": tree}
 
 
-def decode(data: dict, text: str | None = None, grown=None):
+def decode(data: dict, text: str | None = None, grown=None, name: str = ""):
     """(module, positions); ``text``: the entry's source, which its stubs are lowered from
     (without it, a stub read raises ``ValueError``); ``grown(module, positions)`` is called
-    after each stub lowered."""
+    after each stub lowered; ``name``: the file's, for messages."""
     if data["format"] != FORMAT:
         raise ValueError("another format")
     table = []
@@ -214,13 +215,15 @@ def decode(data: dict, text: str | None = None, grown=None):
         if text is None:
             raise ValueError("a stub without its text")
         from staticflops.frontend.ast_lowering import FIELDS, Unsupported, function_body, signature_annotation
+        from staticflops.frontend.source import fields_from_libcst
 
-        name = type(node).__name__
-        lowered = function_body if name == "IndentedBlock" else signature_annotation
+        kind = type(node).__name__
+        lowered = function_body if kind == "IndentedBlock" else signature_annotation
         try:
-            node.__dict__.update(zip(FIELDS[name], lowered(text, positions[node], positions)))
-        except Unsupported:  # signed by us for another text: cannot happen unless the key collides
-            raise ValueError(f"a stub that is not a {name} of its text") from None
+            values = lowered(text, positions[node], positions)
+        except Unsupported:  # a `match` in a body (or, were the key to collide, not a stub of this text)
+            values = fields_from_libcst(text, name, kind, positions[node], positions)
+        node.__dict__.update(zip(FIELDS[kind], values))
         if grown is not None:
             grown(module, positions)
 

@@ -11,6 +11,7 @@ import io
 import tokenize
 import warnings
 import re
+import threading
 
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.files import RefusedRead, project_root, read_file, read_limit
@@ -146,7 +147,7 @@ def parse_source(text: str, name: str, internal: bool = False,
     our own stub sources, a config.json's generated stand-in and the ``--model`` expression;
     text that route does not model, and the analysed project's own files, go to libcst."""
     key = parsed_cache.entry_key(text, internal, parse_limits)
-    cached = parsed_cache.load(key, text)
+    cached = parsed_cache.load(key, text, name)
     if cached is not None:
         return SourceFile(name, cached[0], cached[1], internal, text=text, ignores=ignore_comments(text))
     module, positions = _parse(text, name, internal, parse_limits, library)
@@ -174,6 +175,11 @@ def _parse(text: str, name: str, internal: bool, parse_limits: tuple[int, int], 
         if not library:
             _refuse_deep_nesting(text, name)
         check_parse_cost(text, name, *parse_limits)
+    return _parse_libcst(text, name, internal)
+
+
+def _parse_libcst(text: str, name: str, internal: bool = False) -> tuple:
+    """(lowered tree, positions) of libcst's parse of a text that passed the parse limits."""
     import libcst as cst
 
     from staticflops.frontend.identifiers import needs_normalising
@@ -196,6 +202,41 @@ def _parse(text: str, name: str, internal: bool, parse_limits: tuple[int, int], 
     except MemoryError:  # past the guard's estimate: still one located line, never a crash
         raise AnalysisError("the file needs too much memory to parse (lower --max-expr-depth or --max-tokens)",
                             Location(name, 1, 1), code="SF005") from None
+
+
+def fields_from_libcst(text: str, name: str, class_name: str, at: tuple, positions: dict) -> tuple:
+    """The field values of the node of class ``class_name`` starting at ``at`` (line, column) in
+    libcst's lowered tree of ``text``, its nodes' positions added to ``positions``.  For a
+    library file's function body or annotation that Python's parser route lowers on first read
+    (``ast_lowering.py``) but cannot model (a ``match`` statement): the file's other nodes
+    came from that route, and libcst's tree is the same node for node (tests/test_ast_lowering.py).
+    ``ValueError`` when no such node starts there."""
+    with _LIBCST_LOCK:
+        found = _LIBCST_TREES.pop(text, None)
+        if found is None:
+            module, tree_positions = _parse_libcst(text, name)
+            found = {(position, type(node).__name__): node for node, position in tree_positions.items()}, \
+                tree_positions
+            while len(_LIBCST_TREES) >= 2:
+                _LIBCST_TREES.pop(next(iter(_LIBCST_TREES)))
+        _LIBCST_TREES[text] = found
+    nodes, tree_positions = found
+    node = nodes.get((tuple(at), class_name))
+    if node is None:
+        raise ValueError(f"no {class_name} starts at {at[0]}:{at[1] + 1} in libcst's tree")
+    inside = [node]
+    while inside:  # the positions of the nodes it holds
+        item = inside.pop()
+        if item in tree_positions:
+            positions[item] = tree_positions[item]
+        inside.extend(item.children)
+    return tuple(getattr(node, field) for field in type(node)._fields)
+
+
+# The last texts whose libcst tree gave a lazily lowered node (text -> ({(position, class name):
+# node}, positions)); each fallback parse costs what libcst costs.
+_LIBCST_TREES: dict = {}
+_LIBCST_LOCK = threading.Lock()
 
 
 def _keyword_without_space(text: str, name: str, message: str) -> Location:

@@ -238,12 +238,12 @@ def test_unread_library_bodies_are_stubs_lowered_from_the_text_when_read():
 
     module, positions = lower_library_source(LIBRARY)
     data = json.loads(json.dumps(parsed_cache.encode(module, positions)))
-    assert json.dumps(data).count("[-3,") == 2  # f's and g's bodies (inner is inside f's)
+    assert json.dumps(data).count("[-3,") == 2  # A's and g's bodies (f's and inner's are inside A's)
     grown = []
     loaded, loaded_at = parsed_cache.decode(data, LIBRARY, lambda *tree: grown.append(tree))
     assert not grown
     _read_all(loaded)
-    assert len(grown) == 2  # f's (with inner's body) and g's
+    assert len(grown) == 2  # A's (with f's and inner's bodies) and g's
     _read_all(module)
     # read through, both trees encode alike: same nodes, fields and positions
     assert parsed_cache.encode(loaded, loaded_at) == parsed_cache.encode(module, positions)
@@ -305,8 +305,8 @@ def test_unread_signature_annotations_are_stubs_lowered_from_the_text_when_read(
 
     module, positions = lower_library_source(ANNOTATED)
     data = json.loads(json.dumps(parsed_cache.encode(module, positions)))
-    # scale: x, rest, flag, extra and the return (5); width: n and the return (2); not `size: int`
-    assert json.dumps(data).count("[-4,") == 5 + 2
+    # scale: x, rest, flag, extra and the return; width's are inside B's body, itself a stub
+    assert json.dumps(data).count("[-4,") == 5 and json.dumps(data).count("[-3,") == 2  # scale's and B's bodies
     loaded, loaded_at = parsed_cache.decode(data, ANNOTATED)
     _read_all(loaded)
     expected_module = cst.parse_module(ANNOTATED)
@@ -354,3 +354,26 @@ def test_a_library_match_statement_is_analysed_as_in_a_project_file(tmp_path):
     expected = outcome("b.py")
     assert outcome("a.py") == expected  # cold: the body lowered by libcst when first read
     assert outcome("a.py") == expected  # warm: from the entry
+
+
+def test_a_library_text_read_twice_by_one_analysis_is_one_tree(tmp_path):
+    """A package's __init__.py is run, then read again for its TYPE_CHECKING imports: one tree,
+    so its entry holds the blocks either read lowered (with two, the stored one lacked the
+    other's, and every later run lowered those from the text again).  Another thread (another
+    analysis) gets its own tree: a lazy node is filled by one reader at a time."""
+    import threading
+
+    text = "import os\n\nif os.sep:\n    A = 1\nelse:\n    A = 2\n"
+    parsed_cache.use_project(tmp_path)
+    try:
+        first = parse_source(text, "lib.py", library=True)
+        second = parse_source(text, "lib.py", library=True)
+        other = []
+        worker = threading.Thread(target=lambda: other.append(parse_source(text, "lib.py", library=True)))
+        worker.start()
+        worker.join()
+        assert first.module is second.module and first.positions is second.positions
+        assert other[0].module is not first.module
+    finally:
+        parsed_cache.store_pending()
+        parsed_cache.use_project(None)

@@ -16,8 +16,10 @@ two routes node by node and position by position over the samples, the test fixt
 transformers files a model reads.  Anything this module does not model (``match``, ``try*``,
 type parameters, a text ``ast`` refuses) raises ``Unsupported``, and the file goes to libcst.
 
-Function bodies are lowered on first read (``syntax.CSTNode.__getattr__``): most functions of
-a library module are never called by the analysis.
+Indented blocks (function bodies, branches) and signature annotations are lowered on first read
+(``syntax.CSTNode.__getattr__``): most functions of a library module are never called by the
+analysis, most annotations never evaluated.  One this route cannot model (a ``match``) is taken
+from the tree libcst makes then (``source.fields_from_libcst``).
 """
 
 from __future__ import annotations
@@ -134,8 +136,8 @@ def lower_library_source(text: str, name: str = "", parse_limits: tuple | None =
     """(lowered module, {node: (line, zero-based column)}), or ``Unsupported``.
     ``parse_limits``: (--max-tokens, --max-expr-depth): the text is refused where
     ``parse_guard.check_parse_cost`` refuses it, which runs unless cheap counts prove it
-    would pass (``_Lowerer.within_limits``).  ``lazy_bodies``: function bodies lowered on
-    first read (else all at once)."""
+    would pass (``_Lowerer.within_limits``).  ``lazy_bodies``: indented blocks and signature
+    annotations lowered on first read (else all at once)."""
     if re.search(r"\r(?!\n)", text):  # old Mac line ends: libcst reads the file's end otherwise
         raise Unsupported("carriage return alone")
     tree = _parse(text)
@@ -224,7 +226,7 @@ class _Lowerer:
 
     name = ""  # the file's, for messages
     syntactic: set = frozenset()  # parentheses a call or definition owns (set per file)
-    lazy_bodies = True  # function bodies lowered on first read (not in ``function_body``)
+    lazy_bodies = True  # indented blocks and signature annotations lowered on first read (not in ``block_body``)
 
     # ---- the parse limits, proven without the tokenizer ----------------------------------
     def within_limits(self, tree: ast.Module, max_tokens: int, max_depth: int) -> bool:
@@ -374,7 +376,10 @@ class _Lowerer:
         small = tuple(self.small(statement) for statement in statements)
         return self.make("SimpleStatementLine", self.positions[small[0]], small)
 
-    def block(self, body: list, indent: str, lazily: bool = False):
+    def block(self, body: list, indent: str):
+        """A compound statement's block (``indent``: its header's line's); an indented one is
+        lowered on first read with lazy bodies: the interpreter skips whole blocks (a function
+        never called, a branch not taken)."""
         if self._suite(body):
             small = tuple(self.small(statement) for statement in body)
             return self.make("SimpleStatementSuite", self.positions[small[0]], small)
@@ -384,18 +389,19 @@ class _Lowerer:
         relative = inner[len(indent):]
         own = None if relative == self.default_indent else relative
         at = self.start(body[0])  # libcst: where its first statement starts (a `def`, not its decorators)
-        if lazily:
+        if self.lazy_bodies:
             return self.lazy("IndentedBlock", at, lambda: (self.statements(body, inner), own))
         return self.make("IndentedBlock", at, self.statements(body, inner), own)
 
-    def body_of(self, function) -> tuple:
-        """(statements, own indent) of a ``def``'s indented body: its lazy block's fields."""
-        indent = self.indentation(function)  # the block the `def` stands in (never a one-line suite)
-        inner = self.indentation(function.body[0])
+    def block_fields(self, body: list, header) -> tuple:
+        """(statements, own indent) of the indented block ``body`` of the compound statement
+        ``header``: its lazy block's fields."""
+        indent = self.indentation(header)  # the block the header stands in (never a one-line suite)
+        inner = self.indentation(body[0])
         if not inner.startswith(indent) or len(inner) <= len(indent):
             raise Unsupported("indentation libcst would read otherwise")
         relative = inner[len(indent):]
-        return self.statements(function.body, inner), None if relative == self.default_indent else relative
+        return self.statements(body, inner), None if relative == self.default_indent else relative
 
     def compound(self, node, indent: str):
         kind = type(node)
@@ -458,7 +464,7 @@ class _Lowerer:
         if node.returns is not None:
             returns = self.signature_annotation(node.returns)
         decorators = self.decorators(node)
-        body = self.block(node.body, indent, lazily=self.lazy_bodies)
+        body = self.block(node.body, indent)
         return self.make("FunctionDef", start, name, params, body, decorators, returns,
                          self.asynchronous(node, start), None)
 
@@ -1068,20 +1074,23 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.Fo
 
 class _Reparsed:
     """A file's text parsed again to lower what the parsed-module cache stored as stubs: its
-    ``def``s by where their body starts, and (found on first need) the annotations of their
-    signatures by where each starts."""
+    indented blocks by where their first statement starts, and (found on first need) the
+    annotations of its signatures by where each starts."""
 
     def __init__(self, text: str):
         tree = _parse(text)
         _classes()
         lowerer = self.lowerer = _Lowerer(text)
         lowerer.syntactic = set()
-        lowerer.lazy_bodies = False  # a body read is lowered whole: its inner defs' bodies too
+        lowerer.lazy_bodies = False  # a block read is lowered whole: the blocks inside it too
         lowerer.default_indent = lowerer._first_indent(tree.body, "") or "    "
-        self.functions = {}
+        self.blocks, self.functions = {}, []
         for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions[lowerer.position(lowerer.start(node.body[0]))] = node
+            if isinstance(node, _COMPOUND):
+                for block in _blocks(node):  # (an `elif`'s list is found too: no block starts there)
+                    self.blocks[lowerer.position(lowerer.start(block[0]))] = block, node
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.functions.append(node)
         self._annotations: dict | None = None
 
     @property
@@ -1089,7 +1098,7 @@ class _Reparsed:
         if self._annotations is None:
             where = self.lowerer
             found = self._annotations = {}
-            for function in self.functions.values():
+            for function in self.functions:
                 arguments = function.args
                 for arg in (*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs,
                             arguments.kwarg):
@@ -1117,20 +1126,20 @@ def _reparsed(text: str) -> _Reparsed:
     return found
 
 
-def function_body(text: str, at: tuple, positions: dict) -> tuple:
-    """(statements, own indent) of the indented body, starting at ``at`` (line, column), of a
-    ``def`` in ``text``: what the lazy block of ``_Lowerer.function`` would hold, with its nodes'
-    positions added to ``positions``.  For a body the parsed-module cache stored as a stub
-    (``parsed_cache.py``): a text it was lowered from before, so it parses; ``Unsupported``
-    when no ``def``'s body starts there."""
+def block_body(text: str, at: tuple, positions: dict) -> tuple:
+    """(statements, own indent) of the indented block whose first statement starts at ``at``
+    (line, column) in ``text``: what the lazy block of ``_Lowerer.block`` would hold, with its
+    nodes' positions added to ``positions``.  For a block the parsed-module cache stored as a
+    stub (``parsed_cache.py``): a text it was lowered from before, so it parses; ``Unsupported``
+    when no block starts there."""
     with _REPARSING:
         reparsed = _reparsed(text)
-        function = reparsed.functions.get(tuple(at))
-        if function is None:
-            raise Unsupported("no function body there")
+        found = reparsed.blocks.get(tuple(at))
+        if found is None:
+            raise Unsupported("no block there")
         reparsed.lowerer.positions = positions
         try:
-            return reparsed.lowerer.body_of(function)
+            return reparsed.lowerer.block_fields(*found)
         except RecursionError:
             raise Unsupported("nests too deeply") from None
 

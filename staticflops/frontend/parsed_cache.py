@@ -36,7 +36,7 @@ from staticflops.cachefolder import (
 )
 from staticflops.frontend.syntax import FROM_TEXT, CSTNode, node_class
 
-FORMAT = 2  # 2: stubbed signature annotations ([-4, line, column])
+FORMAT = 2  # 2: stubbed signature annotations ([-4, line, column]) and blocks of every compound statement
 FOLDER = (".staticflops_cache", "parsed")
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 # The modules whose code decides the lowered tree: a change to any of them is a new key.
@@ -65,7 +65,7 @@ def entry_key(text: str, internal: bool, parse_limits: tuple) -> str:
 
 def load(key: str, text: str | None = None, name: str = ""):
     """(module, positions) of a valid entry, or None.  ``text``: what the entry was parsed
-    from, for the function bodies it holds as stubs (lowered from it when first read);
+    from, for the blocks and annotations it holds as stubs (lowered from it when first read);
     ``name``: its file's, for messages."""
     if _project_root is None:
         return None
@@ -74,9 +74,9 @@ def load(key: str, text: str | None = None, name: str = ""):
     if payload is None:
         return None
 
-    def grown(module, positions):  # a stub lowered in this run: the entry is stored again with its body
+    def grown(module, positions):  # a stub lowered in this run: the entry is stored again with it
         with _lock:
-            _pending[key] = (root, module, positions)
+            _pending[key] = (root, module, positions, threading.get_ident())
 
     try:
         return decode(json.loads(payload), text, grown, name)
@@ -90,12 +90,24 @@ def store(key: str, module, positions: dict) -> None:
 
 
 def store_later(key: str, module, positions: dict) -> None:
-    """Store the tree when the analysis ends (``store_pending``), with the function bodies it
+    """Store the tree when the analysis ends (``store_pending``), with the blocks it
     lowered by then: the rest are stored as stubs, so a cold run neither lowers nor encodes
     the bodies of library functions it never calls."""
     if _project_root is not None:
         with _lock:
-            _pending[key] = (_project_root, module, positions)
+            _pending[key] = (_project_root, module, positions, threading.get_ident())
+
+
+def kept(key: str):
+    """(module, positions) of the tree of this text that this thread (an analysis) parsed, or
+    grew from an entry, and keeps for ``store_pending``; else None.  A text read twice by one
+    analysis (a package's ``__init__.py`` run, then read again for its ``TYPE_CHECKING``
+    imports) is then one tree, and its entry holds the blocks either read lowered (two trees:
+    the last one kept would have been stored, and the next run would lower the other's blocks
+    from the text again).  Not across threads: a lazy node is filled by one reader at a time."""
+    with _lock:
+        found = _pending.get(key)
+    return found[1:3] if found is not None and found[3] == threading.get_ident() else None
 
 
 def store_pending() -> None:
@@ -104,11 +116,11 @@ def store_pending() -> None:
     with _lock:
         work = list(_pending.items())
         _pending.clear()
-    for key, (root, module, positions) in work:
+    for key, (root, module, positions, _) in work:
         _write(root, key, module, positions)
 
 
-# Trees waiting for store_pending: key -> (project root, module, positions).
+# Trees waiting for store_pending: key -> (project root, module, positions, thread that made it).
 _pending: dict = {}
 _lock = threading.Lock()
 
@@ -125,8 +137,8 @@ def _write(root: Path, key: str, module, positions: dict) -> None:
 
 
 # --- the plain-data form: a node is [class index, line, column, field values...] (line 0: no
-# position), a sequence is [-1, items...], bytes are [-2, latin-1 text], a function's indented
-# body never lowered is [-3, line, column] (where it starts: lowered from the text when read),
+# position), a sequence is [-1, items...], bytes are [-2, latin-1 text], an indented block of a
+# library file never lowered is [-3, line, column] (where it starts: lowered from the text when read),
 # a parameter's or return's annotation never lowered [-4, line, column] (the same);
 # strings, numbers, booleans and None are themselves.  The class table names each class and its
 # fields.
@@ -214,11 +226,11 @@ def decode(data: dict, text: str | None = None, grown=None, name: str = ""):
     def lower_stub(node, _):
         if text is None:
             raise ValueError("a stub without its text")
-        from staticflops.frontend.ast_lowering import FIELDS, Unsupported, function_body, signature_annotation
+        from staticflops.frontend.ast_lowering import FIELDS, Unsupported, block_body, signature_annotation
         from staticflops.frontend.source import fields_from_libcst
 
         kind = type(node).__name__
-        lowered = function_body if kind == "IndentedBlock" else signature_annotation
+        lowered = block_body if kind == "IndentedBlock" else signature_annotation
         try:
             values = lowered(text, positions[node], positions)
         except Unsupported:  # a `match` in a body (or, were the key to collide, not a stub of this text)

@@ -147,11 +147,11 @@ def parse_source(text: str, name: str, internal: bool = False,
     our own stub sources, a config.json's generated stand-in and the ``--model`` expression;
     text that route does not model, and the analysed project's own files, go to libcst."""
     key = parsed_cache.entry_key(text, internal, parse_limits)
-    cached = parsed_cache.load(key, text, name)
+    cached = parsed_cache.kept(key) or parsed_cache.load(key, text, name)
     if cached is not None:
         return SourceFile(name, cached[0], cached[1], internal, text=text, ignores=ignore_comments(text))
     module, positions = _parse(text, name, internal, parse_limits, library)
-    # library source: stored when the analysis ends, with the function bodies it lowered by then
+    # library source: stored when the analysis ends, with the blocks it lowered by then
     (parsed_cache.store_later if library else parsed_cache.store)(key, module, positions)
     return SourceFile(name, module, positions, internal, text=text, ignores=ignore_comments(text))
 

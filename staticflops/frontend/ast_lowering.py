@@ -114,10 +114,12 @@ _COUNTED = re.compile(r"#[^\r\n]*|" + _STRING + r"|\w+|[^\s\w]", re.DOTALL)
 _NESTING = re.compile(r"(?P<c>#[^\r\n]*)|(?P<s>" + _STRING + r")|[(\[{.+\-*/%@<>=&|^~:]"
                       r"|\b(?:and|or|not|in|is|if|else|await|yield|lambda|for)\b", re.DOTALL)
 _BLANK = re.compile(r"(?:[ \t\f\r\n]|\\\r?\n|\\\r|#[^\r\n]*)*")
+_BLANK_STARTS = frozenset(" \t\f\r\n\\#")  # what a match of _BLANK that is not empty starts with
 _INLINE = re.compile(r"(?:[ \t\f]|\\\r?\n|\\\r)*")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _INDENT = re.compile(r"[ \t\f]*")
 _IDENTIFIER = re.compile(r"\w+")
+_WIDE = re.compile(r"[^\x00-\x7f]+")
 
 
 
@@ -162,6 +164,11 @@ class _Lowerer:
         self.positions = {} if positions is None else positions
         self.starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
         self.ascii = text.isascii()
+        # The lines (from 1) holding a character past ASCII, where ``ast``'s byte columns are not
+        # character columns: a library file's few (a `’` in a docstring), so that its other
+        # nodes skip the conversion (~80,000 of them in a Llama run's files).
+        self.wide = frozenset() if self.ascii else frozenset(
+            bisect.bisect_right(self.starts, match.start()) for match in _WIDE.finditer(text))
         self.default_indent = default_indent
         self._brackets: dict | None = None
 
@@ -169,7 +176,7 @@ class _Lowerer:
     def offset(self, line: int, byte_column: int) -> int:
         """Character offset in the text of ``ast``'s (line, UTF-8 byte column)."""
         start = self.starts[line - 1]
-        if self.ascii:
+        if line not in self.wide:
             return start + byte_column
         end = self.starts[line] if line < len(self.starts) else len(self.text)
         row = self.text[start:end]
@@ -182,17 +189,21 @@ class _Lowerer:
         return line + self.line_base, offset - self.starts[line - 1]
 
     def start(self, node) -> int:
-        if self.ascii:  # most library files: byte columns are character columns
-            return self.starts[node.lineno - 1] + node.col_offset
-        return self.offset(node.lineno, node.col_offset)
+        line = node.lineno
+        if line not in self.wide:  # most lines: byte columns are character columns
+            return self.starts[line - 1] + node.col_offset
+        return self.offset(line, node.col_offset)
 
     def end(self, node) -> int:
-        if self.ascii:
-            return self.starts[node.end_lineno - 1] + node.end_col_offset
-        return self.offset(node.end_lineno, node.end_col_offset)
+        line = node.end_lineno
+        if line not in self.wide:
+            return self.starts[line - 1] + node.end_col_offset
+        return self.offset(line, node.end_col_offset)
 
     def skip(self, offset: int) -> int:
         """The next offset past whitespace, line continuations and comments."""
+        if self.text[offset:offset + 1] not in _BLANK_STARTS:  # most calls: nothing to skip, no regex
+            return offset
         return _BLANK.match(self.text, offset).end()
 
     @property
@@ -251,8 +262,8 @@ class _Lowerer:
             return False  # (a counted token has a character at least: most files need no count)
         budget = max_depth - 1
         try:
-            for start, end in self._logical_spans(tree.body):
-                if end - start >= budget // 2 and _nesting(text[start:end]) >= budget:
+            for start, end in self._long_logical_lines(tree.body, budget // 2):
+                if _nesting(text[start:end]) >= budget:
                     return False
         except (AttributeError, IndexError):  # `match` and the like: the guard decides
             return False
@@ -267,19 +278,27 @@ class _Lowerer:
                 fields += 2 * len(literal) + 6 * literal.count("{")  # a field's f-string is walked again
         return fields
 
-    def _logical_spans(self, body: list):
-        for statement in body:
-            if not isinstance(statement, _COMPOUND):
-                yield self.start(statement), self.end(statement)
-                continue
-            for decorator in getattr(statement, "decorator_list", ()):
-                yield self.start(decorator) - 1, self.end(decorator)
-            yield self.start(statement), self.start(statement.body[0])
-            for handler in getattr(statement, "handlers", ()):
-                yield self.start(handler), self.start(handler.body[0])
-                yield from self._logical_spans(handler.body)
-            for block in (statement.body, getattr(statement, "orelse", ()), getattr(statement, "finalbody", ())):
-                yield from self._logical_spans(block)
+    def _long_logical_lines(self, body: list, minimum: int) -> list:
+        """(start, end) of the logical lines of ``body`` (statements, compound statements'
+        headers, decorators) at least ``minimum`` characters long, blocks inside included.
+        A loop over a stack of blocks: a generator per block cost a resumption per level for
+        each of a file's ~1,000 statements."""
+        start, end = self.start, self.end
+        found, blocks = [], [body]
+        while blocks:
+            for statement in blocks.pop():
+                if not isinstance(statement, _COMPOUND):
+                    if end(statement) - start(statement) >= minimum:
+                        found.append((start(statement), end(statement)))
+                    continue
+                spans = [(start(decorator) - 1, end(decorator)) for decorator in getattr(statement, "decorator_list", ())]
+                spans.append((start(statement), start(statement.body[0])))
+                for handler in getattr(statement, "handlers", ()):
+                    spans.append((start(handler), start(handler.body[0])))
+                    blocks.append(handler.body)
+                found.extend(span for span in spans if span[1] - span[0] >= minimum)
+                blocks.extend((statement.body, getattr(statement, "orelse", ()), getattr(statement, "finalbody", ())))
+        return found
 
     def make(self, name: str, at, *values):
         """A node of libcst's class ``name`` starting at ``at`` (an offset, or (line, column))."""

@@ -794,13 +794,23 @@ class _Lowerer:
         return None if node is None else self.expression(node)
 
     def expression(self, node):
-        method = getattr(self, "_" + type(node).__name__, None)
+        method = _EXPRESSIONS.get(type(node))
         if method is None:
-            raise Unsupported(type(node).__name__)
-        return method(node)
+            method = _EXPRESSIONS[type(node)] = getattr(_Lowerer, "_" + type(node).__name__, None)
+            if method is None:
+                raise Unsupported(type(node).__name__)
+        return method(self, node)
+
+    def here(self, node) -> tuple:
+        """(line, column) where ``node`` starts, as ``make`` takes it: most nodes need neither an
+        offset nor the search back from one."""
+        line = node.lineno
+        if line in self.wide:
+            return self.position(self.offset(line, node.col_offset))
+        return line + self.line_base, node.col_offset
 
     def _Name(self, node):
-        return self.make("Name", self.start(node), node.id)
+        return self.make("Name", self.here(node), node.id)
 
     def _Attribute(self, node):
         end = at = self.end(node)
@@ -809,13 +819,13 @@ class _Lowerer:
             at -= 1
         if at == end:
             raise Unsupported("attribute")
-        return self.make("Attribute", self.start(node), self.expression(node.value), self.make("Name", at, node.attr))
+        return self.make("Attribute", self.here(node), self.expression(node.value), self.make("Name", at, node.attr))
 
     def _Call(self, node):
         func_end = self.outer(node.func)[1]
         opening = self.skip(func_end)
         self.syntactic.add(opening)
-        return self.make("Call", self.start(node), self.expression(node.func), self.arguments(node.args, node.keywords))
+        return self.make("Call", self.here(node), self.expression(node.func), self.arguments(node.args, node.keywords))
 
     def _Constant(self, node):
         value, start = node.value, self.start(node)
@@ -823,7 +833,7 @@ class _Lowerer:
         if kind in (str, bytes):
             return self.string(node)
         if value is None or kind is bool:
-            return self.make("Name", start, repr(value))
+            return self.make("Name", self.here(node), repr(value))
         if value is Ellipsis:
             return self.make("Ellipsis", start)
         raw = self.text[start:self.end(node)]
@@ -1123,6 +1133,10 @@ class _Lowerer:
                 made = self.make("Index", at, self.expression(item), None)
             elements.append(self.make("SubscriptElement", at, made))
         return self.make("Subscript", self.start(node), self.expression(node.value), tuple(elements))
+
+
+# ast class -> the _Lowerer method lowering its expressions (filled on first use)
+_EXPRESSIONS: dict = {}
 
 
 def _line_starts(text: str) -> list:

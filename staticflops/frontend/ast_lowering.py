@@ -19,7 +19,7 @@ type parameters, a text ``ast`` refuses) raises ``Unsupported``, and the file go
 Indented blocks (function bodies, branches) and signature annotations are lowered on first read
 (``syntax.CSTNode.__getattr__``): most functions of a library module are never called by the
 analysis, most annotations never evaluated.  One this route cannot model (a ``match``) is taken
-from the tree libcst makes then (``source.fields_from_libcst``).
+from the tree libcst makes then (``libcst_route.fields_from_libcst``).
 """
 
 from __future__ import annotations
@@ -361,7 +361,7 @@ class _Lowerer:
             try:
                 values = fill(*arguments)
             except Unsupported:  # a `match` in a body: libcst's parse gives the same node
-                from staticflops.frontend.source import fields_from_libcst
+                from staticflops.frontend.libcst_route import fields_from_libcst
 
                 values = fields_from_libcst(self.text, self.name, name, position, self.positions)
             target.__dict__.update(zip(cls._fields, values))

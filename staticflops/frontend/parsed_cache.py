@@ -229,7 +229,7 @@ def decode(data: dict, text: str | None = None, grown=None, name: str = ""):
         if text is None:
             raise ValueError("a stub without its text")
         from staticflops.frontend.ast_lowering import FIELDS, Unsupported, block_body, signature_annotation
-        from staticflops.frontend.source import fields_from_libcst
+        from staticflops.frontend.libcst_route import fields_from_libcst
 
         kind = type(node).__name__
         lowered = block_body if kind == "IndentedBlock" else signature_annotation

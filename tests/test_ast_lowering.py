@@ -95,6 +95,9 @@ TRICKY = [
     "x = u'a' 'b' if c else R'd\\\\'\ny = not not a\nz = a < b < c != d\n",
     "def f():\n      return\nclass A:\n  x = 1\n",  # blocks indented unlike the first one
     "x = 1",  # no newline at the end
+    # grouping parentheses found without the bracket table: across lines, comments, continuations
+    "x = f(\n    (a)\n)\ny = (  # (\n    b\n)\nz = (\n    # )\n    c)\nw = ( \\\n  d)\nv = g(e\n  )\n",
+    "x = (a), (b)\ny = ((a), b)\nz = (a)(b), (c)\nw = (a).b, c\nv = s[(a), b]; u = s[(a, b)]; t = s[((a), b)]\n",
 ]
 
 

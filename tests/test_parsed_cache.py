@@ -126,7 +126,7 @@ def test_dropped_fields_hold_only_layout():
 def test_only_the_parsing_modules_import_libcst():
     """A lowered node never matches a libcst class: a module of the interpreter that imported
     libcst and tested `isinstance(node, libcst.X)` would silently see nothing."""
-    parsing = {"source.py", "lowering.py", "positions.py", "identifiers.py"}
+    parsing = {"source.py", "libcst_route.py", "lowering.py", "positions.py", "identifiers.py"}
     importing = {p.name for p in PACKAGE.rglob("*.py") if "import libcst" in p.read_text()
                  or "from libcst" in p.read_text()}
     assert importing <= parsing
@@ -238,12 +238,12 @@ def test_unread_library_bodies_are_stubs_lowered_from_the_text_when_read():
 
     module, positions = lower_library_source(LIBRARY)
     data = json.loads(json.dumps(parsed_cache.encode(module, positions)))
-    assert json.dumps(data).count("[-3,") == 2  # f's and g's bodies (inner is inside f's)
+    assert json.dumps(data).count("[-3,") == 2  # A's and g's bodies (f's and inner's are inside A's)
     grown = []
     loaded, loaded_at = parsed_cache.decode(data, LIBRARY, lambda *tree: grown.append(tree))
     assert not grown
     _read_all(loaded)
-    assert len(grown) == 2  # f's (with inner's body) and g's
+    assert len(grown) == 2  # A's (with f's and inner's bodies) and g's
     _read_all(module)
     # read through, both trees encode alike: same nodes, fields and positions
     assert parsed_cache.encode(loaded, loaded_at) == parsed_cache.encode(module, positions)
@@ -277,3 +277,103 @@ def test_a_library_body_first_read_by_a_later_run_is_stored_with_it(tmp_path):
     stamps = {p: p.stat().st_mtime_ns for p in _entries(project / "a.py")}
     assert staticflops.analyze(project / "b.py", inputs=["1x5"], source_path=[site]).to_json() == second.to_json()
     assert {p: p.stat().st_mtime_ns for p in _entries(project / "a.py")} == stamps  # nothing new: nothing written
+
+
+ANNOTATED = '''from typing import Optional
+
+
+def scale(x: "Optional[int]" = None, *rest: int, flag: bool = False, **extra: dict) -> list[int]:
+    return [x]
+
+
+class B:
+    size: int = 3  # a class field's annotation: lowered with the class
+
+    def width(self, n: int | None) -> Optional[int]:
+        match n:
+            case None:
+                return 0
+        return n
+'''
+
+
+def test_unread_signature_annotations_are_stubs_lowered_from_the_text_when_read():
+    """A parameter's or return's annotation is lowered on first read, as a body is, and stored as
+    a stub [-4, line, column] until then; read through, the tree is libcst's (the route's
+    comparison, tests/test_ast_lowering.py, reads every field)."""
+    from staticflops.frontend.ast_lowering import lower_library_source
+
+    module, positions = lower_library_source(ANNOTATED)
+    data = json.loads(json.dumps(parsed_cache.encode(module, positions)))
+    # scale: x, rest, flag, extra and the return; width's are inside B's body, itself a stub
+    assert json.dumps(data).count("[-4,") == 5 and json.dumps(data).count("[-3,") == 2  # scale's and B's bodies
+    loaded, loaded_at = parsed_cache.decode(data, ANNOTATED)
+    _read_all(loaded)
+    expected_module = cst.parse_module(ANNOTATED)
+    expected, expected_at = lower(expected_module, start_positions(expected_module).by_id)
+    assert parsed_cache.encode(loaded, loaded_at) == parsed_cache.encode(expected, expected_at)
+
+
+def test_a_lazily_read_body_the_route_cannot_lower_comes_from_libcst():
+    """A `match` statement inside a library function: the file's module level goes through
+    Python's parser, the body (read in this run, or a stub read by a later one) through libcst,
+    never an internal error."""
+    from staticflops.frontend.ast_lowering import lower_library_source
+
+    expected_module = cst.parse_module(ANNOTATED)
+    expected = parsed_cache.encode(*lower(expected_module, start_positions(expected_module).by_id))
+    module, positions = lower_library_source(ANNOTATED)
+    stubbed = json.loads(json.dumps(parsed_cache.encode(module, positions)))
+    _read_all(module)  # the cold run reads it
+    assert parsed_cache.encode(module, positions) == expected
+    loaded, loaded_at = parsed_cache.decode(stubbed, ANNOTATED, name="lib.py")  # a later run reads the stub
+    _read_all(loaded)
+    assert parsed_cache.encode(loaded, loaded_at) == expected
+
+
+def test_a_library_match_statement_is_analysed_as_in_a_project_file(tmp_path):
+    """Same report through either route (the interpreter's handling of `match` is its own)."""
+    body = "def width(n):\n    match n:\n        case 1:\n            return 8\n    return n * 2\n"
+    site, project = tmp_path / "site", tmp_path / "project"
+    (site / "lib").mkdir(parents=True)
+    project.mkdir()
+    (site / "lib" / "__init__.py").write_text(body)
+    (project / "local.py").write_text(body)
+    model = "from torch import nn\nfrom {0} import width\n\nclass M(nn.Module):\n    def __init__(self):\n" \
+            "        super().__init__()\n        self.fc = nn.Linear(width(2), 1)\n\n" \
+            "    def forward(self, x):\n        return self.fc(x)\n"
+    (project / "a.py").write_text(model.format("lib"))
+    (project / "b.py").write_text(model.format("local"))
+
+    def outcome(name):
+        try:
+            return staticflops.analyze(project / name, inputs=["1x4"], source_path=[site]).totals.params
+        except staticflops.AnalysisError as error:
+            return error.message
+
+    expected = outcome("b.py")
+    assert outcome("a.py") == expected  # cold: the body lowered by libcst when first read
+    assert outcome("a.py") == expected  # warm: from the entry
+
+
+def test_a_library_text_read_twice_by_one_analysis_is_one_tree(tmp_path):
+    """A package's __init__.py is run, then read again for its TYPE_CHECKING imports: one tree,
+    so its entry holds the blocks either read lowered (with two, the stored one lacked the
+    other's, and every later run lowered those from the text again).  Another thread (another
+    analysis) gets its own tree: a lazy node is filled by one reader at a time."""
+    import threading
+
+    text = "import os\n\nif os.sep:\n    A = 1\nelse:\n    A = 2\n"
+    parsed_cache.use_project(tmp_path)
+    try:
+        first = parse_source(text, "lib.py", library=True)
+        second = parse_source(text, "lib.py", library=True)
+        other = []
+        worker = threading.Thread(target=lambda: other.append(parse_source(text, "lib.py", library=True)))
+        worker.start()
+        worker.join()
+        assert first.module is second.module and first.positions is second.positions
+        assert other[0].module is not first.module
+    finally:
+        parsed_cache.store_pending()
+        parsed_cache.use_project(None)

@@ -16,14 +16,17 @@ two routes node by node and position by position over the samples, the test fixt
 transformers files a model reads.  Anything this module does not model (``match``, ``try*``,
 type parameters, a text ``ast`` refuses) raises ``Unsupported``, and the file goes to libcst.
 
-Function bodies are lowered on first read (``syntax.CSTNode.__getattr__``): most functions of
-a library module are never called by the analysis.
+Indented blocks (function bodies, branches) and signature annotations are lowered on first read
+(``syntax.CSTNode.__getattr__``): most functions of a library module are never called by the
+analysis, most annotations never evaluated.  One this route cannot model (a ``match``) is taken
+from the tree libcst makes then (``libcst_route.fields_from_libcst``).
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
+from itertools import accumulate
 import re
 import warnings
 
@@ -112,10 +115,13 @@ _COUNTED = re.compile(r"#[^\r\n]*|" + _STRING + r"|\w+|[^\s\w]", re.DOTALL)
 _NESTING = re.compile(r"(?P<c>#[^\r\n]*)|(?P<s>" + _STRING + r")|[(\[{.+\-*/%@<>=&|^~:]"
                       r"|\b(?:and|or|not|in|is|if|else|await|yield|lambda|for)\b", re.DOTALL)
 _BLANK = re.compile(r"(?:[ \t\f\r\n]|\\\r?\n|\\\r|#[^\r\n]*)*")
+_BLANK_STARTS = frozenset(" \t\f\r\n\\#")  # what a match of _BLANK that is not empty starts with
+_ELSEWHERE = object()  # _Lowerer._opening_before: the bracket table decides
 _INLINE = re.compile(r"(?:[ \t\f]|\\\r?\n|\\\r)*")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _INDENT = re.compile(r"[ \t\f]*")
 _IDENTIFIER = re.compile(r"\w+")
+_WIDE = re.compile(r"[^\x00-\x7f]+")
 
 
 
@@ -134,14 +140,14 @@ def lower_library_source(text: str, name: str = "", parse_limits: tuple | None =
     """(lowered module, {node: (line, zero-based column)}), or ``Unsupported``.
     ``parse_limits``: (--max-tokens, --max-expr-depth): the text is refused where
     ``parse_guard.check_parse_cost`` refuses it, which runs unless cheap counts prove it
-    would pass (``_Lowerer.within_limits``).  ``lazy_bodies``: function bodies lowered on
-    first read (else all at once)."""
+    would pass (``_Lowerer.within_limits``).  ``lazy_bodies``: indented blocks and signature
+    annotations lowered on first read (else all at once)."""
     if re.search(r"\r(?!\n)", text):  # old Mac line ends: libcst reads the file's end otherwise
         raise Unsupported("carriage return alone")
     tree = _parse(text)
     _classes()
     lowerer = _Lowerer(text)
-    lowerer.lazy_bodies = lazy_bodies
+    lowerer.name, lowerer.lazy_bodies = name, lazy_bodies
     if parse_limits is not None and not lowerer.within_limits(tree, *parse_limits):
         from staticflops.frontend.parse_guard import check_parse_cost
 
@@ -158,8 +164,13 @@ class _Lowerer:
         self.text = text
         self.line_base = line_base  # an f-string field parsed alone: its first line is this + 1
         self.positions = {} if positions is None else positions
-        self.starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
+        self.starts = _line_starts(text)
         self.ascii = text.isascii()
+        # The lines (from 1) holding a character past ASCII, where ``ast``'s byte columns are not
+        # character columns: a library file's few (a `’` in a docstring), so that its other
+        # nodes skip the conversion (~80,000 of them in a Llama run's files).
+        self.wide = frozenset() if self.ascii else frozenset(
+            bisect.bisect_right(self.starts, match.start()) for match in _WIDE.finditer(text))
         self.default_indent = default_indent
         self._brackets: dict | None = None
 
@@ -167,7 +178,7 @@ class _Lowerer:
     def offset(self, line: int, byte_column: int) -> int:
         """Character offset in the text of ``ast``'s (line, UTF-8 byte column)."""
         start = self.starts[line - 1]
-        if self.ascii:
+        if line not in self.wide:
             return start + byte_column
         end = self.starts[line] if line < len(self.starts) else len(self.text)
         row = self.text[start:end]
@@ -180,17 +191,21 @@ class _Lowerer:
         return line + self.line_base, offset - self.starts[line - 1]
 
     def start(self, node) -> int:
-        if self.ascii:  # most library files: byte columns are character columns
-            return self.starts[node.lineno - 1] + node.col_offset
-        return self.offset(node.lineno, node.col_offset)
+        line = node.lineno
+        if line not in self.wide:  # most lines: byte columns are character columns
+            return self.starts[line - 1] + node.col_offset
+        return self.offset(line, node.col_offset)
 
     def end(self, node) -> int:
-        if self.ascii:
-            return self.starts[node.end_lineno - 1] + node.end_col_offset
-        return self.offset(node.end_lineno, node.end_col_offset)
+        line = node.end_lineno
+        if line not in self.wide:
+            return self.starts[line - 1] + node.end_col_offset
+        return self.offset(line, node.end_col_offset)
 
     def skip(self, offset: int) -> int:
         """The next offset past whitespace, line continuations and comments."""
+        if self.text[offset:offset + 1] not in _BLANK_STARTS:  # most calls: nothing to skip, no regex
+            return offset
         return _BLANK.match(self.text, offset).end()
 
     @property
@@ -216,14 +231,52 @@ class _Lowerer:
             after = self.skip(end)
             if after >= len(text) or text[after] != ")":
                 return start, end
-            brackets = brackets or self.brackets
-            opened = brackets.get(after)
-            if opened is None or self.skip(opened + 1) != start or opened in self.syntactic:
+            opened = self._opening_before(start)
+            if opened is _ELSEWHERE:  # past a line end, where a comment may hold a bracket: the table
+                brackets = brackets or self.brackets
+                opened = brackets.get(after)
+                if opened is not None and self.skip(opened + 1) != start:
+                    opened = None
+            if opened is None or opened in self.syntactic:
                 return start, end
             start, end = opened, after + 1
 
+    def _opening_before(self, start: int):
+        """The ``(`` that only blanks separate from ``start``, else None when another character
+        does (no parenthesis can group what starts there), else ``_ELSEWHERE`` when a line passed
+        on the way back may end in a comment (which would hide the character before).  Such a
+        ``(`` is code (a string would have to end between), and what lies between it and a ``)``
+        past the expression, only blanks, is balanced: they are partners, found without the
+        file's bracket table (~1 ms per 1,000 lines)."""
+        text = self.text
+        at = start - 1
+        crossed = False
+        while at >= 0:
+            char = text[at]
+            if char in " \t\f":
+                at -= 1
+            elif char in "\r\n":
+                crossed = True
+                at -= 1
+                if at >= 0 and text[at] == "\\":  # a line continuation
+                    at -= 1
+            else:
+                break
+        if at < 0:
+            return None
+        if crossed and "#" in text[max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1:at]:
+            return _ELSEWHERE
+        return at if text[at] == "(" else None
+
+    def _in_own_parentheses(self, node: ast.Tuple, start: int) -> bool:
+        """Whether a tuple starting at ``start`` is written in parentheses of its own (``(a, b)``,
+        not ``(a), b``): then its first element starts past the ``(``, even with the
+        parentheses that group that element alone."""
+        return self.text[start] == "(" and (not node.elts or self.outer(node.elts[0])[0] > start)
+
+    name = ""  # the file's, for messages
     syntactic: set = frozenset()  # parentheses a call or definition owns (set per file)
-    lazy_bodies = True  # function bodies lowered on first read (not in ``function_body``)
+    lazy_bodies = True  # indented blocks and signature annotations lowered on first read (not in ``block_body``)
 
     # ---- the parse limits, proven without the tokenizer ----------------------------------
     def within_limits(self, tree: ast.Module, max_tokens: int, max_depth: int) -> bool:
@@ -238,36 +291,53 @@ class _Lowerer:
         decorator) shorter than half the limit cannot pass it; a longer one has its nesting
         tokens counted, each bracket twice.  False: the guard decides."""
         text = self.text
-        fields = 0
-        for match in _STRINGS.finditer(text):
-            literal = match.group()
-            if literal[0] != "#" and "f" in literal[:literal.index(literal[-1])].lower():
-                fields += 2 * len(literal) + 6 * literal.count("{")  # a field's f-string is walked again
+        # the f-strings' fields add at most 2 per character and 6 per brace of the whole text:
+        # when that bound passes, the strings need no scan (most files: the scan cost ~1 ms per 25 kB)
+        fields = 2 * len(text) + 6 * text.count("{")
+        if len(text) + 3 * len(self.starts) + fields + 2 > max_tokens:
+            fields = self._field_bound()
         per_line = 3 * len(self.starts) + fields + 2
         if len(text) + per_line > max_tokens and _COUNTED.subn("", text)[1] + per_line > max_tokens:
             return False  # (a counted token has a character at least: most files need no count)
         budget = max_depth - 1
         try:
-            for start, end in self._logical_spans(tree.body):
-                if end - start >= budget // 2 and _nesting(text[start:end]) >= budget:
+            for start, end in self._long_logical_lines(tree.body, budget // 2):
+                if _nesting(text[start:end]) >= budget:
                     return False
         except (AttributeError, IndexError):  # `match` and the like: the guard decides
             return False
         return True
 
-    def _logical_spans(self, body: list):
-        for statement in body:
-            if not isinstance(statement, _COMPOUND):
-                yield self.start(statement), self.end(statement)
-                continue
-            for decorator in getattr(statement, "decorator_list", ()):
-                yield self.start(decorator) - 1, self.end(decorator)
-            yield self.start(statement), self.start(statement.body[0])
-            for handler in getattr(statement, "handlers", ()):
-                yield self.start(handler), self.start(handler.body[0])
-                yield from self._logical_spans(handler.body)
-            for block in (statement.body, getattr(statement, "orelse", ()), getattr(statement, "finalbody", ())):
-                yield from self._logical_spans(block)
+    def _field_bound(self) -> int:
+        """What the f-strings' fields add to the guard's token count, at most."""
+        fields = 0
+        for match in _STRINGS.finditer(self.text):
+            literal = match.group()
+            if literal[0] != "#" and "f" in literal[:literal.index(literal[-1])].lower():
+                fields += 2 * len(literal) + 6 * literal.count("{")  # a field's f-string is walked again
+        return fields
+
+    def _long_logical_lines(self, body: list, minimum: int) -> list:
+        """(start, end) of the logical lines of ``body`` (statements, compound statements'
+        headers, decorators) at least ``minimum`` characters long, blocks inside included.
+        A loop over a stack of blocks: a generator per block cost a resumption per level for
+        each of a file's ~1,000 statements."""
+        start, end = self.start, self.end
+        found, blocks = [], [body]
+        while blocks:
+            for statement in blocks.pop():
+                if not isinstance(statement, _COMPOUND):
+                    if end(statement) - start(statement) >= minimum:
+                        found.append((start(statement), end(statement)))
+                    continue
+                spans = [(start(decorator) - 1, end(decorator)) for decorator in getattr(statement, "decorator_list", ())]
+                spans.append((start(statement), start(statement.body[0])))
+                for handler in getattr(statement, "handlers", ()):
+                    spans.append((start(handler), start(handler.body[0])))
+                    blocks.append(handler.body)
+                found.extend(span for span in spans if span[1] - span[0] >= minimum)
+                blocks.extend((statement.body, getattr(statement, "orelse", ()), getattr(statement, "finalbody", ())))
+        return found
 
     def make(self, name: str, at, *values):
         """A node of libcst's class ``name`` starting at ``at`` (an offset, or (line, column))."""
@@ -285,9 +355,18 @@ class _Lowerer:
         stores one never read as a stub, lowered from the text again when a later run reads it)."""
         cls = _CLASSES[name]
         node = cls.__new__(cls)
-        node.__dict__["_pending"] = (lambda target, _: target.__dict__.update(zip(cls._fields, fill(*arguments))),
-                                     FROM_TEXT)
-        self.positions[node] = at if type(at) is tuple else self.position(at)
+        position = self.positions[node] = at if type(at) is tuple else self.position(at)
+
+        def lower(target, _):
+            try:
+                values = fill(*arguments)
+            except Unsupported:  # a `match` in a body: libcst's parse gives the same node
+                from staticflops.frontend.libcst_route import fields_from_libcst
+
+                values = fields_from_libcst(self.text, self.name, name, position, self.positions)
+            target.__dict__.update(zip(cls._fields, values))
+
+        node.__dict__["_pending"] = (lower, FROM_TEXT)
         return node
 
     # ---- the module and statements --------------------------------------------------------
@@ -355,7 +434,10 @@ class _Lowerer:
         small = tuple(self.small(statement) for statement in statements)
         return self.make("SimpleStatementLine", self.positions[small[0]], small)
 
-    def block(self, body: list, indent: str, lazily: bool = False):
+    def block(self, body: list, indent: str):
+        """A compound statement's block (``indent``: its header's line's); an indented one is
+        lowered on first read with lazy bodies: the interpreter skips whole blocks (a function
+        never called, a branch not taken)."""
         if self._suite(body):
             small = tuple(self.small(statement) for statement in body)
             return self.make("SimpleStatementSuite", self.positions[small[0]], small)
@@ -365,18 +447,19 @@ class _Lowerer:
         relative = inner[len(indent):]
         own = None if relative == self.default_indent else relative
         at = self.start(body[0])  # libcst: where its first statement starts (a `def`, not its decorators)
-        if lazily:
+        if self.lazy_bodies:
             return self.lazy("IndentedBlock", at, lambda: (self.statements(body, inner), own))
         return self.make("IndentedBlock", at, self.statements(body, inner), own)
 
-    def body_of(self, function) -> tuple:
-        """(statements, own indent) of a ``def``'s indented body: its lazy block's fields."""
-        indent = self.indentation(function)  # the block the `def` stands in (never a one-line suite)
-        inner = self.indentation(function.body[0])
+    def block_fields(self, body: list, header) -> tuple:
+        """(statements, own indent) of the indented block ``body`` of the compound statement
+        ``header``: its lazy block's fields."""
+        indent = self.indentation(header)  # the block the header stands in (never a one-line suite)
+        inner = self.indentation(body[0])
         if not inner.startswith(indent) or len(inner) <= len(indent):
             raise Unsupported("indentation libcst would read otherwise")
         relative = inner[len(indent):]
-        return self.statements(function.body, inner), None if relative == self.default_indent else relative
+        return self.statements(body, inner), None if relative == self.default_indent else relative
 
     def compound(self, node, indent: str):
         kind = type(node)
@@ -437,9 +520,9 @@ class _Lowerer:
         params = self.parameters(node.args, opening + 1, self.skip(opening + 1))
         returns = None
         if node.returns is not None:
-            returns = self.make("Annotation", self.outer(node.returns)[0], self.expression(node.returns))
+            returns = self.signature_annotation(node.returns)
         decorators = self.decorators(node)
-        body = self.block(node.body, indent, lazily=self.lazy_bodies)
+        body = self.block(node.body, indent)
         return self.make("FunctionDef", start, name, params, body, decorators, returns,
                          self.asynchronous(node, start), None)
 
@@ -668,7 +751,7 @@ class _Lowerer:
         name = self.make("Name", start, arg.arg)
         annotation = None
         if arg.annotation is not None:
-            annotation = self.make("Annotation", self.outer(arg.annotation)[0], self.expression(arg.annotation))
+            annotation = self.signature_annotation(arg.annotation)
         at = start
         if star:
             at = start - 1
@@ -676,6 +759,15 @@ class _Lowerer:
                 at -= 1
             at -= len(star) - 1
         return self.make("Param", at, name, annotation, self.optional(default), star)
+
+    def signature_annotation(self, expression):
+        """A parameter's or a return's ``Annotation``; with lazy bodies, its expression is lowered
+        on first read, like a body: the analysis reads few of them (a Llama run: ~90 of ~5,400),
+        and an unread one is stored as a stub (``parsed_cache.py``), ~a quarter of the nodes."""
+        at = self.outer(expression)[0]
+        if self.lazy_bodies:
+            return self.lazy("Annotation", at, lambda: (self.expression(expression),))
+        return self.make("Annotation", at, self.expression(expression))
 
     def arguments(self, args: list, keywords: list) -> tuple:
         made = []
@@ -702,13 +794,23 @@ class _Lowerer:
         return None if node is None else self.expression(node)
 
     def expression(self, node):
-        method = getattr(self, "_" + type(node).__name__, None)
+        method = _EXPRESSIONS.get(type(node))
         if method is None:
-            raise Unsupported(type(node).__name__)
-        return method(node)
+            method = _EXPRESSIONS[type(node)] = getattr(_Lowerer, "_" + type(node).__name__, None)
+            if method is None:
+                raise Unsupported(type(node).__name__)
+        return method(self, node)
+
+    def here(self, node) -> tuple:
+        """(line, column) where ``node`` starts, as ``make`` takes it: most nodes need neither an
+        offset nor the search back from one."""
+        line = node.lineno
+        if line in self.wide:
+            return self.position(self.offset(line, node.col_offset))
+        return line + self.line_base, node.col_offset
 
     def _Name(self, node):
-        return self.make("Name", self.start(node), node.id)
+        return self.make("Name", self.here(node), node.id)
 
     def _Attribute(self, node):
         end = at = self.end(node)
@@ -717,13 +819,13 @@ class _Lowerer:
             at -= 1
         if at == end:
             raise Unsupported("attribute")
-        return self.make("Attribute", self.start(node), self.expression(node.value), self.make("Name", at, node.attr))
+        return self.make("Attribute", self.here(node), self.expression(node.value), self.make("Name", at, node.attr))
 
     def _Call(self, node):
         func_end = self.outer(node.func)[1]
         opening = self.skip(func_end)
         self.syntactic.add(opening)
-        return self.make("Call", self.start(node), self.expression(node.func), self.arguments(node.args, node.keywords))
+        return self.make("Call", self.here(node), self.expression(node.func), self.arguments(node.args, node.keywords))
 
     def _Constant(self, node):
         value, start = node.value, self.start(node)
@@ -731,7 +833,7 @@ class _Lowerer:
         if kind in (str, bytes):
             return self.string(node)
         if value is None or kind is bool:
-            return self.make("Name", start, repr(value))
+            return self.make("Name", self.here(node), repr(value))
         if value is Ellipsis:
             return self.make("Ellipsis", start)
         raw = self.text[start:self.end(node)]
@@ -958,9 +1060,9 @@ class _Lowerer:
         return self.make("Set", self.start(node), self.elements(node.elts))
 
     def _Tuple(self, node):
-        start, end = self.start(node), self.end(node)
-        if self.text[start] == "(" and self.brackets.get(start) == end - 1:
-            start = self.skip(start + 1)  # its own parentheses: libcst starts inside them
+        start = self.start(node)
+        if self._in_own_parentheses(node, start):
+            start = self.skip(start + 1)  # libcst starts inside them
         return self.make("Tuple", start, self.elements(node.elts))
 
     def _Dict(self, node):
@@ -1013,8 +1115,7 @@ class _Lowerer:
 
     def _Subscript(self, node):
         index = node.slice
-        if isinstance(index, ast.Tuple) and not (self.text[self.start(index)] == "("
-                                                 and self.brackets.get(self.start(index)) == self.end(index) - 1):
+        if isinstance(index, ast.Tuple) and not self._in_own_parentheses(index, self.start(index)):
             items = index.elts
         else:
             items = [index]
@@ -1034,47 +1135,106 @@ class _Lowerer:
         return self.make("Subscript", self.start(node), self.expression(node.value), tuple(elements))
 
 
+# ast class -> the _Lowerer method lowering its expressions (filled on first use)
+_EXPRESSIONS: dict = {}
+
+
+def _line_starts(text: str) -> list:
+    """The offset of each line's start.  Without a carriage return, from the lengths of the
+    text's pieces between line feeds (C loops: a regex match object per line cost ~4x)."""
+    if "\r" in text:
+        return [0] + [match.end() for match in _NEWLINE.finditer(text)]
+    return list(accumulate(map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
+
+
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
              ast.With, ast.AsyncWith, ast.Try, getattr(ast, "Match", ast.Try), getattr(ast, "TryStar", ast.Try))
 
 
-# The last files whose function bodies were lowered again from their text (``function_body``):
-# text -> (lowerer, {start of a def's first statement: the def}).  Few: an ast tree is large.
+class _Reparsed:
+    """A file's text parsed again to lower what the parsed-module cache stored as stubs: its
+    indented blocks by where their first statement starts, and (found on first need) the
+    annotations of its signatures by where each starts."""
+
+    def __init__(self, text: str):
+        tree = _parse(text)
+        _classes()
+        lowerer = self.lowerer = _Lowerer(text)
+        lowerer.syntactic = set()
+        lowerer.lazy_bodies = False  # a block read is lowered whole: the blocks inside it too
+        lowerer.default_indent = lowerer._first_indent(tree.body, "") or "    "
+        self.blocks, self.functions = {}, []
+        for node in ast.walk(tree):
+            if isinstance(node, _COMPOUND):
+                for block in _blocks(node):  # (an `elif`'s list is found too: no block starts there)
+                    self.blocks[lowerer.position(lowerer.start(block[0]))] = block, node
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.functions.append(node)
+        self._annotations: dict | None = None
+
+    @property
+    def annotations(self) -> dict:
+        if self._annotations is None:
+            where = self.lowerer
+            found = self._annotations = {}
+            for function in self.functions:
+                arguments = function.args
+                for arg in (*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs,
+                            arguments.kwarg):
+                    if arg is not None and arg.annotation is not None:
+                        found[where.position(where.outer(arg.annotation)[0])] = arg.annotation
+                if function.returns is not None:
+                    found[where.position(where.outer(function.returns)[0])] = function.returns
+        return self._annotations
+
+
+# The last files whose stubs were lowered again from their text: text -> _Reparsed.
+# Few: an ast tree is large.
 _REPARSED: dict = {}
 _REPARSED_FILES = 4
 _REPARSING = threading.Lock()
 
 
-def function_body(text: str, at: tuple, positions: dict) -> tuple:
-    """(statements, own indent) of the indented body, starting at ``at`` (line, column), of a
-    ``def`` in ``text``: what the lazy block of ``_Lowerer.function`` would hold, with its nodes'
-    positions added to ``positions``.  For a body the parsed-module cache stored as a stub
-    (``parsed_cache.py``): a text it was lowered from before, so it parses; ``Unsupported``
-    when no ``def``'s body starts there."""
+def _reparsed(text: str) -> _Reparsed:
+    found = _REPARSED.pop(text, None)
+    if found is None:
+        found = _Reparsed(text)
+        while len(_REPARSED) >= _REPARSED_FILES:
+            _REPARSED.pop(next(iter(_REPARSED)))
+    _REPARSED[text] = found  # most recent last
+    return found
+
+
+def block_body(text: str, at: tuple, positions: dict) -> tuple:
+    """(statements, own indent) of the indented block whose first statement starts at ``at``
+    (line, column) in ``text``: what the lazy block of ``_Lowerer.block`` would hold, with its
+    nodes' positions added to ``positions``.  For a block the parsed-module cache stored as a
+    stub (``parsed_cache.py``): a text it was lowered from before, so it parses; ``Unsupported``
+    when no block starts there."""
     with _REPARSING:
-        found = _REPARSED.pop(text, None)
+        reparsed = _reparsed(text)
+        found = reparsed.blocks.get(tuple(at))
         if found is None:
-            tree = _parse(text)
-            _classes()
-            lowerer = _Lowerer(text)
-            lowerer.syntactic = set()
-            lowerer.lazy_bodies = False  # a body read is lowered whole: its inner defs' bodies too
-            lowerer.default_indent = lowerer._first_indent(tree.body, "") or "    "
-            functions = {}
-            for node in ast.walk(tree):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    functions[lowerer.position(lowerer.start(node.body[0]))] = node
-            found = lowerer, functions
-            while len(_REPARSED) >= _REPARSED_FILES:
-                _REPARSED.pop(next(iter(_REPARSED)))
-        _REPARSED[text] = found  # most recent last
-        lowerer, functions = found
-        function = functions.get(tuple(at))
-        if function is None:
-            raise Unsupported("no function body there")
-        lowerer.positions = positions
+            raise Unsupported("no block there")
+        reparsed.lowerer.positions = positions
         try:
-            return lowerer.body_of(function)
+            return reparsed.lowerer.block_fields(*found)
+        except RecursionError:
+            raise Unsupported("nests too deeply") from None
+
+
+def signature_annotation(text: str, at: tuple, positions: dict) -> tuple:
+    """(expression,): the fields of the lazy ``Annotation`` of a parameter or a return starting
+    at ``at`` in ``text`` (``_Lowerer.signature_annotation``), its nodes' positions added to
+    ``positions``; ``Unsupported`` when no such annotation starts there."""
+    with _REPARSING:
+        reparsed = _reparsed(text)
+        expression = reparsed.annotations.get(tuple(at))
+        if expression is None:
+            raise Unsupported("no annotation there")
+        reparsed.lowerer.positions = positions
+        try:
+            return (reparsed.lowerer.expression(expression),)
         except RecursionError:
             raise Unsupported("nests too deeply") from None
 

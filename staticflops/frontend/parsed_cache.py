@@ -14,8 +14,8 @@ the same rules as the results cache (``project/cache.py``):
   default ``~/.cache/staticflops``, file ``results-key``): a committed or planted entry cannot
   carry a valid one.  No secret, no parsed-module cache: slower, never wrong.
 * The format cannot run code when loaded: JSON (Python's C decoder), decoded into nodes by
-  ``decode``, which builds only ``syntax`` classes by name and plain values (a node's fields
-  on first read: a library file's unused function bodies are never turned into nodes).  Nothing is
+  ``decode``, which builds only ``syntax`` classes by name and plain values (a block of
+  statements on first read: a library file's unused function bodies are never turned into nodes).  Nothing is
   unpickled or unmarshalled, and the signature is checked before the JSON is even decoded.
 * The folder is reached from the project root one component at a time with ``O_NOFOLLOW``
   (a symbolic link anywhere on the way: no cache), entries are read non-blocking, regular and
@@ -36,7 +36,7 @@ from staticflops.cachefolder import (
 )
 from staticflops.frontend.syntax import FROM_TEXT, CSTNode, node_class
 
-FORMAT = 1
+FORMAT = 2  # 2: stubbed signature annotations ([-4, line, column]) and blocks of every compound statement
 FOLDER = (".staticflops_cache", "parsed")
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 # The modules whose code decides the lowered tree: a change to any of them is a new key.
@@ -63,9 +63,10 @@ def entry_key(text: str, internal: bool, parse_limits: tuple) -> str:
     return digest.hexdigest()
 
 
-def load(key: str, text: str | None = None):
+def load(key: str, text: str | None = None, name: str = ""):
     """(module, positions) of a valid entry, or None.  ``text``: what the entry was parsed
-    from, for the function bodies it holds as stubs (lowered from it when first read)."""
+    from, for the blocks and annotations it holds as stubs (lowered from it when first read);
+    ``name``: its file's, for messages."""
     if _project_root is None:
         return None
     root = _project_root
@@ -73,12 +74,12 @@ def load(key: str, text: str | None = None):
     if payload is None:
         return None
 
-    def grown(module, positions):  # a stub lowered in this run: the entry is stored again with its body
+    def grown(module, positions):  # a stub lowered in this run: the entry is stored again with it
         with _lock:
-            _pending[key] = (root, module, positions)
+            _pending[key] = (root, module, positions, threading.get_ident())
 
     try:
-        return decode(json.loads(payload), text, grown)
+        return decode(json.loads(payload), text, grown, name)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         return None  # signed by us but not readable by this code: parse again
 
@@ -89,12 +90,24 @@ def store(key: str, module, positions: dict) -> None:
 
 
 def store_later(key: str, module, positions: dict) -> None:
-    """Store the tree when the analysis ends (``store_pending``), with the function bodies it
+    """Store the tree when the analysis ends (``store_pending``), with the blocks it
     lowered by then: the rest are stored as stubs, so a cold run neither lowers nor encodes
     the bodies of library functions it never calls."""
     if _project_root is not None:
         with _lock:
-            _pending[key] = (_project_root, module, positions)
+            _pending[key] = (_project_root, module, positions, threading.get_ident())
+
+
+def kept(key: str):
+    """(module, positions) of the tree of this text that this thread (an analysis) parsed, or
+    grew from an entry, and keeps for ``store_pending``; else None.  A text read twice by one
+    analysis (a package's ``__init__.py`` run, then read again for its ``TYPE_CHECKING``
+    imports) is then one tree, and its entry holds the blocks either read lowered (two trees:
+    the last one kept would have been stored, and the next run would lower the other's blocks
+    from the text again).  Not across threads: a lazy node is filled by one reader at a time."""
+    with _lock:
+        found = _pending.get(key)
+    return found[1:3] if found is not None and found[3] == threading.get_ident() else None
 
 
 def store_pending() -> None:
@@ -103,11 +116,11 @@ def store_pending() -> None:
     with _lock:
         work = list(_pending.items())
         _pending.clear()
-    for key, (root, module, positions) in work:
+    for key, (root, module, positions, _) in work:
         _write(root, key, module, positions)
 
 
-# Trees waiting for store_pending: key -> (project root, module, positions).
+# Trees waiting for store_pending: key -> (project root, module, positions, thread that made it).
 _pending: dict = {}
 _lock = threading.Lock()
 
@@ -124,8 +137,9 @@ def _write(root: Path, key: str, module, positions: dict) -> None:
 
 
 # --- the plain-data form: a node is [class index, line, column, field values...] (line 0: no
-# position), a sequence is [-1, items...], bytes are [-2, latin-1 text], a function's indented
-# body never lowered is [-3, line, column] (where it starts: lowered from the text when read);
+# position), a sequence is [-1, items...], bytes are [-2, latin-1 text], an indented block of a
+# library file never lowered is [-3, line, column] (where it starts: lowered from the text when read),
+# a parameter's or return's annotation never lowered [-4, line, column] (the same);
 # strings, numbers, booleans and None are themselves.  The class table names each class and its
 # fields.
 
@@ -145,7 +159,7 @@ def encode(module, positions: dict) -> dict:
             if pending is not None:
                 if pending[1] is FROM_TEXT:
                     line, column = positions[item]
-                    return [-3, line, column]
+                    return [_STUB_TAGS[kind.__name__], line, column]
                 for name in kind._fields[:1]:
                     getattr(item, name)  # decoded from an entry on first read: read it now
             index = classes.get(kind)
@@ -161,10 +175,10 @@ def encode(module, positions: dict) -> dict:
     return {"format": FORMAT, "classes": [[kind.__name__, list(kind._fields)] for kind in classes], "tree": tree}
 
 
-def decode(data: dict, text: str | None = None, grown=None):
+def decode(data: dict, text: str | None = None, grown=None, name: str = ""):
     """(module, positions); ``text``: the entry's source, which its stubs are lowered from
     (without it, a stub read raises ``ValueError``); ``grown(module, positions)`` is called
-    after each stub lowered."""
+    after each stub lowered; ``name``: the file's, for messages."""
     if data["format"] != FORMAT:
         raise ValueError("another format")
     table = []
@@ -173,37 +187,40 @@ def decode(data: dict, text: str | None = None, grown=None):
         if not all(type(field) is str and field.isidentifier() for field in names):
             raise ValueError("bad field name")
         cls._fields = tuple(names)
-        table.append((cls, cls._fields))
+        table.append((cls, cls._fields, name in _LAZY))
     positions: dict = {}
 
+    # value() is given lists only: a plain field is itself, checked inline (a call per field
+    # cost ~a quarter of the decoding)
     def value(item):
-        if type(item) is not list:
-            return item
         tag = item[0]
+        if tag >= 0:  # a node, most items
+            cls, fields, lazy = table[tag]
+            node = cls.__new__(cls)
+            if item[1]:
+                positions[node] = (item[1], item[2])
+            if lazy:  # its fields (and the nodes inside) are made on first read (``CSTNode.__getattr__``)
+                node.__dict__["_pending"] = (fill, item)
+            else:
+                node.__dict__.update(zip(fields, [x if type(x) is not list else value(x) for x in item[3:]]))
+            return node
         if tag == -1:
-            return tuple(map(value, item[1:]))
+            return tuple([x if type(x) is not list else value(x) for x in item[1:]])
         if tag == -2:
             return item[1].encode("latin-1")
-        if tag == -3:
-            return stub(item[1], item[2])
-        cls = table[tag][0]
-        node = cls.__new__(cls)
-        # Lazily: the node's fields (and the nodes inside) are made on first read
-        # (``CSTNode.__getattr__``); most of a library file is never walked.
-        node.__dict__["_pending"] = (fill, item)
-        if item[1]:
-            positions[node] = (item[1], item[2])
-        return node
+        if tag == -3 or tag == -4:
+            return stub(item[1], item[2], block if tag == -3 else annotation)
+        raise ValueError("bad tag")
 
     def fill(node, item):
-        node.__dict__.update(zip(table[item[0]][1], map(value, item[3:])))
+        node.__dict__.update(zip(table[item[0]][1], [x if type(x) is not list else value(x) for x in item[3:]]))
 
-    block = node_class("IndentedBlock")
+    block, annotation = node_class("IndentedBlock"), node_class("Annotation")
 
-    def stub(line, column):
+    def stub(line, column, cls):
         if type(line) is not int or type(column) is not int:
             raise ValueError("bad stub")
-        node = block.__new__(block)
+        node = cls.__new__(cls)
         node.__dict__["_pending"] = (lower_stub, FROM_TEXT)
         positions[node] = (line, column)
         return node
@@ -211,12 +228,16 @@ def decode(data: dict, text: str | None = None, grown=None):
     def lower_stub(node, _):
         if text is None:
             raise ValueError("a stub without its text")
-        from staticflops.frontend.ast_lowering import FIELDS, Unsupported, function_body
+        from staticflops.frontend.ast_lowering import FIELDS, Unsupported, block_body, signature_annotation
+        from staticflops.frontend.libcst_route import fields_from_libcst
 
+        kind = type(node).__name__
+        lowered = block_body if kind == "IndentedBlock" else signature_annotation
         try:
-            node.__dict__.update(zip(FIELDS["IndentedBlock"], function_body(text, positions[node], positions)))
-        except Unsupported:  # signed by us for another text: cannot happen unless the key collides
-            raise ValueError("a stub that is not a function body of its text") from None
+            values = lowered(text, positions[node], positions)
+        except Unsupported:  # a `match` in a body (or, were the key to collide, not a stub of this text)
+            values = fields_from_libcst(text, name, kind, positions[node], positions)
+        node.__dict__.update(zip(FIELDS[kind], values))
         if grown is not None:
             grown(module, positions)
 
@@ -225,6 +246,16 @@ def decode(data: dict, text: str | None = None, grown=None):
         raise ValueError("not a tree")
     module = value(tree)
     return module, positions
+
+
+# The nodes decoded on first read, with all they hold down to the next such node: a block of
+# statements (a function's or class's body, a branch), the unit the interpreter runs or skips.
+# Lazy nodes all through cost one ``__getattr__`` per node read (~4 us; a warm Llama run reads
+# ~66,000): decoding a block's statements at once costs ~1 us per node.
+_LAZY = frozenset({"IndentedBlock", "SimpleStatementSuite"})
+
+# What a node lowered from the text on first read (``syntax.FROM_TEXT``) is stored as, never read.
+_STUB_TAGS = {"IndentedBlock": -3, "Annotation": -4}
 
 
 # --- the folder and the signature (the results cache's rules, see the module docstring)

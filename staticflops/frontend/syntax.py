@@ -52,7 +52,7 @@ class CSTNode:
 
 
 # The second item of a node's ``_pending`` when its fields are lowered from the file's text on
-# first read (a library function's body: ``ast_lowering.py``), not decoded from a cache entry.
+# first read (a library file's block or annotation: ``ast_lowering.py``), not decoded from a cache entry.
 FROM_TEXT = "from text"
 
 _CLASSES: dict = {}

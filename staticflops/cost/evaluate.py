@@ -85,8 +85,19 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     op_costs = []
     keys = []  # training only, per op: what its formulas read (None: not priced here, or not memoisable)
     forward: dict = {}  # key -> amounts, for ops priced without a diagnostic
+    # The ops of a replayed block share their attrs, facts and shape lists with the first
+    # block's (frontend/pytorch.py): their key is made once.  By id() of those containers,
+    # which the IR holds (and nothing changes) while it is priced, and the scalar fields.
+    keys_by_id: dict = {}
     for op, is_priced in zip(ir.ops, priced):
-        key = _memo_key(op) if is_priced else None
+        if is_priced:
+            same = (id(op.attrs), id(op.facts), id(op.inputs), id(op.outputs), op.kind, op.label, op.is_layer_call,
+                    op.trainable_inputs)
+            key = keys_by_id.get(same, _NO_KEY)
+            if key is _NO_KEY:
+                key = keys_by_id[same] = _memo_key(op)
+        else:
+            key = None
         try:
             known = forward.get(key)
         except TypeError:  # an unhashable dimension
@@ -153,6 +164,9 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     result.mem_read, result.mem_write = root.mem_read, root.mem_write
     result.activation, result.saved = root.activation, root.saved
     return result
+
+
+_NO_KEY = object()
 
 
 def _sum_into_layers(op_costs: list, by_path: dict) -> None:

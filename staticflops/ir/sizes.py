@@ -11,9 +11,13 @@ from staticflops.shapes.shape import MAX_SIZE
 
 def check_sizes(ir: ModelIR) -> None:
     """Raise at the first op (in execution order), then layer, with a dimension over MAX_SIZE."""
+    checked = set()  # id() of shape lists the IR holds: a replayed block's ops share theirs (frontend/pytorch.py)
     for op in ir.ops:
-        for shape in (*op.inputs, *op.outputs):
-            _check(shape, op.label, op.location)
+        for shapes in (op.inputs, op.outputs):
+            if id(shapes) not in checked:
+                checked.add(id(shapes))
+                for shape in shapes:
+                    _check(shape, op.label, op.location)
     pending = [ir.root]
     while pending:
         layer = pending.pop()

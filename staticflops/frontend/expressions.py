@@ -261,7 +261,8 @@ class Expressions:
             else:
                 args.append(value)
         if function is None:
-            if not kwargs and all(type(a) is str for a in args) and not self.construction_memo.recorders:
+            if not kwargs and (type(args[0]) is str if len(args) == 1 else all(type(a) is str for a in args)) \
+                    and not self.construction_memo.recorders:
                 return self.framework.call_python_method(self, receiver, name, args, kwargs, node)
             function = self.get_attribute(receiver, name, func)
         return self.call(function, args, kwargs, node)

@@ -89,6 +89,8 @@ class Interpreter(Statements, Expressions):
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
         self.anchor: Location | None = None  # user call site while our stub code runs
         self.literals: dict = {}  # syntax node -> its constant value
+        # tuple/list target node -> its element targets when all are plain names (`for pn, p in`), else ()
+        self.name_targets: dict = {}
         self._signatures: dict = {}  # signature text -> Function (see signature())
         self.project = None  # ProjectImports: the analysed project's other files
         self.import_guards = 0  # `try` bodies with handlers being run: imports there are eager

@@ -88,19 +88,25 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     # The ops of a replayed block share their attrs, facts and shape lists with the first
     # block's (frontend/pytorch.py): their key is made once.  By id() of those containers,
     # which the IR holds (and nothing changes) while it is priced, and the scalar fields.
+    # Each entry: [the key (None: not memoisable), its amounts once known].
     keys_by_id: dict = {}
+    entry = None
     for op, is_priced in zip(ir.ops, priced):
         if is_priced:
             same = (id(op.attrs), id(op.facts), id(op.inputs), id(op.outputs), op.kind, op.label, op.is_layer_call,
                     op.trainable_inputs)
-            key = keys_by_id.get(same, _NO_KEY)
-            if key is _NO_KEY:
-                key = keys_by_id[same] = _memo_key(op)
+            entry = keys_by_id.get(same)
+            if entry is None:
+                key = _memo_key(op)
+                try:
+                    hash(key)
+                except TypeError:  # an unhashable dimension
+                    key = None
+                entry = keys_by_id[same] = [key, None]
+            key, known = entry
+            if known is None and key is not None:
+                known = entry[1] = forward.get(key)
         else:
-            key = None
-        try:
-            known = forward.get(key)
-        except TypeError:  # an unhashable dimension
             key = known = None
         if training:
             keys.append(key)
@@ -114,7 +120,7 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
             cost = _price_op(op, rules, unknowns)
             cost.activation = memory.elements(op.outputs)
             if key is not None and len(unknowns) == reported:  # known, with no diagnostic
-                forward[key] = (cost.flops, cost.macs, cost.mem_read, cost.mem_write, cost.activation)
+                forward[key] = entry[1] = (cost.flops, cost.macs, cost.mem_read, cost.mem_write, cost.activation)
         op_costs.append(cost)
     if training:
         backward: dict = {}
@@ -164,9 +170,6 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     result.mem_read, result.mem_write = root.mem_read, root.mem_write
     result.activation, result.saved = root.activation, root.saved
     return result
-
-
-_NO_KEY = object()
 
 
 def _sum_into_layers(op_costs: list, by_path: dict) -> None:

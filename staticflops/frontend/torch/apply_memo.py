@@ -42,7 +42,7 @@ from __future__ import annotations
 from staticflops.frontend.construction_memo import (
     _ATTEMPTS, Entry, NotMemoisable, Recorder, _constant, _plain_key,
 )
-from staticflops.frontend.values import BoundMethod, Function, Instance, Tensor
+from staticflops.frontend.values import BoundMethod, Function, Instance, Parameter, Tensor
 
 
 def apply_call(interp, fn, module: Instance, node, checked: set) -> None:
@@ -113,6 +113,7 @@ def _state(module: Instance) -> tuple:
 
 
 _SCALARS = frozenset({int, str, bool, type(None)})  # equal and of the same type: the same value
+_TENSORS = frozenset({Tensor, Parameter})
 _INT = frozenset({int})
 
 
@@ -132,6 +133,12 @@ def _describe(values: dict, module: Instance, numbers: dict) -> tuple:
 
 def _value(value, module: Instance, numbers: dict):
     kind = type(value)
+    if kind in _TENSORS:  # most values described here: a layer's weight and bias (as the isinstance test below)
+        number = numbers.get(id(value))
+        if number is not None:
+            return "same", number
+        numbers[id(value)] = len(numbers)
+        return _describe(value.__dict__, module, numbers)
     if kind is tuple and _INT.issuperset(map(type, value)):  # a shape
         return value
     if value is module:  # a layer's weight.owner

@@ -43,13 +43,15 @@ def structure(module: Instance, memo: dict, numbers: dict) -> int:
         return found
     state = module.module
     attrs = module.attrs
-    settings = tuple(sorted([(k, v) for k, v in attrs.items() if isinstance(v, _PLAIN)]))
+    # (most values are exact scalars: a set lookup before the isinstance test)
+    settings = tuple(sorted([(k, v) for k, v in attrs.items() if type(v) in _SCALARS or isinstance(v, _PLAIN)]))
     layer = tuple(sorted([(k, v if type(v) in _SCALARS else _hashable(v)) for k, v in state.attrs.items()])
                   ) if state.kind else ()
-    params = tuple([(n, p.shape, p.trainable) for n, p in state.parameters.items()])
+    params = tuple([(n, p.shape, p.trainable) for n, p in state.parameters.items()]) if state.parameters else ()
     weights = tuple([p.trainable for n in ("weight", "bias")
                      if isinstance(p := attrs.get(n), Parameter) and p.owner is module])
-    children = tuple([(n, structure(c, memo, numbers) if c is not None else None) for n, c in state.children.items()])
+    children = tuple([(n, structure(c, memo, numbers) if c is not None else None)
+                      for n, c in state.children.items()]) if state.children else ()
     description = (id(module.cls), state.kind, state.frozen, settings, layer, params, weights, children)
     found = memo[key] = numbers.setdefault(description, len(numbers))  # unhashable: TypeError, no key
     return found

@@ -13,7 +13,7 @@ from staticflops.frontend.torch.framework import TorchFramework
 from staticflops.frontend.torch.modules import is_module, layer_parameters, set_training
 from staticflops.frontend.imports import start_main_file
 from staticflops.frontend.select import build_model
-from staticflops.frontend.values import Class, Instance, Tensor, Unknown, describe, named_modules
+from staticflops.frontend.values import Class, Instance, Parameter, Tensor, Unknown, describe, named_modules
 from staticflops.ir import LayerNode, ModelIR, OpCall, ParamDecl
 from staticflops.ir.construct import construct
 from staticflops.shapes import InputSpec
@@ -124,11 +124,12 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
     state = module.module
     seen = set() if seen is None else seen
     names = {} if names is None else names  # id(class) -> (its qualified name,), while the tree is built
-    children = [
-        _layer_tree(child, child_path, paths, tracer, seen, names)
-        for name, child in state.children.items()
-        if child is not None and paths.get(id(child)) == (child_path := f"{path}.{name}" if path else name)
-    ]
+    # (Each part is skipped when there is nothing to build: most nodes are leaf layers.)
+    children = []
+    if state.children:
+        for name, child in state.children.items():
+            if child is not None and paths.get(id(child)) == (child_path := f"{path}.{name}" if path else name):
+                children.append(_layer_tree(child, child_path, paths, tracer, seen, names))
     params = []
     for name, p in state.parameters.items():
         if id(p) not in seen:  # a Parameter shared by two modules is counted once
@@ -138,14 +139,22 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
     replaced = [construct(ParamDecl, {"name": name, "shape": _shape(p.shape), "trainable": True}, _NAME_AND_SHAPE)
                 for name, p in state.replaced.items()] if state.replaced else []
     frozen = state.frozen
-    if state.kind is not None and not frozen:
-        flags = [p.trainable for p in layer_parameters(module).values()]
-        frozen = bool(flags) and not any(flags)
+    if state.kind is not None and not frozen:  # every weight of the layer frozen (layer_parameters, inline)
+        has_weights = trainable = False
+        attrs = module.attrs
+        for name in ("weight", "bias"):
+            p = attrs.get(name)
+            if isinstance(p, Parameter) and p.owner is module:
+                has_weights = True
+                trainable = trainable or p.trainable
+        frozen = has_weights and not trainable
     location = module.location or Location("<unknown>", 1, 1)
     key = id(module)
-    outputs = _output_shapes(tracer.module_outputs[key]) if key in tracer.module_outputs else []
+    output = tracer.module_outputs.get(key, _NOT_CALLED)
+    outputs = _output_shapes(output) if output is not _NOT_CALLED else []
+    recorded = tracer.module_call_inputs.get(key)
     calls = [{"inputs": _output_shapes(list(args)), "outputs": _output_shapes(result)}
-             for args, result in tracer.module_call_inputs.get(key, ())]
+             for args, result in recorded] if recorded else []
     cls = module.cls
     qualified = names.get(id(cls))  # (a repeated block's modules share their classes)
     if qualified is None:
@@ -161,6 +170,7 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
 
 
 _NAME_AND_SHAPE = frozenset({"name", "shape"})  # a tied-away weight: `trainable` left at its default
+_NOT_CALLED = object()
 
 
 def _qualified(cls: Class) -> str | None:

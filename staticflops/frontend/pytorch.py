@@ -198,24 +198,24 @@ _PLAIN_SCALARS = frozenset({int, float, str, bool, type(None)})
 
 def _op(traced, paths: dict, converted: dict | None = None) -> OpCall:
     owner = paths.get(id(traced.module), "") if traced.module is not None else ""
-    # A replayed op (torch/replay.py) holds the very attrs, facts and shape lists of the op it
+    # A replayed op (torch/replay.py) holds the very attrs, facts, shape and grad lists of the op it
     # copies: their IR forms are made once and shared by every copy (nothing downstream
     # changes an IR op's containers), so pricing and the size check see the same objects
     # again and can tell by identity that a repeated block's op is one they have seen.
     # ``converted`` is keyed by id() of the tracer's containers, alive until the IR is built.
-    key = (id(traced.attrs), id(traced.facts), id(traced.inputs), id(traced.outputs))
+    key = (id(traced.attrs), id(traced.facts), id(traced.inputs), id(traced.outputs), id(traced.needs_grad))
     shared = converted.get(key) if converted is not None else None
     if shared is None:
         shared = (dict(traced.attrs), dict(traced.facts), [_shape(s) for s in traced.inputs],
-                  [_shape(s) for s in traced.outputs])
+                  [_shape(s) for s in traced.outputs], list(traced.needs_grad))
         if converted is not None:
             converted[key] = shared
-    attrs, facts, inputs, outputs = shared
+    attrs, facts, inputs, outputs, needs_grad = shared
     return construct(OpCall, {
         "kind": traced.kind, "label": traced.label, "attrs": attrs, "facts": facts,
         "inputs": inputs, "outputs": outputs,
         "module": owner, "is_layer_call": traced.is_layer_call, "location": traced.location,
-        "needs_grad": list(traced.needs_grad), "trainable_inputs": traced.trainable_inputs})
+        "needs_grad": needs_grad, "trainable_inputs": traced.trainable_inputs})
 
 
 def _shape(shape) -> tuple | None:

@@ -214,7 +214,8 @@ class Statements:
     _exec_SimpleStatementSuite = _exec_SimpleStatementLine
 
     def _exec_IndentedBlock(self, node, scope):
-        self.exec_block(node.body, scope)
+        for statement in node.body:  # exec_block, inline (every loop turn and branch runs one)
+            self.exec_statement(statement, scope)
 
     def _exec_Expr(self, node, scope):
         self.evaluate_node(node.value, scope)
@@ -320,8 +321,11 @@ class Statements:
 
     def _exec_If(self, node, scope):
         truth = self.truth(self.evaluate_node(node.test, scope), node.test)
-        branch = self.assume_branch(node, truth) if isinstance(truth, Unknown) else truth
-        if branch and isinstance(truth, Unknown):
+        if type(truth) is bool:  # most tests: decided (no unknown to assume a branch for)
+            branch = truth
+        else:
+            branch = self.assume_branch(node, truth) if isinstance(truth, Unknown) else truth
+        if branch and type(truth) is not bool and isinstance(truth, Unknown):
             self._exec_assumed(node, truth)(node.body, scope)
         elif branch:
             self.exec_statement(node.body, scope)

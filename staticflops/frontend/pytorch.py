@@ -153,7 +153,7 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
     output = tracer.module_outputs.get(key, _NOT_CALLED)
     outputs = _output_shapes(output) if output is not _NOT_CALLED else []
     recorded = tracer.module_call_inputs.get(key)
-    calls = [{"inputs": _output_shapes(list(args)), "outputs": _output_shapes(result)}
+    calls = [{"inputs": _output_shapes(args), "outputs": _output_shapes(result)}
              for args, result in recorded] if recorded else []
     cls = module.cls
     qualified = names.get(id(cls))  # (a repeated block's modules share their classes)

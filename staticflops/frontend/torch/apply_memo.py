@@ -122,13 +122,15 @@ def _describe(values: dict, module: Instance, numbers: dict) -> tuple:
     replaced by its description (a shape of ints stays as it is)."""
     if not values:
         return ()
-    items = list(values.values())
+    items = tuple(values.values())
     types = tuple(map(type, items))
-    if not _SCALARS.issuperset(types):
+    if not _SCALARS.issuperset(types):  # (a list only when some value is described otherwise)
+        described = list(items)
         for index, kind in enumerate(types):
             if kind not in _SCALARS:
-                items[index] = _value(items[index], module, numbers)
-    return tuple(values), types, tuple(items)
+                described[index] = _value(items[index], module, numbers)
+        items = tuple(described)
+    return tuple(values), types, items
 
 
 def _value(value, module: Instance, numbers: dict):

@@ -11,7 +11,9 @@ from staticflops.shapes.shape import MAX_SIZE
 
 def check_sizes(ir: ModelIR) -> None:
     """Raise at the first op (in execution order), then layer, with a dimension over MAX_SIZE."""
-    checked = set()  # id() of shape lists the IR holds: a replayed block's ops share theirs (frontend/pytorch.py)
+    # id() of the shape lists and shapes already checked (all held by the IR meanwhile): a
+    # replayed block's ops and modules share theirs with the first block's (frontend/pytorch.py)
+    checked = set()
     for op in ir.ops:
         for shapes in (op.inputs, op.outputs):
             if id(shapes) not in checked:
@@ -21,10 +23,13 @@ def check_sizes(ir: ModelIR) -> None:
     pending = [ir.root]
     while pending:
         layer = pending.pop()
-        for param in (*layer.params, *layer.replaced_params):
-            _check(param.shape, f"{layer.type} parameter `{param.name}`", layer.location)
+        if layer.params or layer.replaced_params:
+            for param in (*layer.params, *layer.replaced_params):
+                _check(param.shape, f"{layer.type} parameter `{param.name}`", layer.location)
         for shape in layer.output_shapes:
-            _check(shape, layer.type, layer.location)
+            if id(shape) not in checked:  # a replayed block's modules share their recorded outputs' shapes
+                checked.add(id(shape))
+                _check(shape, layer.type, layer.location)
         pending.extend(reversed(layer.children))
 
 

@@ -85,7 +85,7 @@ def _call(interp, args, kwargs, node):
             cached = replay.capture(self, tracer, first_op, calls_before, result, subtree)
             if cached is not None:
                 cache.calls[key] = cached
-    for hook, with_kwargs in list(state.hooks):
+    for hook, with_kwargs in list(state.hooks) if state.hooks else ():  # (most modules have none)
         inputs = tuple(args[1:])
         changed = interp.call(hook, [self, inputs, kwargs, result] if with_kwargs else [self, inputs, result], {}, node)
         if changed is not None:  # a hook returning a value replaces the output, as in PyTorch

@@ -85,11 +85,28 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
     op_costs = []
     keys = []  # training only, per op: what its formulas read (None: not priced here, or not memoisable)
     forward: dict = {}  # key -> amounts, for ops priced without a diagnostic
+    # The ops of a replayed block share their attrs, facts and shape lists with the first
+    # block's (frontend/pytorch.py): their key is made once.  By id() of those containers,
+    # which the IR holds (and nothing changes) while it is priced, and the scalar fields.
+    # Each entry: [the key (None: not memoisable), its amounts once known].
+    keys_by_id: dict = {}
+    entry = None
     for op, is_priced in zip(ir.ops, priced):
-        key = _memo_key(op) if is_priced else None
-        try:
-            known = forward.get(key)
-        except TypeError:  # an unhashable dimension
+        if is_priced:
+            same = (id(op.attrs), id(op.facts), id(op.inputs), id(op.outputs), op.kind, op.label, op.is_layer_call,
+                    op.trainable_inputs)
+            entry = keys_by_id.get(same)
+            if entry is None:
+                key = _memo_key(op)
+                try:
+                    hash(key)
+                except TypeError:  # an unhashable dimension
+                    key = None
+                entry = keys_by_id[same] = [key, None]
+            key, known = entry
+            if known is None and key is not None:
+                known = entry[1] = forward.get(key)
+        else:
             key = known = None
         if training:
             keys.append(key)
@@ -103,7 +120,7 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
             cost = _price_op(op, rules, unknowns)
             cost.activation = memory.elements(op.outputs)
             if key is not None and len(unknowns) == reported:  # known, with no diagnostic
-                forward[key] = (cost.flops, cost.macs, cost.mem_read, cost.mem_write, cost.activation)
+                forward[key] = entry[1] = (cost.flops, cost.macs, cost.mem_read, cost.mem_write, cost.activation)
         op_costs.append(cost)
     if training:
         backward: dict = {}

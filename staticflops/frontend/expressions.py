@@ -234,13 +234,15 @@ class Expressions:
         func = node.func
         if isinstance(func, cst.Attribute):  # `_eval_Attribute`, unless it is a plain str method
             receiver = self.evaluate_node(func.value, scope)
-            name = scope.mangle(func.attr.value)
+            name = func.attr.value
+            if name.startswith("__"):  # (scope.mangle's own first test, inline: most names are not private)
+                name = scope.mangle(name)
             direct = type(receiver) is str and name in self.framework.direct_str_methods
             # (reading such a method has no effect: it is read after the arguments if need be)
             function = None if direct else self.get_attribute(receiver, name, func)
         else:
             function = self.evaluate_node(func, scope)
-        if function is self.builtins.get("locals") and not node.args:
+        if function is not None and function is self.builtins.get("locals") and not node.args:
             # the calling scope's names (a snapshot, as CPython gives inside a function; the
             # module's own namespace at the module level): only the call site knows the scope
             return scope.vars if scope is scope.module else dict(scope.vars)
@@ -261,7 +263,8 @@ class Expressions:
             else:
                 args.append(value)
         if function is None:
-            if not kwargs and all(type(a) is str for a in args) and not self.construction_memo.recorders:
+            if not kwargs and (type(args[0]) is str if len(args) == 1 else all(type(a) is str for a in args)) \
+                    and not self.construction_memo.recorders:
                 return self.framework.call_python_method(self, receiver, name, args, kwargs, node)
             function = self.get_attribute(receiver, name, func)
         return self.call(function, args, kwargs, node)

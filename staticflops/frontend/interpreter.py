@@ -71,6 +71,7 @@ _HANDS_OUT_NAMESPACES = frozenset({"globals", "vars"})
 # Python's own data (exact types: a subclass may be one of ours), whose attributes only the
 # framework's ``python_attribute`` answers: read without the chain of tests for our value kinds.
 _PYTHON_DATA = frozenset({str, int, float, bool, type(None), tuple, list, dict, set, frozenset})
+_NUMBERS = frozenset({int, float})  # exact types: not bool, not our symbolic sizes
 _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, set, frozenset, range, Expr, slice)
 
 
@@ -89,6 +90,8 @@ class Interpreter(Statements, Expressions):
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
         self.anchor: Location | None = None  # user call site while our stub code runs
         self.literals: dict = {}  # syntax node -> its constant value
+        # tuple/list target node -> its element targets when all are plain names (`for pn, p in`), else ()
+        self.name_targets: dict = {}
         self._signatures: dict = {}  # signature text -> Function (see signature())
         self.project = None  # ProjectImports: the analysed project's other files
         self.import_guards = 0  # `try` bodies with handlers being run: imports there are eager
@@ -318,6 +321,17 @@ class Interpreter(Statements, Expressions):
 
     # ---- operations on values ----------------------------------------------------------
     def binary(self, op_class, left, right, node):
+        if type(left) in _NUMBERS and type(right) in _NUMBERS:  # `0.02 / math.sqrt(2 * n)`: the tests below, decided
+            if type(left) is int and type(right) is int:  # a float operand cannot grow past the int bound
+                self.budget.check_int(self, op_class.__name__, left, right, node)
+            # (numbers build no sequence, are no Expr and no set operand: check_built and
+            # check_expr below have nothing to check)
+            try:
+                return _BINARY[op_class](left, right)
+            except ZeroDivisionError:
+                raise self.fail("division by zero", node, python="ZeroDivisionError") from None
+            except (TypeError, ValueError, Undecidable, OverflowError):
+                return self.unknown(f"`{op_class.__name__}` of {describe(left)} and {describe(right)}", node)
         if isinstance(left, Unknown) or isinstance(right, Unknown):
             # The framework may keep a symbolic tensor's graph going (Keras: `x + <unmodelled op>`).
             kept = self.framework.binary_with_unknown(self, op_class.__name__, left, right, node)
@@ -556,6 +570,27 @@ class Interpreter(Statements, Expressions):
                     return self.framework.instance_missing_attribute(self, receiver, name, node)
         return self.plain_attribute(receiver, name, node, strict)
 
+    def _namespace_attribute(self, receiver: Namespace, name: str, node):
+        if receiver.replaced_by is not None:
+            return self._replaced_module_attribute(receiver, name, node)
+        value = receiver.members[name] if name in receiver.members else MISSING
+        if isinstance(value, LazyValue) and value.loading:
+            # `from pkg import sub` in pkg/__init__.py asks pkg for `sub` while binding it:
+            # Python finds no attribute yet and imports the submodule (the loader's job)
+            value = MISSING
+        if value is MISSING and receiver.loader is not None:
+            value = receiver.loader(name)
+            if receiver.replaced_by is not None:  # its __init__.py just ran and replaced it
+                return self._replaced_module_attribute(receiver, name, node)
+        if value is MISSING and isinstance(receiver.members.get("__getattr__"), Function):
+            # PEP 562: a module's own __getattr__ answers for the names it does not bind
+            return self.call(receiver.members["__getattr__"], [name], {}, node)
+        if value is MISSING and receiver.loader is not None:
+            return self.unknown(f"module `{receiver.name}` has no attribute `{name}`", node)
+        if value is MISSING:
+            return self.framework.namespace_missing(self, receiver, name, node)
+        return value.force() if isinstance(value, LazyValue) else value
+
     def object_getattribute(self, receiver, name: str, node):
         """``object.__getattribute__(obj, name)`` called by the code (``super().__getattribute__``):
         a missing attribute raises AttributeError, which the code may catch."""
@@ -578,6 +613,8 @@ class Interpreter(Statements, Expressions):
             return value.force() if isinstance(value, LazyValue) else value
         if type(receiver) in _PYTHON_DATA:  # `name.endswith(...)`: none of the kinds tested below
             return self.framework.python_attribute(self, receiver, name, node)
+        if type(receiver) is Namespace:  # `nn.init`, `math.sqrt`: none of the kinds tested before it below
+            return self._namespace_attribute(receiver, name, node)
         if isinstance(receiver, PartialDict) and name == "get":
             return Builtin("dict.get", lambda interp, args, kwargs, node: partial_dict.lookup(receiver, *args[:1]),
                            bind_self=False)
@@ -637,25 +674,7 @@ class Interpreter(Statements, Expressions):
                     return self.call(getter, [None, receiver], {}, node)
             return member
         if isinstance(receiver, Namespace):
-            if receiver.replaced_by is not None:
-                return self._replaced_module_attribute(receiver, name, node)
-            value = receiver.members[name] if name in receiver.members else MISSING
-            if isinstance(value, LazyValue) and value.loading:
-                # `from pkg import sub` in pkg/__init__.py asks pkg for `sub` while binding it:
-                # Python finds no attribute yet and imports the submodule (the loader's job)
-                value = MISSING
-            if value is MISSING and receiver.loader is not None:
-                value = receiver.loader(name)
-                if receiver.replaced_by is not None:  # its __init__.py just ran and replaced it
-                    return self._replaced_module_attribute(receiver, name, node)
-            if value is MISSING and isinstance(receiver.members.get("__getattr__"), Function):
-                # PEP 562: a module's own __getattr__ answers for the names it does not bind
-                return self.call(receiver.members["__getattr__"], [name], {}, node)
-            if value is MISSING and receiver.loader is not None:
-                return self.unknown(f"module `{receiver.name}` has no attribute `{name}`", node)
-            if value is MISSING:
-                return self.framework.namespace_missing(self, receiver, name, node)
-            return value.force() if isinstance(value, LazyValue) else value
+            return self._namespace_attribute(receiver, name, node)
         if isinstance(receiver, SuperProxy):
             mro = receiver.receiver.cls.mro() if isinstance(receiver.receiver, Instance) else receiver.receiver.mro()
             if receiver.start_after not in mro and isinstance(receiver.receiver, Class):

@@ -14,7 +14,7 @@ from staticflops.frontend.torch.framework import TorchFramework
 from staticflops.frontend.torch.modules import is_module, layer_parameters, set_training
 from staticflops.frontend.imports import start_main_file
 from staticflops.frontend.select import build_model
-from staticflops.frontend.values import Class, Instance, Tensor, Unknown, describe, named_modules
+from staticflops.frontend.values import Class, Instance, Parameter, Tensor, Unknown, describe, named_modules
 from staticflops.ir import LayerNode, ModelIR, OpCall, ParamDecl
 from staticflops.ir.construct import construct
 from staticflops.shapes import InputSpec
@@ -60,10 +60,11 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         finally:
             framework.tracer.active = False
     paths = {id(m): path for path, m in named_modules(root)}
+    converted: dict = {}  # a replayed op's IR containers (see _op)
     return construct(ModelIR, {
         "name": name, "framework": "pytorch", "file": source.path,
         "root": _layer_tree(root, "", paths, framework.tracer),
-        "ops": [_op(op, paths) for op in framework.tracer.ops],
+        "ops": [_op(op, paths, converted) for op in framework.tracer.ops],
         "inputs": list(inputs), "outputs": _output_shapes(result),
         "unknowns": list(interp.unknowns), "diagnostics": list(interp.diagnostics), "stopped": stopped_diagnostic(stopped),
         "ignores": interp.ignores,
@@ -119,14 +120,17 @@ def _close_matches(pattern: str, paths: list) -> str:
     return f"; the top-level modules are {', '.join(tops)}" if tops else "; the model has no submodules"
 
 
-def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | None = None) -> LayerNode:
+def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | None = None,
+                names: dict | None = None) -> LayerNode:
     state = module.module
     seen = set() if seen is None else seen
-    children = [
-        _layer_tree(child, child_path, paths, tracer, seen)
-        for name, child in state.children.items()
-        if child is not None and paths.get(id(child)) == (child_path := f"{path}.{name}" if path else name)
-    ]
+    names = {} if names is None else names  # id(class) -> (its qualified name,), while the tree is built
+    # (Each part is skipped when there is nothing to build: most nodes are leaf layers.)
+    children = []
+    if state.children:
+        for name, child in state.children.items():
+            if child is not None and paths.get(id(child)) == (child_path := f"{path}.{name}" if path else name):
+                children.append(_layer_tree(child, child_path, paths, tracer, seen, names))
     params = []
     for name, p in state.parameters.items():
         if id(p) not in seen:  # a Parameter shared by two modules is counted once
@@ -134,25 +138,40 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
             params.append(construct(ParamDecl, {"name": name, "shape": _shape(p.shape),
                                                 "trainable": p.trainable and not state.frozen}))
     replaced = [construct(ParamDecl, {"name": name, "shape": _shape(p.shape), "trainable": True}, _NAME_AND_SHAPE)
-                for name, p in state.replaced.items()]
+                for name, p in state.replaced.items()] if state.replaced else []
     frozen = state.frozen
-    if state.kind is not None:
-        flags = [p.trainable for p in layer_parameters(module).values()]
-        frozen = frozen or (bool(flags) and not any(flags))
+    if state.kind is not None and not frozen:  # every weight of the layer frozen (layer_parameters, inline)
+        has_weights = trainable = False
+        attrs = module.attrs
+        for name in ("weight", "bias"):
+            p = attrs.get(name)
+            if isinstance(p, Parameter) and p.owner is module:
+                has_weights = True
+                trainable = trainable or p.trainable
+        frozen = has_weights and not trainable
     location = module.location or Location("<unknown>", 1, 1)
-    outputs = _output_shapes(tracer.module_outputs[id(module)]) if id(module) in tracer.module_outputs else []
-    calls = [{"inputs": _output_shapes(list(args)), "outputs": _output_shapes(result)}
-             for args, result in tracer.module_call_inputs.get(id(module), [])]
+    key = id(module)
+    output = tracer.module_outputs.get(key, _NOT_CALLED)
+    outputs = _output_shapes(output) if output is not _NOT_CALLED else []
+    recorded = tracer.module_call_inputs.get(key)
+    calls = [{"inputs": _output_shapes(args), "outputs": _output_shapes(result)}
+             for args, result in recorded] if recorded else []
+    cls = module.cls
+    qualified = names.get(id(cls))  # (a repeated block's modules share their classes)
+    if qualified is None:
+        qualified = names[id(cls)] = (_qualified(cls),)
     # Built from the interpreter's own values, which already have the IR's types: constructed
     # without validation (~15 us a node, a third of building a 96-block GPT's tree).
     return construct(LayerNode, {
-        "name": path, "type": module.cls.name, "kind": state.kind, "attrs": dict(state.attrs), "location": location,
+        "name": path, "type": cls.name, "kind": state.kind, "attrs": dict(state.attrs), "location": location,
         "children": children, "params": params, "replaced_params": replaced, "frozen": frozen,
-        "output_shapes": outputs, "calls": tracer.module_calls.get(id(module), 0), "call_shapes": calls,
-        "scalars": _scalars(module) if state.kind is None else {}, "qualified_type": _qualified(module.cls)})
+        "output_shapes": outputs, "calls": tracer.module_calls.get(key, 0), "call_shapes": calls,
+        "scalars": _scalars(module) if state.kind is None else {}, "qualified_type": qualified[0]})
+
 
 
 _NAME_AND_SHAPE = frozenset({"name", "shape"})  # a tied-away weight: `trainable` left at its default
+_NOT_CALLED = object()
 
 
 def _qualified(cls: Class) -> str | None:
@@ -178,13 +197,26 @@ def _plain(value) -> bool:
 _PLAIN_SCALARS = frozenset({int, float, str, bool, type(None)})
 
 
-def _op(traced, paths: dict) -> OpCall:
+def _op(traced, paths: dict, converted: dict | None = None) -> OpCall:
     owner = paths.get(id(traced.module), "") if traced.module is not None else ""
+    # A replayed op (torch/replay.py) holds the very attrs, facts, shape and grad lists of the op it
+    # copies: their IR forms are made once and shared by every copy (nothing downstream
+    # changes an IR op's containers), so pricing and the size check see the same objects
+    # again and can tell by identity that a repeated block's op is one they have seen.
+    # ``converted`` is keyed by id() of the tracer's containers, alive until the IR is built.
+    key = (id(traced.attrs), id(traced.facts), id(traced.inputs), id(traced.outputs), id(traced.needs_grad))
+    shared = converted.get(key) if converted is not None else None
+    if shared is None:
+        shared = (dict(traced.attrs), dict(traced.facts), [_shape(s) for s in traced.inputs],
+                  [_shape(s) for s in traced.outputs], list(traced.needs_grad))
+        if converted is not None:
+            converted[key] = shared
+    attrs, facts, inputs, outputs, needs_grad = shared
     return construct(OpCall, {
-        "kind": traced.kind, "label": traced.label, "attrs": dict(traced.attrs), "facts": dict(traced.facts),
-        "inputs": [_shape(s) for s in traced.inputs], "outputs": [_shape(s) for s in traced.outputs],
+        "kind": traced.kind, "label": traced.label, "attrs": attrs, "facts": facts,
+        "inputs": inputs, "outputs": outputs,
         "module": owner, "is_layer_call": traced.is_layer_call, "location": traced.location,
-        "needs_grad": list(traced.needs_grad), "trainable_inputs": traced.trainable_inputs})
+        "needs_grad": needs_grad, "trainable_inputs": traced.trainable_inputs})
 
 
 def _shape(shape) -> tuple | None:
@@ -193,6 +225,8 @@ def _shape(shape) -> tuple | None:
 
 
 def _output_shapes(result) -> list:
+    if type(result) is Tensor:  # most results: no isinstance chain
+        return [_shape(result.shape)]
     if isinstance(result, Tensor):
         return [_shape(result.shape)]
     if isinstance(result, (tuple, list)):

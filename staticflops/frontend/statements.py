@@ -111,6 +111,13 @@ class _ReadReports(LazyValue):
         return self.load()
 
 
+def _name_targets(elements) -> tuple:
+    """The names of an unpacking target made only of plain names (``pn, p``), else ()."""
+    if all(type(e) is cst.Element and type(e.value) is cst.Name for e in elements):
+        return tuple(e.value.value for e in elements)
+    return ()
+
+
 class Statements:
     """Mixed into :class:`Interpreter`: one ``_exec_<Node>`` method per statement kind."""
 
@@ -207,7 +214,8 @@ class Statements:
     _exec_SimpleStatementSuite = _exec_SimpleStatementLine
 
     def _exec_IndentedBlock(self, node, scope):
-        self.exec_block(node.body, scope)
+        for statement in node.body:  # exec_block, inline (every loop turn and branch runs one)
+            self.exec_statement(statement, scope)
 
     def _exec_Expr(self, node, scope):
         self.evaluate_node(node.value, scope)
@@ -311,8 +319,11 @@ class Statements:
 
     def _exec_If(self, node, scope):
         truth = self.truth(self.evaluate_node(node.test, scope), node.test)
-        branch = self.assume_branch(node, truth) if isinstance(truth, Unknown) else truth
-        if branch and isinstance(truth, Unknown):
+        if type(truth) is bool:  # most tests: decided (no unknown to assume a branch for)
+            branch = truth
+        else:
+            branch = self.assume_branch(node, truth) if isinstance(truth, Unknown) else truth
+        if branch and type(truth) is not bool and isinstance(truth, Unknown):
             self._exec_assumed(node, truth)(node.body, scope)
         elif branch:
             self.exec_statement(node.body, scope)
@@ -658,11 +669,18 @@ class Statements:
             for element in elements:
                 self.assign(element.value, value, scope)
             return
-        if type(value) is tuple and len(value) == len(elements) and not any(
-                isinstance(e, cst.StarredElement) for e in elements):  # `for name, p in pairs`: as below, without copies
-            for element, item in zip(elements, value):
-                self.assign(element.value, item, scope)
-            return
+        if type(value) is tuple and len(value) == len(elements):  # `for name, p in pairs`: as below, without copies
+            names = self.name_targets.get(node)
+            if names is None:
+                names = self.name_targets[node] = _name_targets(elements)
+            if names:  # only names: bound as `assign` binds a name (once per turn of a loop)
+                for name, item in zip(names, value):
+                    scope.assign(name if not name.startswith("__") else scope.mangle(name), item)
+                return
+            if not any(isinstance(e, cst.StarredElement) for e in elements):
+                for element, item in zip(elements, value):
+                    self.assign(element.value, item, scope)
+                return
         items = list(self.iterate(value, node))
         starred = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
         if starred:

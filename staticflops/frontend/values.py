@@ -438,7 +438,11 @@ def modules_of(module: "Instance") -> list:
             continue
         seen.add(id(current))
         found.append(current)
-        stack.extend(reversed([child for child in current.module.children.values() if child is not None]))
+        children = current.module.children
+        if children:  # (most modules are leaves: no loop to start)
+            for child in reversed(children.values()):  # pushed last to first: taken first to last
+                if child is not None:
+                    stack.append(child)
     return found
 
 
@@ -455,6 +459,8 @@ def named_modules(module: "Instance", prefix: str = ""):
             continue
         seen.add(id(current))
         yield path, current
-        children = [(f"{path}.{name}" if path else name, child)
-                    for name, child in current.module.children.items() if child is not None]
-        stack.extend(reversed(children))
+        children = current.module.children
+        if children:
+            for name, child in reversed(children.items()):  # pushed last to first: taken first to last
+                if child is not None:
+                    stack.append((f"{path}.{name}" if path else name, child))

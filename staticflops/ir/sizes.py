@@ -11,16 +11,25 @@ from staticflops.shapes.shape import MAX_SIZE
 
 def check_sizes(ir: ModelIR) -> None:
     """Raise at the first op (in execution order), then layer, with a dimension over MAX_SIZE."""
+    # id() of the shape lists and shapes already checked (all held by the IR meanwhile): a
+    # replayed block's ops and modules share theirs with the first block's (frontend/pytorch.py)
+    checked = set()
     for op in ir.ops:
-        for shape in (*op.inputs, *op.outputs):
-            _check(shape, op.label, op.location)
+        for shapes in (op.inputs, op.outputs):
+            if id(shapes) not in checked:
+                checked.add(id(shapes))
+                for shape in shapes:
+                    _check(shape, op.label, op.location)
     pending = [ir.root]
     while pending:
         layer = pending.pop()
-        for param in (*layer.params, *layer.replaced_params):
-            _check(param.shape, f"{layer.type} parameter `{param.name}`", layer.location)
+        if layer.params or layer.replaced_params:
+            for param in (*layer.params, *layer.replaced_params):
+                _check(param.shape, f"{layer.type} parameter `{param.name}`", layer.location)
         for shape in layer.output_shapes:
-            _check(shape, layer.type, layer.location)
+            if id(shape) not in checked:  # a replayed block's modules share their recorded outputs' shapes
+                checked.add(id(shape))
+                _check(shape, layer.type, layer.location)
         pending.extend(reversed(layer.children))
 
 

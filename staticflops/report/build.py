@@ -99,6 +99,16 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
     # row), and without model_construct's per-field scan for aliases and defaults (~4 us a row).
     rows = []
     training = cost.training
+    # id(Location) -> its text: a repeated block's modules and replayed ops share their
+    # Location objects (immutable, and alive in the IR while the rows are built)
+    places: dict = {}
+
+    def place(location) -> str:
+        text = places.get(id(location))
+        if text is None:
+            text = places[id(location)] = str(location)
+        return text
+
     for layer in cost.layers:
         node = layer.node
         if node.name:
@@ -108,7 +118,7 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
             nothing = lower and _is_zero(layer.flops) and _is_zero(layer.macs)
             rows.append(construct(Layer, {
                 "name": node.name, "type": node.type, "kind": "module", "depth": layer.depth,
-                "location": str(node.location),
+                "location": place(node.location),
                 "output_shape": shape_out(node.output_shapes[0]) if node.output_shapes else None,
                 "forward_flops": "unknown" if nothing else count(layer.flops),
                 "macs": "unknown" if nothing else count(layer.macs), "params": count(layer.params),
@@ -128,7 +138,7 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
             seen[base] = seen.get(base, 0) + 1
             name = base if seen[base] == 1 else f"{base}#{seen[base]}"
             rows.append(construct(Layer, {
-                "name": name, "type": op.label, "kind": "op", "depth": layer.depth + 1, "location": str(op.location),
+                "name": name, "type": op.label, "kind": "op", "depth": layer.depth + 1, "location": place(op.location),
                 "output_shape": shape_out(op.outputs[0]) if op.outputs else None,
                 "forward_flops": count(op_cost.flops) if op_cost.known else "unknown",
                 "macs": count(op_cost.macs) if op_cost.known else "unknown", "params": 0,

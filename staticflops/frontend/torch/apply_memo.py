@@ -42,7 +42,7 @@ from __future__ import annotations
 from staticflops.frontend.construction_memo import (
     _ATTEMPTS, Entry, NotMemoisable, Recorder, _constant, _plain_key,
 )
-from staticflops.frontend.values import BoundMethod, Function, Instance, Tensor
+from staticflops.frontend.values import BoundMethod, Function, Instance, Parameter, Tensor
 
 
 def apply_call(interp, fn, module: Instance, node, checked: set) -> None:
@@ -113,6 +113,7 @@ def _state(module: Instance) -> tuple:
 
 
 _SCALARS = frozenset({int, str, bool, type(None)})  # equal and of the same type: the same value
+_TENSORS = frozenset({Tensor, Parameter})
 _INT = frozenset({int})
 
 
@@ -121,17 +122,25 @@ def _describe(values: dict, module: Instance, numbers: dict) -> tuple:
     replaced by its description (a shape of ints stays as it is)."""
     if not values:
         return ()
-    items = list(values.values())
+    items = tuple(values.values())
     types = tuple(map(type, items))
-    if not _SCALARS.issuperset(types):
+    if not _SCALARS.issuperset(types):  # (a list only when some value is described otherwise)
+        described = list(items)
         for index, kind in enumerate(types):
             if kind not in _SCALARS:
-                items[index] = _value(items[index], module, numbers)
-    return tuple(values), types, tuple(items)
+                described[index] = _value(items[index], module, numbers)
+        items = tuple(described)
+    return tuple(values), types, items
 
 
 def _value(value, module: Instance, numbers: dict):
     kind = type(value)
+    if kind in _TENSORS:  # most values described here: a layer's weight and bias (as the isinstance test below)
+        number = numbers.get(id(value))
+        if number is not None:
+            return "same", number
+        numbers[id(value)] = len(numbers)
+        return _describe(value.__dict__, module, numbers)
     if kind is tuple and _INT.issuperset(map(type, value)):  # a shape
         return value
     if value is module:  # a layer's weight.owner

@@ -85,7 +85,7 @@ def _call(interp, args, kwargs, node):
             cached = replay.capture(self, tracer, first_op, calls_before, result, subtree)
             if cached is not None:
                 cache.calls[key] = cached
-    for hook, with_kwargs in list(state.hooks):
+    for hook, with_kwargs in list(state.hooks) if state.hooks else ():  # (most modules have none)
         inputs = tuple(args[1:])
         changed = interp.call(hook, [self, inputs, kwargs, result] if with_kwargs else [self, inputs, result], {}, node)
         if changed is not None:  # a hook returning a value replaces the output, as in PyTorch
@@ -141,8 +141,11 @@ def layer_parameters(module) -> dict:
     return {n: p for n in ("weight", "bias") if isinstance(p := module.attrs.get(n), Parameter) and p.owner is module}
 
 
-def named_parameters(module):
+def named_parameters(module) -> list:
+    """(dotted name, Parameter) for the tree, as PyTorch lists them: each Parameter once, at
+    its first place.  A list (its callers take all of it: no generator frame per item)."""
     seen = set()
+    found = []
     for prefix, sub in named_modules(module):
         state = sub.module
         params = state.parameters
@@ -152,7 +155,8 @@ def named_parameters(module):
         for name, param in params.items():
             if id(param) not in seen:
                 seen.add(id(param))
-                yield (f"{prefix}.{name}" if prefix else name), param
+                found.append(((f"{prefix}.{name}" if prefix else name), param))
+    return found
 
 
 def _modules(interp, args, kwargs, node):
@@ -180,7 +184,7 @@ def _parameters(interp, args, kwargs, node):
 
 
 def _named_parameters(interp, args, kwargs, node):
-    return list(named_parameters(args[0]))
+    return named_parameters(args[0])
 
 
 def _named_buffers(interp, args, kwargs, node):

@@ -9,7 +9,7 @@ values, it returns tensors, and every op it recorded belongs to its own subtree.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Instance, Parameter, Tensor
@@ -25,6 +25,11 @@ class CachedCall:
     outputs: dict  # relative path -> output template of its last call
     inputs: dict  # relative path -> [(argument templates, output template)] of its calls
     result: object  # output template
+    # relative path -> (its last output, [(arguments, output)] of its calls), made from the
+    # templates on the first replay and recorded again by every later one: what a replay
+    # records for the modules inside the block is read by the IR only (the program gets the
+    # block's result, made anew each time), so the copies of one block can share them.
+    recorded: dict = field(default_factory=dict)
 
 
 def structure(module: Instance, memo: dict, numbers: dict) -> int:
@@ -43,13 +48,15 @@ def structure(module: Instance, memo: dict, numbers: dict) -> int:
         return found
     state = module.module
     attrs = module.attrs
-    settings = tuple(sorted([(k, v) for k, v in attrs.items() if isinstance(v, _PLAIN)]))
+    # (most values are exact scalars: a set lookup before the isinstance test)
+    settings = tuple(sorted([(k, v) for k, v in attrs.items() if type(v) in _SCALARS or isinstance(v, _PLAIN)]))
     layer = tuple(sorted([(k, v if type(v) in _SCALARS else _hashable(v)) for k, v in state.attrs.items()])
                   ) if state.kind else ()
-    params = tuple([(n, p.shape, p.trainable) for n, p in state.parameters.items()])
+    params = tuple([(n, p.shape, p.trainable) for n, p in state.parameters.items()]) if state.parameters else ()
     weights = tuple([p.trainable for n in ("weight", "bias")
                      if isinstance(p := attrs.get(n), Parameter) and p.owner is module])
-    children = tuple([(n, structure(c, memo, numbers) if c is not None else None) for n, c in state.children.items()])
+    children = tuple([(n, structure(c, memo, numbers) if c is not None else None)
+                      for n, c in state.children.items()]) if state.children else ()
     description = (id(module.cls), state.kind, state.frozen, settings, layer, params, weights, children)
     found = memo[key] = numbers.setdefault(description, len(numbers))  # unhashable: TypeError, no key
     return found
@@ -113,12 +120,16 @@ def _capture(tracer, first_op: int, calls_before: dict, result, subtree: dict):
 def replay(cached: CachedCall, module: Instance, tracer, subtree_by_path: dict, location):
     for path, op in cached.ops:
         tracer.record(_recharged(op, subtree_by_path[path]))
+    recorded = cached.recorded
     for path, delta in cached.calls.items():
         target = id(subtree_by_path[path])
         tracer.module_calls[target] = tracer.module_calls.get(target, 0) + delta
-        tracer.module_outputs[target] = _instantiate(cached.outputs[path])
-        tracer.module_call_inputs.setdefault(target, []).extend(
-            ([_instantiate(a) for a in args], _instantiate(out)) for args, out in cached.inputs.get(path, []))
+        values = recorded.get(path)
+        if values is None:
+            values = recorded[path] = (_instantiate(cached.outputs[path]), [
+                ([_instantiate(a) for a in args], _instantiate(out)) for args, out in cached.inputs.get(path, [])])
+        tracer.module_outputs[target] = values[0]
+        tracer.module_call_inputs.setdefault(target, []).extend(values[1])
     return _instantiate(cached.result)
 
 

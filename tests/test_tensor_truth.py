@@ -142,3 +142,26 @@ class M(nn.Module):
 ''')
     assert report.totals.params == 20
     assert report.totals.complete
+
+
+def test_values_of_fills_full_reductions_and_an_index_list(tmp_path):
+    """torch.ones(1, 4, dtype=bool): `.sum() == .numel()` (transformers' fast_all) is 4 == 4, True
+    (+1); torch.full((2,), 3) summed is 6 (+6); zeros_like of it summed 0 (+0); arange(6).view(2, 3)
+    indexed [:, tensor([2, 0])] is [[2, 0], [5, 3]], its last 3 (+3).  Width 1 + 6 + 0 + 3 = 10:
+    Linear(4, 10) has 4*10 + 10 = 50 params."""
+    report = _analyse(tmp_path, '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        mask = torch.ones(1, 4, dtype=torch.bool)
+        full = torch.full((2,), 3)
+        picked = torch.arange(6).view(2, 3)[:, torch.tensor([2, 0])]
+        width = int((mask.sum() == mask.numel()).item()) + full.sum().item() \\
+            + torch.zeros_like(full).sum().item() + picked.tolist()[1][1]
+        self.fc = nn.Linear(4, width)
+
+    def forward(self, x):
+        return self.fc(x)
+''')
+    assert report.totals.params == 50
+    assert report.totals.complete

@@ -130,7 +130,16 @@ def indexed(values: list | None, shape: tuple, key) -> list | None:
     if values is None or not all(isinstance(d, int) for d in shape):
         return None
     items = list(key) if isinstance(key, tuple) else [key]
-    if any(not (type(i) is int or isinstance(i, slice) or i is None or i is Ellipsis) for i in items):
+    # one 1-D index of known ints (a list, or a tensor with its values: `mask[:, indices]`) is
+    # followed too: its axis keeps its place, as with a single advanced index in torch
+    for at, item in enumerate(items):
+        if isinstance(item, Tensor) and item.dtype == "int64" and item.values is not None and \
+                item.shape is not None and len(item.shape) == 1:
+            items[at] = list(item.values)
+    if sum(type(i) is list for i in items) > 1 or any(type(i) is list and not all(type(v) is int for v in i)
+                                                       for i in items):
+        return None
+    if any(not (type(i) in (int, list) or isinstance(i, slice) or i is None or i is Ellipsis) for i in items):
         return None
     if any(isinstance(i, slice) and not all(v is None or type(v) is int for v in (i.start, i.stop, i.step))
            for i in items):
@@ -150,6 +159,8 @@ def indexed(values: list | None, shape: tuple, key) -> list | None:
             return [walk(nested_value, rest)]
         if type(first) is int:
             return walk(nested_value[first], rest)
+        if type(first) is list:
+            return [walk(nested_value[i], rest) for i in first]
         return [walk(item, rest) for item in nested_value[first]]
 
     try:

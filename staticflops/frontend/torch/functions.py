@@ -6,6 +6,8 @@ no convention counts it.  Everything that computes records an op whose cost the 
 
 from __future__ import annotations
 
+import math
+
 from contextlib import contextmanager
 
 from staticflops.diagnostics import AnalysisError
@@ -130,6 +132,24 @@ def _indices_int64(result):
 DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "float64": 8, "double": 8,
                "int64": 8, "long": 8, "int32": 4, "int": 4, "int16": 2, "short": 2, "int8": 1, "uint8": 1,
                "bool": 1}
+
+
+# torch.zeros/ones (and their _like forms): every element known (a mask of ones decides an `if`).
+_FILLS = {"zeros": 0, "ones": 1, "zeros_like": 0, "ones_like": 1}
+
+
+def filled(tensor: Tensor, value) -> Tensor:
+    """``tensor`` with every element ``value`` when that is known and the tensor small enough."""
+    if value is not None and tensor.shape is not None and all(type(d) is int for d in tensor.shape):
+        count = math.prod(tensor.shape)
+        if count <= constants.MAX_VALUES:
+            tensor.values = constants.fit([value] * count, tensor.dtype)
+    return tensor
+
+
+# Reductions over every element whose one value is computed from known values (`mask.sum()`).
+_FULL_REDUCTIONS = {"sum": lambda v: sum(v), "mean": lambda v: sum(v) / len(v), "prod": math.prod,
+                    "amax": max, "amin": min}
 
 
 def build_functions(t: TorchOps) -> dict:
@@ -816,6 +836,13 @@ def build_functions(t: TorchOps) -> dict:
             keepdim = _dim_arg(args, kwargs, 2, False, "keepdim")
             attrs = {"op": name, "dim": axis, "keepdim": keepdim}
             result = t.record(interp, "reduce", name, attrs, [x], node)
+            if isinstance(result, Tensor) and axis is None and name in _FULL_REDUCTIONS:
+                values = args[0].values  # over every element of known values: one known number
+                if values is not None and values:
+                    if name != "mean":  # an integer tensor's sum stays integer; booleans sum as int64
+                        result.dtype = "int64" if args[0].dtype == "bool" else args[0].dtype
+                    result.values = constants.known(result.shape, constants.fit(
+                        [_FULL_REDUCTIONS[name](values)], result.dtype))
             return result
         return fn
     for name in REDUCTIONS:
@@ -1031,13 +1058,18 @@ def build_constructors(t: TorchOps) -> dict:
             for s in sizes:
                 if isinstance(s, Unknown):
                     return s
-            return Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node, sizes), dtype_of(kwargs))
+            made = Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node, sizes), dtype_of(kwargs))
+            return filled(made, _FILLS.get(name))
         return create
     for name in ("zeros", "ones", "randn", "rand", "empty", "Tensor", "FloatTensor"):
         c[name] = creator(name)
 
     def full(interp, args, kwargs, node):
-        return Tensor(t.moved(interp, ops.new_shape, "torch.full", node, _sizes(args[:1])), dtype_of(kwargs))
+        value = args[1] if len(args) > 1 else kwargs.get("fill_value")
+        made = Tensor(t.moved(interp, ops.new_shape, "torch.full", node, _sizes(args[:1])),
+                      dtype_of(kwargs, "float32" if isinstance(value, float) else "int64" if type(value) is int
+                               else "bool" if type(value) is bool else "float32"))
+        return filled(made, value if type(value) in (int, float, bool) else None)
     c["full"] = full
 
     def normal(interp, args, kwargs, node):
@@ -1059,13 +1091,17 @@ def build_constructors(t: TorchOps) -> dict:
         return Tensor(tuple(size), "int64")
     c["randint"] = randint
 
-    def like(interp, args, kwargs, node):
-        source = args[0]
-        if not isinstance(source, Tensor):
-            return source if isinstance(source, Unknown) else Tensor(())
-        return Tensor(source.shape, dtype_of(kwargs, source.dtype))
+    def like_of(name):
+        def like(interp, args, kwargs, node):
+            source = args[0]
+            if not isinstance(source, Tensor):
+                return source if isinstance(source, Unknown) else Tensor(())
+            made = Tensor(source.shape, dtype_of(kwargs, source.dtype))
+            value = _FILLS.get(name) if name != "full_like" else (args[1] if len(args) > 1 else kwargs.get("fill_value"))
+            return filled(made, value if type(value) in (int, float, bool) else None)
+        return like
     for name in ("zeros_like", "ones_like", "randn_like", "rand_like", "empty_like", "full_like"):
-        c[name] = like
+        c[name] = like_of(name)
 
     def arange(interp, args, kwargs, node):
         bounds = [a for a in args if not isinstance(a, str)]

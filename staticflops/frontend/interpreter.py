@@ -326,12 +326,7 @@ class Interpreter(Statements, Expressions):
                 self.budget.check_int(self, op_class.__name__, left, right, node)
             # (numbers build no sequence, are no Expr and no set operand: check_built and
             # check_expr below have nothing to check)
-            try:
-                return _BINARY[op_class](left, right)
-            except ZeroDivisionError:
-                raise self.fail("division by zero", node, python="ZeroDivisionError") from None
-            except (TypeError, ValueError, Undecidable, OverflowError):
-                return self.unknown(f"`{op_class.__name__}` of {describe(left)} and {describe(right)}", node)
+            return self._python_binary(op_class, left, right, node)
         if isinstance(left, Unknown) or isinstance(right, Unknown):
             # The framework may keep a symbolic tensor's graph going (Keras: `x + <unmodelled op>`).
             kept = self.framework.binary_with_unknown(self, op_class.__name__, left, right, node)
@@ -357,6 +352,10 @@ class Interpreter(Statements, Expressions):
                 left, right = set(left), set(right)
             except TypeError:
                 return self.unknown(f"`{op_class.__name__}` of dict views holding unhashable values", node)
+        return self._python_binary(op_class, left, right, node)
+
+    def _python_binary(self, op_class, left, right, node):
+        """Python's own operator on values the checks above let through."""
         try:
             return _BINARY[op_class](left, right)
         except ZeroDivisionError:

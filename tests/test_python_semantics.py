@@ -1561,3 +1561,33 @@ def test_more_str_methods(tmp_path):
                 return x
     """)
     assert report.totals.params == 30
+
+
+def test_class_docstring_is_its_own_dunder_doc(tmp_path):
+    """As CPython: a class body binds ``__doc__`` to its opening string literal (adjacent literals
+    joined) or to None, so a subclass without one does not inherit it, and ``vars(B)`` has the
+    name.  All four checks hold: width 4, Linear(4, 2) has 4*2 + 2 = 10 params (any failing: 5, 12)."""
+    report = analyse(tmp_path, """
+        from torch import nn
+
+        class A:
+            \"\"\"Doc of A.\"\"\"
+            x = 1
+
+        class B(A):
+            pass
+
+        class C:
+            "one" "two"
+
+        WIDTH = 4 if A.__doc__ == "Doc of A." and B.__doc__ is None and C.__doc__ == "onetwo" and "__doc__" in vars(B) else 5
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(WIDTH, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+    """)
+    assert report.totals.params == 10

@@ -614,6 +614,8 @@ class Interpreter(Statements, Expressions):
             return self.framework.python_attribute(self, receiver, name, node)
         if type(receiver) is Namespace:  # `nn.init`, `math.sqrt`: none of the kinds tested before it below
             return self._namespace_attribute(receiver, name, node)
+        if type(receiver) is SuperProxy:  # `super().__init__`: none of the kinds tested before it below either
+            return self._super_attribute(receiver, name, node)
         if isinstance(receiver, PartialDict) and name == "get":
             return Builtin("dict.get", lambda interp, args, kwargs, node: partial_dict.lookup(receiver, *args[:1]),
                            bind_self=False)
@@ -675,14 +677,7 @@ class Interpreter(Statements, Expressions):
         if isinstance(receiver, Namespace):
             return self._namespace_attribute(receiver, name, node)
         if isinstance(receiver, SuperProxy):
-            mro = receiver.receiver.cls.mro() if isinstance(receiver.receiver, Instance) else receiver.receiver.mro()
-            if receiver.start_after not in mro and isinstance(receiver.receiver, Class):
-                mro = receiver.start_after.mro()  # super() in a metaclass method: the metaclass's order
-            start = mro.index(receiver.start_after) + 1 if receiver.start_after in mro else 1
-            for cls in mro[start:]:
-                if name in cls.namespace:
-                    return self._bind(receiver.receiver, cls.namespace[name], cls, node)
-            return self.unknown(f"super() has no attribute `{name}`", node)
+            return self._super_attribute(receiver, name, node)
         if isinstance(receiver, Tensor):
             return self.framework.tensor_attribute(self, receiver, name, node)
         if isinstance(receiver, (Function, Builtin, Partial)):
@@ -704,6 +699,16 @@ class Interpreter(Statements, Expressions):
         if known is not None:
             return known
         return self.framework.python_attribute(self, receiver, name, node)
+
+    def _super_attribute(self, receiver: SuperProxy, name: str, node):
+        mro = receiver.receiver.cls.mro() if isinstance(receiver.receiver, Instance) else receiver.receiver.mro()
+        if receiver.start_after not in mro and isinstance(receiver.receiver, Class):
+            mro = receiver.start_after.mro()  # super() in a metaclass method: the metaclass's order
+        start = mro.index(receiver.start_after) + 1 if receiver.start_after in mro else 1
+        for cls in mro[start:]:
+            if name in cls.namespace:
+                return self._bind(receiver.receiver, cls.namespace[name], cls, node)
+        return self.unknown(f"super() has no attribute `{name}`", node)
 
     def _replaced_module_attribute(self, module: Namespace, name: str, node):
         """``module.name`` after the module's code replaced itself in ``sys.modules``: the
@@ -824,6 +829,11 @@ class Interpreter(Statements, Expressions):
 
     # ---- calls ---------------------------------------------------------------------
     def call(self, function, args: list, kwargs: dict, node):
+        kind = type(function)  # the two most frequent kinds first, by exact type (neither has subclasses)
+        if kind is Function:
+            return self.call_function(function, args, kwargs, node)
+        if kind is Builtin:
+            return self.call_builtin(function, args, kwargs, node)
         if isinstance(function, Unknown):
             return partial_dict.plain(function)
         if isinstance(function, BoundMethod):

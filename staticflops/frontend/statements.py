@@ -565,11 +565,12 @@ class Statements:
         # every class derives from object (its __init__, and __init_subclass__ ending super() chains)
         cls = Class(node.name.value, tuple(bases) or (self.framework.object_class,), body_scope.vars, self.location(node))
         self.budget.check_class(self, cls, node)
+        statements = node.body.body
+        # as CPython: every class body binds __doc__ (None without a docstring: not inherited)
         body_scope.vars.update({"__qualname__": body_scope.qualname, "__module__": scope.module.vars.get("__name__"),
-                                "__annotations__": {}})
+                                "__annotations__": {}, "__doc__": self._docstring(statements, body_scope)})
         if held:
             body_scope.vars["__held_reports__"] = held
-        statements = node.body.body
         try:
             if pyclasses.is_enum(cls):
                 pyclasses.exec_enum_body(self, cls, statements, body_scope)
@@ -589,6 +590,16 @@ class Statements:
                 cls.namespace["__metaclass__"] = self.evaluate_node(arg.value, scope)
         self._init_subclass(cls, node, scope)
         scope.assign(scope.mangle(node.name.value), self.decorate(cls, node.decorators, scope))
+
+    def _docstring(self, statements, scope):
+        """The string literal a body opens with, or None (an f-string is no docstring)."""
+        first = statements[0] if statements else None
+        if not isinstance(first, cst.SimpleStatementLine) or not isinstance(first.body[0], cst.Expr):
+            return None
+        if not isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            return None
+        value = self.evaluate_node(first.body[0].value, scope)
+        return value if isinstance(value, str) else None
 
     def _init_subclass(self, cls, node, scope) -> None:
         """``__init_subclass__`` of the nearest base defining it, called with the class keywords

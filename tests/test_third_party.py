@@ -681,3 +681,38 @@ def test_installed_regex_is_modelled_as_re(env):
     assert widths == {"found": 2, "count": 3, "fuzzy": 0}, widths
     assert any("fuzzy" in u.what for u in report.unknown), report.unknown
     assert nothing_ran(env)
+
+
+def test_installed_distribution_versions_come_from_dist_info_folders(tmp_path):
+    """``importlib.metadata.version`` answers from the ``<name>-<version>.dist-info`` folder of
+    the installed packages' folders, names compared as PEP 503 normalises them (``Fancy_Pkg``
+    and ``fancy-pkg`` are one distribution); a distribution with no such folder stays unknown
+    (the analysis still finishes).  Widths: 3 from the version test, 2 more from the
+    normalised name: Linear(4, 5) has 4*5 + 5 = 25 params (a version not read: the conditions
+    undecided, assumed true, width 2: 10 params)."""
+    site = tmp_path / "site"
+    (site / "Fancy_Pkg-2.1.0.dist-info").mkdir(parents=True)
+    (site / "fancy_pkg").mkdir()
+    (site / "fancy_pkg" / "__init__.py").write_text("")
+    project = tmp_path / "project"
+    project.mkdir()
+    model = write(project / "versions_model.py", '''
+        from importlib.metadata import version
+        from torch import nn
+
+        WIDTH = 1 if version("fancy_pkg") != "2.1.0" else 3
+        WIDTH += 1 if version("FANCY.pkg") != "2.1.0" else 2
+        ABSENT = version("not-installed-anywhere")
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, WIDTH)
+
+            def forward(self, x):
+                return self.fc(x)
+    ''')
+    report = staticflops.analyze(model, inputs=["1x4"], source_path=[site])
+    assert report.totals.params == 4 * 5 + 5
+    assert not [d for d in report.diagnostics if d.code == "SF131"]  # nothing assumed

@@ -98,6 +98,30 @@ def read_regular_file(path: Path, roots, max_bytes: int) -> bytes:
     return data
 
 
+_MAX_LISTED = 100_000  # entries read from one root's listing (a site-packages has a few thousand)
+
+
+def _normalised(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _dist_info_versions(root: Path) -> dict:
+    """{normalised distribution name: version} of the ``*.dist-info`` folders directly in ``root``."""
+    found: dict = {}
+    try:
+        with os.scandir(root) as entries:
+            for count, entry in enumerate(entries):
+                if count >= _MAX_LISTED:
+                    break
+                stem = entry.name[:-len(".dist-info")] if entry.name.endswith(".dist-info") else ""
+                name, dash, version = stem.rpartition("-")
+                if dash and name and version and entry.is_dir(follow_symlinks=False):
+                    found.setdefault(_normalised(name), version)
+    except OSError:
+        pass
+    return found
+
+
 def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
@@ -127,6 +151,7 @@ class LibraryFiles:
     # folders thousands of times (a realpath each).  Reads are confined again when they happen
     # (read_regular_file), so a file swapped meanwhile is still refused.
     _held: dict = field(default_factory=dict, repr=False)
+    _listings: dict = field(default_factory=dict, repr=False)  # root -> {normalised name: version}
 
     def __post_init__(self):
         self._real_roots = tuple(Path(os.path.realpath(r)) for r in self.roots)
@@ -186,6 +211,20 @@ class LibraryFiles:
                 search = portions
             else:
                 return None
+        return None
+
+    def distribution_version(self, name: str) -> str | None:
+        """The version of the distribution ``name`` installed in the first root that has one,
+        from the name of its ``<name>-<version>.dist-info`` folder (what pip writes, names
+        compared normalised as PEP 503 does); None when no root has it.  A root's listing is
+        already recorded as searched (a package installed or removed there changes results)."""
+        wanted = _normalised(name)
+        for root in self.roots:
+            listing = self._listings.get(root)
+            if listing is None:
+                listing = self._listings[root] = _dist_info_versions(root)
+            if wanted in listing:
+                return listing[wanted]
         return None
 
     def module_name(self, path: Path) -> str | None:

@@ -110,14 +110,22 @@ def _module_table(interp):
 
 def _metadata_version(interp, args, kwargs, node):
     """``importlib.metadata.version(name)``: for a package we model (torch, einops) the release
-    our model follows (its ``__version__``); for any other an unknown (no metadata is read)."""
+    our model follows (its ``__version__``); for another, the version its ``.dist-info`` folder
+    names in the installed packages' folders; else an unknown (not raising
+    PackageNotFoundError: a ``--source-path`` folder may hold a package without its metadata)."""
     name = args[0] if args else kwargs.get("distribution_name")
     modelled = interp.framework.known_module(name) if isinstance(name, str) else None
     if isinstance(modelled, Namespace) and type(modelled.members) is dict:
         version = modelled.members.get("__version__")
         if isinstance(version, str):
             return version
-    return interp.unknown(f"the installed version of {name!r} (package metadata is not read)", node)
+    libraries = interp.project.libraries if interp.project is not None else None
+    if isinstance(name, str) and libraries is not None:
+        version = libraries.distribution_version(name)
+        if version is not None:
+            return version
+    return interp.unknown(f"the installed version of {name!r} (no metadata found in the installed packages' folders)",
+                          node)
 
 
 def _import_module(interp, args, kwargs, node):

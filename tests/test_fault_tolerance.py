@@ -491,3 +491,50 @@ def test_a_model_whose_definition_failed_names_the_cause(tmp_path):
     # the loop at line 5 binds Net; it met the unknown at col 12
     assert "`Net` could not be defined: " in str(error.value)
     assert str(error.value).startswith(f"{path}:5:12: ")
+
+
+DECORATED = '''
+import somelib
+
+
+def documented(cls):
+    if somelib.flag:  # undecidable: assumed true
+        cls.__doc__ = "documented"
+    return cls
+
+
+def renamed(cls):
+    if somelib.flag:
+        cls.width = 3
+    return cls
+
+
+def wrapped(cls):
+    if somelib.flag:
+        class Wrapped(cls):
+            width = 5
+        return Wrapped
+    return cls
+
+
+@{decorator}
+class Sizes:
+    width = 2
+
+
+W = Sizes.width
+'''
+
+
+@pytest.mark.parametrize("decorator, params, complete", [
+    # the very class back, only its docstring set: the object as written, the assumption a warning
+    ("documented", 2 * 2, True),
+    # an attribute the model reads set under the assumption (width 3: Linear(1, 3) has 6 params),
+    # or another class returned (width 5): every use of the class is in doubt
+    ("renamed", 2 * 3, False),
+    ("wrapped", 2 * 5, False),
+])
+def test_assumptions_inside_a_decorator(tmp_path, decorator, params, complete):
+    report = analyse(tmp_path, DECORATED.replace("{decorator}", decorator))
+    assert (report.totals.params, report.totals.complete) == (params, complete), report.unknown
+    assert [severity for _, severity, message in codes(report, "SF131")] == ["warning"]

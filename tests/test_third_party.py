@@ -659,6 +659,7 @@ class Net(nn.Module):
             digits = regex.compile(r"\\d+", regex.MULTILINE)
             self.count = nn.Linear(1, len(digits.findall("a12 b345\\nc6")))
             self.fuzzy = nn.Linear(1, len(regex.findall(r"(?:abc){e<=1}", "abd abc")))
+            self.braces = nn.Linear(1, len(regex.findall(r"{(.*?)}", "a {x} b {yy} {z}")))
 
     def forward(self, x):
         return x
@@ -677,8 +678,9 @@ def test_installed_regex_is_modelled_as_re(env):
     widths = {row.name: row.params // 2 for row in report.layers if row.type == "Linear"}
     # found: Linear(1, 2); count: findall of \d+ in "a12 b345\nc6" = ["12", "345", "6"], 3;
     # fuzzy: `{e<=1}` is a fuzzy match in `regex` and literal text in `re`: refused, an unknown
-    # width (no parameters counted, reported).
-    assert widths == {"found": 2, "count": 3, "fuzzy": 0}, widths
+    # width (no parameters counted, reported); braces: `{` opening no constraint is literal in
+    # both, the placeholders x, yy, z: 3.
+    assert widths == {"found": 2, "count": 3, "fuzzy": 0, "braces": 3}, widths
     assert any("fuzzy" in u.what for u in report.unknown), report.unknown
     assert nothing_ran(env)
 

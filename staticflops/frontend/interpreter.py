@@ -28,7 +28,7 @@ from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile, parse_source
 from staticflops.frontend.values import (
     describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, CodeObject, Cycle, Function, Instance, Generated, LazyValue, MethodWrapper,
-    Namespace, Partial, Record, SuperProxy, Tensor, Unknown, stable_order,
+    Namespace, Partial, Record, SuperProxy, Tensor, TypeUnion, Unknown, stable_order,
 )
 from staticflops.frontend import stdlib
 from staticflops.frontend.stdlib import containers as std_containers
@@ -75,6 +75,15 @@ _NUMBERS = frozenset({int, float})  # exact types: not bool, not our symbolic si
 _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, set, frozenset, range, Expr, slice)
 
 
+
+def _type_operand(value) -> bool:
+    """A side of ``A | B`` that makes a type union: a class, a union, None, or a builtin that
+    stands for a type (``int``, ``list``, ``torch.Tensor``, ``collections.OrderedDict``)."""
+    if value is None or isinstance(value, (Class, TypeUnion)):
+        return True
+    return isinstance(value, Builtin) and (getattr(value, "pytype", None) is not None or any(
+        getattr(value, name, None) for name in ("base_class", "is_tensor_type", "instance_check")))
+
 class Interpreter(Statements, Expressions):
     def __init__(self, framework, budget: Budget | None = None):
         self.framework = framework  # tensors, layers and the namespaces of torch/keras
@@ -85,6 +94,9 @@ class Interpreter(Statements, Expressions):
         self.diagnostics: list = []
         self.installed_models: dict = {}  # dotted name -> our model of that installed library, or None
         self.noted: set = set()  # the diagnostics above, for the once-per-place test of `note`
+        # [object being decorated, names of its attributes set or deleted meanwhile] per decorator
+        # running (statements.decorate): an innermost-last stack
+        self.decorating: list = []
         self.ignores: dict = {}  # path -> {line: codes}: the ignore comments of every file run (suppressions.py)
         self.source: SourceFile | None = None  # file whose code is running now
         self.frames: list = []  # (defining class, receiver) of running methods, for super()
@@ -225,7 +237,14 @@ class Interpreter(Statements, Expressions):
                 self.source, self.anchor, self.import_guards = previous
         return LazyValue(run)
 
+    def _watch_decorated(self, receiver, name: str) -> None:
+        for target, names in self.decorating:
+            if target is receiver:
+                names.add(name)
+
     def set_attribute(self, receiver, name: str, value, node) -> None:
+        if self.decorating:
+            self._watch_decorated(receiver, name)
         if isinstance(receiver, (Class, Function)):  # memoised constructions recorded before it are stale
             self.construction_memo.definition_written()
         elif self.construction_memo.recorders:  # a write outside a construction makes it non-memoisable
@@ -259,6 +278,8 @@ class Interpreter(Statements, Expressions):
     def delete_attribute(self, receiver, name: str, node) -> None:
         """``del receiver.name`` / ``delattr(receiver, name)`` on an object or a class; a write
         for the construction memo, as setting it is."""
+        if self.decorating:
+            self._watch_decorated(receiver, name)
         if isinstance(receiver, Class):
             self.construction_memo.definition_written()
             receiver.namespace.pop(name, None)
@@ -340,6 +361,8 @@ class Interpreter(Statements, Expressions):
             if result is not MISSING:
                 return result
             return self.framework.instance_binary(self, op_class.__name__, left, right, node)
+        if op_class is cst.BitOr and _type_operand(left) and _type_operand(right) and (left, right) != (None, None):
+            return TypeUnion.of(left, right)  # `int | None`, `list | tuple`: a union isinstance() accepts
         self.budget.check_int(self, op_class.__name__, left, right, node)
         self.budget.check_built(self, op_class.__name__, left, right, node)
         if isinstance(left, Expr) or isinstance(right, Expr):

@@ -13,7 +13,7 @@ from staticflops.frontend.scope import MISSING
 from staticflops.frontend.stdlib import containers, inspect_, literals
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Cycle, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
-    Partial, Record, SuperProxy, Tensor, Unknown,
+    Partial, Record, SuperProxy, Tensor, TypeUnion, Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
 
@@ -249,8 +249,7 @@ def build_builtins(object_class: Class) -> dict:
         cls, kinds = args
         if not isinstance(cls, Class):
             return interp.unknown("issubclass() of a value that is not a class", node)
-        options = kinds if isinstance(kinds, tuple) else (kinds,)
-        return any(isinstance(k, Class) and cls.is_subclass_of(k) for k in options)
+        return any(isinstance(k, Class) and cls.is_subclass_of(k) for k in _options(kinds))
     b["issubclass"] = issubclass_
 
     def _own_getattribute(value) -> bool:
@@ -401,6 +400,8 @@ def build_builtins(object_class: Class) -> dict:
             kind = interp.framework.tensor_type(value)
             if kind is not None:
                 return kind
+        if value is None:  # NoneType is no builtin name
+            return NONE_TYPE
         found = b.get(type(value).__name__)  # int, str, list, ...: the builtin standing for the type
         return found if found is not None else interp.unknown("type() of this value", node)
     b["type"] = type_
@@ -519,9 +520,21 @@ _PLAIN_DATA = (int, float, complex, str, bytes, bool, type(None), tuple, list, d
                collections.deque)
 
 
+# type(None); `X | None` holds None for it (isinstance(None, int | None) is True)
+NONE_TYPE = _fn("NoneType", type(None))(lambda interp, args, kwargs, node: None)
+
+
+def _options(kinds) -> tuple:
+    """isinstance's second argument as a flat tuple: a class, a tuple of them (nested), or a union."""
+    if isinstance(kinds, TypeUnion):
+        return tuple(NONE_TYPE if option is None else option for option in kinds.options)
+    if isinstance(kinds, tuple):
+        return tuple(option for kind in kinds for option in _options(kind))
+    return (kinds,)
+
+
 def is_instance(value, kinds) -> bool:
-    options = kinds if isinstance(kinds, tuple) else (kinds,)
-    for kind in options:
+    for kind in _options(kinds):
         if isinstance(kind, Class) and isinstance(value, Instance) and value.cls.is_subclass_of(kind):
             return True
         base = getattr(kind, "base_class", None)  # class X(OrderedDict): an instance is an OrderedDict

@@ -515,10 +515,22 @@ class Statements:
         A decorator we cannot resolve (an unknown import, a call we do not model) leaves the
         function as written — the policy type checkers such as pyright follow for untyped
         decorators — and its reports are dropped: it would otherwise warn on every
-        ``@torch.jit.script`` or third-party decorator the model never depends on."""
+        ``@torch.jit.script`` or third-party decorator the model never depends on.
+        The same policy covers a decorator that returned the very object it was given, having
+        set no attribute of it but its docstring, along a branch taken on an assumption
+        (transformers' ``auto_docstring`` probing source files): the object stays as written
+        and the assumption stays a warning of the report, not a doubt on every use of it."""
         for decorator in reversed(decorators):
-            decorated, held = self.quietly(lambda decorator=decorator: self._apply_decorator(decorator, value, scope))
+            watch = [value, set()]
+            self.decorating.append(watch)
+            try:
+                decorated, held = self.quietly(
+                    lambda decorator=decorator: self._apply_decorator(decorator, value, scope))
+            finally:
+                self.decorating.pop()
             if not isinstance(decorated, Unknown):
+                if decorated is value and watch[1] <= {"__doc__"}:
+                    held = [report for report in held if report not in self.assumptions]
                 self.report_held(held)
                 value = decorated
         return value

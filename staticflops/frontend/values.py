@@ -373,6 +373,27 @@ class SuperProxy:
     receiver: Any
     start_after: Class
 
+
+@dataclass(frozen=True)
+class TypeUnion:
+    """``A | B`` of classes (Python 3.10's ``types.UnionType``): what ``isinstance`` and
+    ``issubclass`` accept as a tuple of its options.  ``None`` among them stands for NoneType;
+    nested unions are flattened and repeats dropped, as CPython does."""
+
+    options: tuple
+
+    @staticmethod
+    def of(left, right) -> "TypeUnion":
+        options: list = []
+        for side in (left, right):
+            for option in (side.options if isinstance(side, TypeUnion) else (side,)):
+                if not any(option is seen for seen in options):
+                    options.append(option)
+        return TypeUnion(tuple(options))
+
+    def __repr__(self) -> str:
+        return " | ".join("None" if o is None else getattr(o, "name", "?") for o in self.options)
+
 def dotted_name(node) -> str:
     if isinstance(node, cst.Name):
         return node.value

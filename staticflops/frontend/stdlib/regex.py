@@ -107,6 +107,9 @@ _FLAGS = ("IGNORECASE", "I", "MULTILINE", "M", "DOTALL", "S", "VERBOSE", "X", "A
 # inline flags (``\p{L}``, ``(?V1)``, ``(?|...)``) do not compile under ``re``, an unknown too,
 # and so are the functions and flags it adds (not members below).
 _QUANTIFIER = re.compile(r"\{(?:\d+(?:,\d*)?|,\d+)\}")
+# A fuzzy constraint opens with an error kind or a count (``{e<=1}``, ``{1i+1d<3}``); any other
+# `{` (``{(.*?)}``, a template's placeholders) is literal text in both modules.
+_FUZZY_STARTS = frozenset("eisd0123456789")
 
 
 def _regex_only(text: str) -> str | None:
@@ -118,7 +121,7 @@ def _regex_only(text: str) -> str | None:
         if text[index] == "\\":
             index += 2
             continue
-        if text[index] == "{" and not _QUANTIFIER.match(text, index):
+        if text[index] == "{" and not _QUANTIFIER.match(text, index) and text[index + 1:index + 2] in _FUZZY_STARTS:
             return "a `regex` pattern with `{` outside a repeat count (a fuzzy match in `regex`) is not run"
         index += 1
     return None

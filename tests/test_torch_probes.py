@@ -7,6 +7,8 @@ Each model below adds a layer only when every probe gave the real CPU build's an
 wrong answer changes the count; the FLOPs are derived by hand in each docstring.
 """
 
+import textwrap
+
 import staticflops
 from staticflops.api import analyze_text
 
@@ -311,3 +313,40 @@ class M(nn.Module):
     report = _analyse(tmp_path, source, inputs=("2x4",))
     assert report.totals.forward_flops == 128
     assert report.outputs == [[2]]
+
+
+def test_dtypes_compare_as_torch_does(tmp_path):
+    """``torch.float16 == torch.half``, ``torch.float is torch.float32``, float16 != float32,
+    int32 != int64, bfloat16 != float16 (5 checks in __init__); a float input's dtype is float32
+    (the dtype the recordings run in), an int64 tensor's is torch.long, finfo(x.dtype) has 32
+    bits (4 checks in forward).  Each check adds 1 when torch's answer is given, 100 otherwise:
+    Linear(4, 5) has 4*5 + 5 = 25 params, and the output keeps 4 of its 5 columns.  (Before,
+    every float dtype compared equal: ``x.dtype == torch.float16`` was True.)"""
+    path = tmp_path / "dtypes.py"
+    path.write_text(textwrap.dedent('''
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                n = 0
+                n += 1 if torch.float16 == torch.half else 100
+                n += 1 if torch.float is torch.float32 else 100
+                n += 1 if torch.float16 != torch.float32 else 100
+                n += 1 if torch.int32 != torch.int64 else 100
+                n += 1 if torch.bfloat16 != torch.float16 else 100
+                self.fc = nn.Linear(4, n)
+
+            def forward(self, x):
+                ids = torch.zeros(1, 4, dtype=torch.long)
+                m = 0
+                m += 1 if x.dtype == torch.float32 and x.dtype is torch.float32 else 100
+                m += 1 if x.dtype != torch.float16 and x.dtype not in (torch.float16, torch.bfloat16) else 100
+                m += 1 if ids.dtype == torch.int64 and ids.dtype is torch.long else 100
+                m += 1 if torch.finfo(x.dtype).bits == 32 else 100
+                return self.fc(x)[:, :m]
+    '''))
+    report = staticflops.analyze(path, inputs=["1x4"])
+    assert report.totals.params == 25
+    assert report.outputs == [[1, 4]]

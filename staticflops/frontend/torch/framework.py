@@ -24,7 +24,7 @@ from staticflops.frontend.torch.functional_table import build_functional
 from staticflops.frontend.torch.layers import NOT_MODELLED
 from staticflops.frontend.torch.numeric_limits import limits_functions
 from staticflops.frontend.torch.parametrize import utils_members
-from staticflops.frontend.torch.functions import DTYPES, DTypeName, TorchOps, build_constructors, build_functions
+from staticflops.frontend.torch.functions import TorchOps, build_constructors, build_functions, dtype_objects
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.growth import GROWING_METHODS
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
@@ -91,6 +91,7 @@ class TorchFramework:
     def __init__(self):
         self.tracer = Tracer()
         self.call_cache = CallCache()
+        self.dtypes = dtype_objects()  # torch.float32, torch.half, ...: one object per dtype
         self.object_class = Class("object", (), {
             "__init__": Builtin("object.__init__", lambda i, a, k, n: None),
             # reached through super().__getattribute__/__setattr__ from a class that overrides them
@@ -192,7 +193,7 @@ class TorchFramework:
                                                                  bind_self=False) for name in ("norm", "vector_norm")},
                                                  "solve_triangular": Builtin("torch.linalg.solve_triangular",
                                                                              self._solve_triangular, bind_self=False)}),
-            **{name: DTypeName(name) for name in DTYPES},
+            **self.dtypes,
             **limits_functions(self.object_class),
         })
         # device probes (torch.cuda, torch.backends, ...) answered as torch's CPU build does
@@ -428,8 +429,8 @@ class TorchFramework:
         if name in ("T", "mT"):
             shape = tuple(reversed(tensor.shape)) if name == "T" else tensor.shape[:-2] + tensor.shape[-2:][::-1]
             return Tensor(shape, tensor.dtype)
-        if name == "dtype":
-            return tensor.dtype
+        if name == "dtype":  # torch's dtype object of the tensor's class (`x.dtype is torch.float32`)
+            return self.dtypes.get(tensor.dtype, tensor.dtype)
         if name in ("is_xpu", "is_mps"):  # like is_cuda: the analysis models a CPU tensor
             return False
         if name == "device":

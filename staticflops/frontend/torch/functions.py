@@ -1034,13 +1034,41 @@ _INT_DTYPES = {"int64", "long", "int32", "int", "int8", "uint8"}
 
 class DTypeName(str):
     """``torch.int32`` and friends: the dtype class the analysis tracks ("int64", "float32",
-    "bool"), remembering the exact name for the one place the width matters (a dtype view)."""
+    "bool"), remembering the exact name for the places the width matters (a dtype view, finfo).
+
+    The program compares them as torch does, by exact dtype: ``torch.float16 == torch.half``,
+    ``torch.float16 != torch.float32``.  A tensor's ``.dtype`` is the default dtype of its class
+    (float32, int64, bool: what the ground truth runs in), so ``x.dtype == torch.float16`` is
+    False, as in a float32 model.  Against a plain string (the analysis' own tracked names) a
+    DTypeName compares as its class, as before."""
 
     def __new__(cls, name: str):
         tracked = "int64" if name in ("long", "int64", "int", "int32") else "bool" if name == "bool" else "float32"
         value = super().__new__(cls, tracked)
         value.exact = name
         return value
+
+    def __eq__(self, other):
+        if isinstance(other, DTypeName):
+            return _CANONICAL.get(self.exact, self.exact) == _CANONICAL.get(other.exact, other.exact)
+        return str.__eq__(self, other)
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = str.__hash__  # equal dtypes have equal classes, so equal hashes
+
+
+_CANONICAL = {"half": "float16", "float": "float32", "double": "float64", "long": "int64", "int": "int32"}
+
+
+def dtype_objects() -> dict:
+    """``torch.<dtype>`` by name; an alias is the same object as the dtype it names
+    (``torch.float is torch.float32``), as in torch."""
+    objects = {name: DTypeName(name) for name in DTYPES if name not in _CANONICAL}
+    objects.update({alias: objects[name] for alias, name in _CANONICAL.items() if name in objects})
+    return objects
 
 
 def build_constructors(t: TorchOps) -> dict:

@@ -1625,3 +1625,27 @@ def test_union_of_types_in_isinstance_and_issubclass(tmp_path):
                 return self.fc(x)
     """, inputs=("1x7",))
     assert report.totals.params == 16
+
+
+def test_next_of_an_exhausted_iterator_raises_stopiteration_the_code_may_catch(tmp_path):
+    """``next(it)`` past the end raises StopIteration, which ``except StopIteration`` catches
+    (transformers' cache looks for its first attention layer so); ``next(it, default)`` gives
+    the default.  Width 3 + 2 = 5: Linear(5, 1) has 5 + 1 = 6 params."""
+    report = analyse(tmp_path, """
+        from torch import nn
+
+        try:
+            first = next(i for i in range(4) if i > 9)
+        except StopIteration:
+            first = 3
+        WIDTH = first + next(iter([]), 2)
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(WIDTH, 1)
+
+            def forward(self, x):
+                return self.fc(x)
+    """, inputs=("1x5",))
+    assert report.totals.params == 6

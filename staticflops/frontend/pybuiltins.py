@@ -209,7 +209,7 @@ def build_builtins(object_class: Class) -> dict:
             return items.pop(0)
         if len(args) > 1:
             return args[1]
-        raise interp.fail("next() of an exhausted iterator (StopIteration)", node, "SF111")
+        raise interp.fail("next() of an exhausted iterator (StopIteration)", node, "SF111", python="StopIteration")
     b["next"] = next_
 
     @_fn("reversed")

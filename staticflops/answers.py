@@ -1,0 +1,212 @@
+"""The results cache of ``staticflops analyze FILE`` (a ``.py`` model file, a Hugging Face
+``config.json`` or hub snapshot): a signed record of what a run printed and of everything
+that output depended on, so that the same command again with nothing changed prints it
+without importing the analyser (libcst), pydantic, rich or typer — as ``check``'s fast path
+(verdicts.py) does for ``check``.
+
+The full command (``cli/app.py``) writes the record after a run that printed a report: not
+after an analysis error, an internal error, a partial report (a budget stopped it), with
+``--output`` (a file is written) or ``--no-cache``.  It is filed under the hash of
+
+* the command line exactly as given, the working folder (paths are printed relative to it
+  and relative arguments are read from it), the interpreter and its ``sys.path`` (the default
+  site-packages third-party imports are read from) and the home folder (``~`` in a path);
+* the output setting (verdicts.output_setting: terminal or not, its size, encoding and the
+  variables rich reads);
+* this staticflops build (``engine_fingerprint``: its code and rule files),
+
+so any other option, order or setting is another record.  It holds what the run printed on
+stdout and stderr, its exit status, and what the analysis found on disk (files.ReadLog):
+every read and regular-file check with its outcome (the bytes' SHA-256, "a file", or why it
+failed: a path probed and found missing is a dependency too), the kind of every path the
+analysed code asked about, and the listing of every folder third-party imports searched
+(a package installed there changes what an import finds).  Single-file ``analyze`` reads
+the disk directly (its parsed-module cache and project root depend on that), so its reads are
+logged where every read happens, in ``files.py``, rather than through a recording reader as
+folder mode's and ``check``'s entries (project/cache.py) are.
+
+The fast path re-does each logged call (hashing, never parsing: a file whose stamp is unchanged
+since a settled read is not even hashed) and prints the stored text only when every outcome
+is the same; any option it does not know, ``--no-cache``, ``--output``, a missing or foreign
+record: the full command.
+
+Trust: the record lives in the analysed project's cache folder (``<project root>/
+.staticflops_cache``, where the parsed-module cache keeps its trees: ``files.project_root``
+of the analysed path), which a pull request controls; so it is signed with this user's
+secret (its own domain), reached with ``O_NOFOLLOW`` and read regular and bounded
+(cachefolder.py), and must match the command, folder and setting it is filed under.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from staticflops.cachefolder import (
+    SUPPORTED, LinkInTheWay, engine_fingerprint, folder_listing, open_folder, read_entry, sign, signed_payload,
+    user_secret, write_entry,
+)
+from staticflops.files import outcome_now, project_root, stamp
+from staticflops.verdicts import output_setting
+
+FORMAT = 1
+DOMAIN = b"analyze-answer\n"  # a results entry, a check record or a parsed tree never passes for one
+MAX_RECORD_BYTES = 64 * 1024 * 1024  # a report of a few thousand layers is a few MB in any format
+ANSWERS_PER_COMMAND = 4  # e.g. the working tree and a few other branches of the same model
+CACHE_FOLDER = (".staticflops_cache",)  # as folder mode's results and the parsed-module cache
+# analyze's options that take a value, and its flags; --output and --no-cache are the full
+# command's (a file to write, a fresh analysis), as is anything else (--help, -fjson...).
+_VALUED = frozenset({"--model", "-m", "--kwargs", "--input", "-i", "--rules", "-r", "--format", "-f", "--depth",
+                     "--freeze", "--steps", "--hardware", "--precision", "--mfu", "--peak-tflops", "--batch", "--dtype",
+                     "--jobs", "-j", "--python", "--source-path", "--env"})
+_FLAGS = frozenset({"--training", "--exact", "--by-type", "--expand", "--strict", "--debug"})
+
+
+def analysed_path(argv: list) -> str | None:
+    """The one PATH of ``analyze ARGV`` when every option is one the fast path knows, else None."""
+    paths = []
+    items = list(argv)
+    while items:
+        item = items.pop(0)
+        if item == "--":
+            paths.extend(items)
+            break
+        name, equals, _ = item.partition("=")
+        if item in _VALUED or item.startswith("--max-"):  # its value follows
+            if not items:
+                return None
+            items.pop(0)
+        elif equals and name.startswith("--") and (name in _VALUED or name.startswith("--max-")):
+            continue  # --name=value
+        elif item in _FLAGS:
+            continue
+        elif item.startswith("-") and item != "-":
+            return None
+        else:
+            paths.append(item)
+    return paths[0] if len(paths) == 1 else None
+
+
+def record_name(argv: list) -> str:
+    identity = {"argv": list(argv), "cwd": os.getcwd(), "python": [sys.executable, sys.prefix, sys.path],
+                "home": os.path.expanduser("~"), "setting": _setting()}
+    text = json.dumps(identity, sort_keys=True)
+    return "analyze-" + hashlib.sha256(f"{FORMAT}\0{engine_fingerprint()}\0{text}".encode()).hexdigest()[:32] + ".json"
+
+
+def _setting() -> dict:
+    setting = output_setting("", False)
+    try:
+        setting["stderr_tty"] = sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):
+        setting["stderr_tty"] = False
+    return setting
+
+
+# --- written by the full command ----------------------------------------------------------------
+
+def write_answer(argv: list, path: str, log, folders, stdout: str, stderr: str, status: int) -> None:
+    """Keep what ``analyze ARGV`` printed; ``log``: the analysis' files.ReadLog, ``folders``:
+    the folders its third-party imports searched (libraries.LibraryReads.folders)."""
+    if log.unrecordable or not SUPPORTED or user_secret() is None:
+        return
+    listings = {folder: folder_listing(folder) for folder in sorted(str(f) for f in folders)}
+    reads = [[name, None if roots is None else list(roots), limit, outcome]
+             for (name, roots, limit), outcome in log.outcomes.items()]
+    answer = {"reads": reads, "stamps": log.stamps, "paths": log.paths, "listings": listings, "stdout": stdout,
+              "stderr": stderr, "status": status}
+    old = _record(path, argv)
+    answers = [answer] + [a for a in (old["answers"] if old else []) if _dependencies(a) != _dependencies(answer)]
+    name = record_name(argv)
+    payload = json.dumps({"format": FORMAT, "argv": list(argv), "cwd": os.getcwd(),
+                          "answers": answers[:ANSWERS_PER_COMMAND]}).encode()
+    if len(payload) > MAX_RECORD_BYTES:
+        return
+    try:
+        folder = open_folder(project_root(path), CACHE_FOLDER, create=True)
+    except (LinkInTheWay, OSError):
+        return  # a link in the way: no record (the parsed-module cache is off there too)
+    if folder is not None:
+        write_entry(folder, name, sign(DOMAIN, name, payload) + b"\n" + payload, "results cache")
+
+
+def _dependencies(answer: dict) -> tuple:
+    return answer["reads"], answer["paths"], answer["listings"]
+
+
+# --- read by the fast path ----------------------------------------------------------------------
+
+def fast_analyze(argv: list) -> tuple[str, str, int] | None:
+    """(stdout, stderr, exit status) of ``staticflops analyze ARGV`` when its record shows that
+    nothing it depends on changed; None: run the full command."""
+    path = analysed_path(argv)
+    if path is None or not SUPPORTED:
+        return None
+    try:
+        record = _record(path, argv)
+        for answer in record["answers"] if record is not None else ():
+            if _unchanged(answer):
+                return answer["stdout"], answer["stderr"], answer["status"]
+        return None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError):
+        return None  # anything unexpected: the full command decides (and reports)
+
+
+def _record(path: str, argv: list) -> dict | None:
+    name = record_name(argv)
+    try:
+        folder = open_folder(project_root(path), CACHE_FOLDER, create=False)
+    except LinkInTheWay:
+        return None
+    if folder is None:
+        return None
+    payload = signed_payload(DOMAIN, name, read_entry(folder, name, MAX_RECORD_BYTES))  # read_entry closes it
+    if payload is None:
+        return None
+    try:
+        record = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict) or record.get("format") != FORMAT or record.get("argv") != list(argv) \
+            or record.get("cwd") != os.getcwd() or not isinstance(record.get("answers"), list):
+        return None
+    record["answers"] = [a for a in record["answers"] if _well_formed(a)]
+    return record
+
+
+def _well_formed(answer) -> bool:
+    """Every field there with its type (a record is signed, so only a bug of ours breaks this)."""
+    return isinstance(answer, dict) and isinstance(answer.get("stdout"), str) \
+        and isinstance(answer.get("stderr"), str) and type(answer.get("status")) is int \
+        and all(isinstance(answer.get(field), kind) for field, kind in
+                (("reads", list), ("stamps", dict), ("paths", dict), ("listings", dict)))
+
+
+def _unchanged(answer: dict) -> bool:
+    """Whether every logged read, check, path question and folder listing has its outcome."""
+    stamps = answer["stamps"]
+    for name, roots, limit, outcome in answer["reads"]:
+        if limit is not None and name in stamps and stamp(name) == stamps[name]:
+            continue  # not written since it was read (settled): its bytes are the ones hashed
+        if outcome_now(name, roots, limit) != outcome:
+            return False
+    for absolute, (real, kind) in answer["paths"].items():
+        if os.path.realpath(absolute) != real:
+            return False
+        if not (isinstance(kind, str) and kind.startswith("refused")) and _kind(absolute) != kind:
+            return False
+    return all(folder_listing(folder) == digest for folder, digest in answer["listings"].items())
+
+
+def _kind(path: str) -> str | None:
+    """As imports.ProjectImports.path_kind: ``"file"``, ``"dir"`` or None."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else None

@@ -91,10 +91,20 @@ def analysed_path(argv: list) -> str | None:
 
 
 def record_name(argv: list) -> str:
-    identity = {"argv": list(argv), "cwd": os.getcwd(), "python": [sys.executable, sys.prefix, sys.path],
-                "home": os.path.expanduser("~"), "setting": _setting()}
+    identity = {"argv": list(argv), "cwd": os.getcwd(), "python": _environment(), "home": os.path.expanduser("~"),
+                "setting": _setting()}
     text = json.dumps(identity, sort_keys=True)
     return "analyze-" + hashlib.sha256(f"{FORMAT}\0{engine_fingerprint()}\0{text}".encode()).hexdigest()[:32] + ".json"
+
+
+def _environment() -> list:
+    """What decides the default folders third-party imports are read from
+    (libraries._own_site_packages): this environment's prefixes and site folders."""
+    import site
+
+    user = site.USER_SITE if site.ENABLE_USER_SITE else None
+    folders = [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages")]
+    return [sys.prefix, sys.exec_prefix, sys.base_prefix, list(sys.version_info[:2]), user, folders]
 
 
 def _setting() -> dict:

@@ -58,10 +58,12 @@ MAX_RECORD_BYTES = 64 * 1024 * 1024  # a report of a few thousand layers is a fe
 ANSWERS_PER_COMMAND = 4  # e.g. the working tree and a few other branches of the same model
 CACHE_FOLDER = (".staticflops_cache",)  # as folder mode's results and the parsed-module cache
 # analyze's options that take a value, and its flags; --output and --no-cache are the full
-# command's (a file to write, a fresh analysis), as is anything else (--help, -fjson...).
+# command's (a file to write, a fresh analysis), as is --python (the other environment's site
+# folders are found by globbing its lib/ folder, which the log does not replay) and anything
+# else (--help, -fjson...).
 _VALUED = frozenset({"--model", "-m", "--kwargs", "--input", "-i", "--rules", "-r", "--format", "-f", "--depth",
                      "--freeze", "--steps", "--hardware", "--precision", "--mfu", "--peak-tflops", "--batch", "--dtype",
-                     "--jobs", "-j", "--python", "--source-path", "--env"})
+                     "--jobs", "-j", "--source-path", "--env"})
 _FLAGS = frozenset({"--training", "--exact", "--by-type", "--expand", "--strict", "--debug"})
 
 
@@ -104,7 +106,8 @@ def _environment() -> list:
 
     user = site.USER_SITE if site.ENABLE_USER_SITE else None
     folders = [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages")]
-    return [sys.prefix, sys.exec_prefix, sys.base_prefix, list(sys.version_info[:2]), user, folders]
+    return [sys.prefix, sys.exec_prefix, sys.base_prefix, list(sys.version_info[:2]), user,
+            bool(user) and os.path.isdir(user), folders]
 
 
 def _setting() -> dict:

@@ -187,8 +187,9 @@ def analyze(
         raise typer.Exit(2)
     from staticflops.api import analyze as run
 
-    # The console script keeps what this command prints for the same command again (answers.py)
-    keep = _ARGV is not None and _ARGV[:1] == ["analyze"] and not no_cache and output is None
+    # The console script keeps what this command prints for the same command again (answers.py;
+    # not with --python: that environment's folders are found by globbing, which it cannot replay)
+    keep = _ARGV is not None and _ARGV[:1] == ["analyze"] and not no_cache and output is None and python is None
     with _logging_reads(keep) as logged:
         report = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules,
                                       training=training, freeze=freeze or (), steps=steps, hardware=hardware,

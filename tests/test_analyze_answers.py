@@ -310,3 +310,16 @@ def test_options_it_does_not_know_take_the_full_path(tmp_path):
             result, imported = console("analyze", "models/mlp.py", "--input", "2x8", *extra, cwd=tmp_path)
             assert "typer" in imported and result.returncode == 0, (extra, result.stderr)
     assert out.read_text()  # --output wrote its file
+
+
+def test_a_module_appearing_where_a_library_import_looked_is_analysed_again(tmp_path):
+    # vendlib tries its optional `.fast` submodule first: missing, Block comes from `.slow`
+    args = vendored_project(tmp_path)
+    package = tmp_path / "vendor" / "vendlib"
+    (package / "slow.py").write_text(VENDORED)
+    (package / "__init__.py").write_text("try:\n    from .fast import Block\nexcept ImportError:\n"
+                                         "    from .slow import Block\n")
+    assert totals(full(*args, cwd=tmp_path / "proj")) == (128, 36)  # Linear(8, 4), as above
+    served(*args, cwd=tmp_path / "proj")
+    (package / "fast.py").write_text(VENDORED.replace("nn.Linear(8, 4)", "nn.Linear(8, 8)"))
+    assert totals(analysed(*args, cwd=tmp_path / "proj")) == (256, 72)  # Linear(8, 8), as above

@@ -3,11 +3,12 @@ command again with nothing changed prints the stored answer — exactly what the
 prints, stdout, stderr and exit status — without entering the interpreter; any change to
 what the answer depends on (the model file, a config.json, a library file, a file appearing
 where an import looked, an option) analyses again; a record not signed by this user is
-ignored; ``--no-cache`` analyses again.
+ignored; ``--no-cache`` analyses again.  The same analysis with other output options (another
+``--format``, ``--depth``...) prints the report the first run kept, without analysing.
 
-Whether a run analysed is read from ``-X importtime``: the full command imports the
-interpreter (``staticflops.frontend.interpreter``), the fast path imports none of libcst,
-pydantic, rich or typer."""
+Whether a run analysed is read from ``-X importtime``: an analysis imports the interpreter
+(``staticflops.frontend.interpreter``), the fast path imports none of libcst, pydantic, rich
+or typer, the full command printing a kept report imports typer but not the interpreter."""
 
 import json
 import os
@@ -53,6 +54,13 @@ def served(*args, cwd):
     result, imported = console(*args, cwd=cwd)
     assert INTERPRETER not in imported and not {name.split(".")[0] for name in imported} & set(HEAVY), \
         sorted(name for name in imported if name.startswith(("staticflops.frontend", *HEAVY)))
+    return result
+
+
+def from_report(*args, cwd):
+    """The console script's answer, asserting that the full command printed a kept report."""
+    result, imported = console(*args, cwd=cwd)
+    assert "typer" in imported and INTERPRETER not in imported
     return result
 
 
@@ -133,8 +141,9 @@ def test_a_changed_option_is_another_answer(tmp_path):
     # 4x8: twice the rows, twice the MACs: 2 * 768 = 1,536 FLOPs, the same 212 params
     other = analysed("analyze", "models/mlp.py", "--input", "4x8", "--format", "json", cwd=tmp_path)
     assert totals(other) == (2 * MLP_FLOPS, MLP_PARAMS)
-    reordered = analysed("analyze", "--format", "json", "models/mlp.py", "--input", "2x8", cwd=tmp_path)
-    assert same(reordered, first)  # another command line: its own record
+    # another command line, the same analysis: the full command prints the kept report
+    reordered = from_report("analyze", "--format", "json", "models/mlp.py", "--input", "2x8", cwd=tmp_path)
+    assert same(reordered, first)
     assert same(served("analyze", "models/mlp.py", "--input", "2x8", "--format", "json", cwd=tmp_path), first)
 
 
@@ -284,10 +293,35 @@ def test_a_record_not_signed_by_this_user_is_ignored(tmp_path):
     data = json.loads(payload)
     data["answers"][0]["stdout"] = '{"forged": true}\n'
     record.write_bytes(signature + b"\n" + json.dumps(data).encode())  # the old signature: wrong now
-    result = analysed(*args, cwd=tmp_path)
-    assert same(result, first)
+    assert same(from_report(*args, cwd=tmp_path), first)  # the full command, from the kept report
     record.write_bytes(json.dumps(data).encode())  # no signature at all
-    assert same(analysed(*args, cwd=tmp_path), first)
+    assert same(from_report(*args, cwd=tmp_path), first)
+
+
+def test_a_report_not_signed_by_this_user_is_ignored(tmp_path):
+    mlp_project(tmp_path)
+    args = ("analyze", "models/mlp.py", "--input", "2x8", "--format", "json")
+    first = full(*args, cwd=tmp_path)
+    (record,) = (tmp_path / "models" / ".staticflops_cache").glob("report-*.json")
+    signature, _, payload = record.read_bytes().partition(b"\n")
+    data = json.loads(payload)
+    data["answers"][0]["report"]["totals"]["params"] = 1
+    record.write_bytes(signature + b"\n" + json.dumps(data).encode())
+    other = ("analyze", "models/mlp.py", "--input", "2x8", "--format", "json", "--exact")  # not the printed answer
+    result = analysed(*other, cwd=tmp_path)
+    assert same(result, first) and totals(result) == (MLP_FLOPS, MLP_PARAMS)
+
+
+@pytest.mark.parametrize("options", [("--format", "table"), ("--format", "markdown", "--depth", "1"),
+                                     ("--format", "html", "--exact"), ("-f", "csv"), ("--strict",)])
+def test_other_output_options_print_the_kept_report(tmp_path, options):
+    # the analysis' options are the same: the full command renders the report kept by the first run
+    mlp_project(tmp_path)
+    full("analyze", "models/mlp.py", "--input", "2x8", "--format", "json", cwd=tmp_path)
+    args = ("analyze", "models/mlp.py", "--input", "2x8", *options)
+    result = from_report(*args, cwd=tmp_path)
+    assert same(result, full(*args, "--no-cache", cwd=tmp_path))  # what a fresh analysis prints
+    assert same(served(*args, cwd=tmp_path), result)  # and now the printed answer is kept too
 
 
 def test_a_cache_folder_that_is_a_link_is_not_used(tmp_path):

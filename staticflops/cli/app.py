@@ -153,10 +153,8 @@ def analyze(
     A --max-* budget hit prints the partial report (marked PARTIAL, a lower bound) and exits 1."""
     from pathlib import Path
 
-    from staticflops.api import is_model_config
-
     # a Hugging Face hub-cache snapshot folder is one model (its config.json), not a folder of files
-    if len(paths) > 1 or Path(paths[0]).is_dir() and not is_model_config(paths[0]):
+    if len(paths) > 1 or Path(paths[0]).is_dir() and not _is_model_config(paths[0]):
         options = {"model": model, "inputs": inputs or [], "kwargs": kwargs, "rules": rules}
         if training or freeze or steps is not None or hardware is not None or peak_tflops is not None:
             options.update(training=True, freeze=freeze or [], steps=steps, hardware=hardware, precision=precision,
@@ -185,18 +183,22 @@ def analyze(
     if output is not None and Path(output).resolve() == Path(path).resolve():
         _error_line(f"staticflops: error: --output {output} is the model file itself")
         raise typer.Exit(2)
-    from staticflops.api import analyze as run
+    options = dict(model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, training=training,
+                   freeze=freeze or [], steps=steps, hardware=hardware, precision=precision, mfu=mfu, batch=batch,
+                   dtype=dtype, limits=limits, python=python, source_path=source_path or [], env=env,
+                   peak_tflops=peak_tflops)
+    # The console script keeps the report, and what this command prints, for a later run with
+    # nothing changed (answers.py); not with --python: that environment's folders are found by
+    # globbing, which the record cannot replay
+    keep = _ARGV is not None and _ARGV[:1] == ["analyze"] and not no_cache and python is None
+    report, depends = _cached_report(path, options) if keep else (None, None)
+    if report is None:
+        from staticflops.api import analyze as run
 
-    # The console script keeps what this command prints for the same command again (answers.py;
-    # not with --python: that environment's folders are found by globbing, which it cannot replay)
-    keep = _ARGV is not None and _ARGV[:1] == ["analyze"] and not no_cache and output is None and python is None
-    with _logging_reads(keep) as logged:
-        report = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules,
-                                      training=training, freeze=freeze or (), steps=steps, hardware=hardware,
-                                      precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits,
-                                      python=python, source_path=source_path or (), env=env,
-                                      peak_tflops=peak_tflops), debug, path)
-    if not keep or report.partial:  # a partial report is analysed again next time
+        with _logging_reads(keep) as logged:
+            report = _guarded(lambda: run(path, **options), debug, path)
+        depends = _kept_report(path, options, logged, report) if keep else None
+    if depends is None or output is not None:
         _print_report(report, path, output_format, output, depth, exact, by_type_, expand, strict, debug)
         return
     global _STDERR
@@ -212,7 +214,15 @@ def analyze(
     finally:
         sys.stdout, errors, _STDERR = real, _STDERR, None
         if status is not None:
-            _keep_answer(path, logged, "".join(stdout.parts), "".join(errors), status)
+            from staticflops.answers import write_answer
+
+            _quietly(lambda: write_answer(_ARGV[1:], path, depends, "".join(stdout.parts), "".join(errors), status))
+
+
+def _is_model_config(path: str) -> bool:
+    from staticflops.api import is_model_config  # only for a folder: a kept report needs no analyser
+
+    return is_model_config(path)
 
 
 class _Unresolved(typer.Exit):
@@ -222,7 +232,7 @@ class _Unresolved(typer.Exit):
 @contextlib.contextmanager
 def _logging_reads(wanted: bool):
     """What the analysis finds on disk (files.ReadLog) and the folders its third-party imports
-    search, for the record of this command (answers.py); None when not ``wanted``."""
+    search, for the results cache (answers.py); None when not ``wanted``."""
     if not wanted:
         yield None
         return
@@ -233,14 +243,36 @@ def _logging_reads(wanted: bool):
         yield log, library
 
 
-def _keep_answer(path: str, logged, stdout: str, stderr: str, status: int) -> None:
-    from staticflops.answers import write_answer
+def _cached_report(path: str, options: dict) -> tuple:
+    """(report, what it depends on) from the results cache, or (None, None)."""
+    from staticflops.answers import cached_report
+    from staticflops.report import Report
 
-    log, library = logged
+    found = cached_report(path, {"path": path, **options})
+    if found is None:
+        return None, None
     try:
-        write_answer(_ARGV[1:], path, log, library.folders, stdout, stderr, status)
+        return Report.model_validate(found[0]), found[1]
+    except ValueError:  # pydantic's ValidationError: a report this build cannot read is a miss
+        return None, None
+
+
+def _kept_report(path: str, options: dict, logged, report) -> dict | None:
+    """Store a complete report in the results cache; what it depends on (None: not kept)."""
+    from staticflops.answers import dependencies, keep_report
+
+    depends = dependencies(logged[0], logged[1].folders)
+    if depends is None or report.partial:  # a partial report is analysed again next time
+        return None
+    _quietly(lambda: keep_report(path, {"path": path, **options}, depends, report.model_dump(mode="json")))
+    return depends
+
+
+def _quietly(store) -> None:
+    try:
+        store()
     except (OSError, ValueError, TypeError):
-        pass  # the record only saves time
+        pass  # the results cache only saves time
 
 
 def _print_report(report, path: str, output_format, output, depth, exact, by_type_, expand, strict, debug) -> None:

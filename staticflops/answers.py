@@ -51,7 +51,7 @@ from staticflops.cachefolder import (
     SUPPORTED, LinkInTheWay, engine_fingerprint, folder_listing, open_folder, read_entry, sign, signed_payload,
     user_secret, write_entry,
 )
-from staticflops.files import outcome_now, project_root, stamp
+from staticflops.files import kind as _kind, outcome_now, project_root, stamp
 from staticflops.verdicts import output_setting
 
 FORMAT = 1
@@ -243,16 +243,5 @@ def _unchanged(answer: dict) -> bool:
         if os.path.realpath(absolute) != real:
             return False
         if not (isinstance(kind, str) and kind.startswith("refused")) and _kind(absolute) != kind:
-            return False
+            return False  # (a FIFO the analysed code saw as nothing is "other" now: analysed again)
     return all(folder_listing(folder) == digest for folder, digest in answer["listings"].items())
-
-
-def _kind(path: str) -> str | None:
-    """As imports.ProjectImports.path_kind: ``"file"``, ``"dir"`` or None."""
-    import stat
-
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return None
-    return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else None

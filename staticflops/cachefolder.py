@@ -21,6 +21,10 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
+# A file's stamp and when an equal one proves its bytes unchanged (libraries.py, verdicts.py):
+# files.py, where analyze's own reads are stamped too.
+from staticflops.files import SETTLED_NS, settled, stamp as file_stamp  # noqa: F401  (shared from here)
+
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 # Opening relative to a folder's descriptor is what makes "no component is a symlink" hold.
@@ -157,29 +161,6 @@ def create_new(folder: int, name: str, data: bytes) -> None:
         return
     with os.fdopen(handle, "wb") as file:
         file.write(data)
-
-
-# A stamp older than this (ctime before the moment it was taken) cannot be matched by a later
-# write: file timestamps tick coarsely (a jiffy), so a younger one could repeat after a rewrite.
-SETTLED_NS = 2_000_000_000
-
-
-def file_stamp(path) -> list | None:
-    """[inode, size, mtime_ns, ctime_ns] of a file (symlinks followed), None when absent.  The
-    kernel sets ctime to the current time on every write, and no program can set it back, so an
-    equal stamp means the bytes were not rewritten since, for a stamp taken SETTLED_NS after
-    the file's last change (see ``settled``)."""
-    try:
-        status = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
-
-
-def settled(stamp: list | None) -> bool:
-    import time
-
-    return stamp is not None and time.time_ns() - stamp[3] > SETTLED_NS
 
 
 def folder_listing(path) -> str | None:

@@ -161,7 +161,7 @@ class ReadLog:
     def note(self, path, roots, limit, outcome: str, unchanged: list | None = None) -> None:
         shown = None if roots is None else tuple(str(root) for root in roots)
         self.outcomes[(str(path), shown, limit)] = outcome
-        if unchanged is not None and time.time_ns() - unchanged[3] > SETTLED_NS:
+        if settled(unchanged):
             self.stamps[str(path)] = unchanged  # a later lookup may trust an equal stamp (``stamp``)
 
 
@@ -185,25 +185,47 @@ def note_path_kind(path, kind) -> None:
         _log.paths[os.path.abspath(path)] = [os.path.realpath(path), kind]
 
 
+def exists(path) -> bool:
+    """``os.path.exists``, its answer noted (as the path's kind) while reads are logged."""
+    found = kind(path)
+    note_path_kind(path, found)
+    return found is not None
+
+
+def kind(path) -> str | None:
+    """``"file"``, ``"dir"``, ``"other"`` (a FIFO, a device...) or None (absent), links followed."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
+
+
 def note_unrecordable() -> None:
     """The analysis asked something a ReadLog cannot replay: its result must not be stored."""
     if _log is not None:
         _log.unrecordable = True
 
 
-# As cachefolder.SETTLED_NS: a stamp is only trusted once the file's last change is older than
-# this when it is taken (timestamps tick coarsely: a younger one could repeat after a rewrite).
+# A stamp older than this (ctime before the moment it was taken) cannot be matched by a later
+# write: file timestamps tick coarsely (a jiffy), so a younger one could repeat after a rewrite.
 SETTLED_NS = 2_000_000_000
 
 
 def stamp(path) -> list | None:
-    """[inode, size, mtime_ns, ctime_ns] of a file (symlinks followed), None when absent: the
-    kernel sets ctime on every write and nothing sets it back (cachefolder.file_stamp)."""
+    """[inode, size, mtime_ns, ctime_ns] of a file (symlinks followed), None when absent.  The
+    kernel sets ctime to the current time on every write, and no program can set it back, so an
+    equal stamp means the bytes were not rewritten since, for a stamp taken SETTLED_NS after
+    the file's last change (see ``settled``)."""
     try:
         status = os.stat(path)
     except (OSError, ValueError):
         return None
     return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
+
+
+def settled(taken: list | None) -> bool:
+    return taken is not None and time.time_ns() - taken[3] > SETTLED_NS
 
 
 def failure(error: OSError) -> str:

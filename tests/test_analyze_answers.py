@@ -16,11 +16,14 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
 from review_helpers import MLP, MLP_FLOPS, MLP_PARAMS, WIDER, WIDER_FLOPS, WIDER_PARAMS
+
+from staticflops import files
 
 SCRIPT = Path(sys.executable).parent / "staticflops"  # the console script pip installed
 HEAVY = ("libcst", "pydantic", "rich", "typer")
@@ -199,15 +202,37 @@ def vendored_project(root: Path) -> tuple:
     return ("analyze", "net.py", "--input", "2x8", "--format", "json", "--source-path", "../vendor")
 
 
-def test_a_changed_library_file_is_analysed_again(tmp_path):
+@pytest.mark.parametrize("settled", [False, True], ids=["just written", "settled"])
+def test_a_changed_library_file_is_analysed_again(tmp_path, settled):
+    # settled (last changed over files.SETTLED_NS before it was read): its stamp is kept and an
+    # equal stamp spares hashing it; the same-size edit below changes the stamp (ctime)
     args = vendored_project(tmp_path)
+    if settled:
+        time.sleep(2.2)
     # Linear(8, 4) on 2x8: 2*8*4 = 64 MACs, 128 FLOPs; 8*4 + 4 = 36 params
     assert totals(full(*args, cwd=tmp_path / "proj")) == (128, 36)
     assert totals(served(*args, cwd=tmp_path / "proj")) == (128, 36)
     library = tmp_path / "vendor" / "vendlib" / "__init__.py"
+    (record,) = (tmp_path / "proj" / ".staticflops_cache").glob("analyze-*.json")
+    stamps = json.loads(record.read_bytes().partition(b"\n")[2])["answers"][0]["stamps"]
+    if not settled and time.time_ns() - library.stat().st_ctime_ns > files.SETTLED_NS:
+        pytest.skip("the machine was too slow to read the file while it was still unsettled")
+    assert any(name.endswith("vendlib/__init__.py") for name in stamps) == settled
     library.write_text(VENDORED.replace("nn.Linear(8, 4)", "nn.Linear(8, 8)"))
     # Linear(8, 8): 2*8*8 = 128 MACs, 256 FLOPs; 8*8 + 8 = 72 params
     assert totals(analysed(*args, cwd=tmp_path / "proj")) == (256, 72)
+
+
+def test_a_changed_rule_file_is_analysed_again(tmp_path):
+    mlp_project(tmp_path)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("name: mine\nextends: standard\n")
+    args = ("analyze", "models/mlp.py", "--input", "2x8", "--format", "json", "--rules", "rules.yaml")
+    assert totals(full(*args, cwd=tmp_path)) == (MLP_FLOPS, MLP_PARAMS)
+    served(*args, cwd=tmp_path)
+    rules.write_text("name: mine\nextends: standard\nrules:\n  linear:\n    macs: 1\n")
+    # every Linear costs 1 MAC, 2 FLOPs: 4 for the two Linears
+    assert totals(analysed(*args, cwd=tmp_path)) == (4, MLP_PARAMS)
 
 
 def test_a_file_appearing_where_an_import_looked_is_analysed_again(tmp_path):

@@ -248,12 +248,10 @@ def _cached_report(path: str, options: dict) -> tuple:
     from staticflops.answers import cached_report
     from staticflops.report import Report
 
-    found = cached_report(path, {"path": path, **options})
-    if found is None:
-        return None, None
     try:
-        return Report.model_validate(found[0]), found[1]
-    except ValueError:  # pydantic's ValidationError: a report this build cannot read is a miss
+        found = cached_report(path, {"path": path, **options})
+        return (Report.model_validate(found[0]), found[1]) if found is not None else (None, None)
+    except Exception:  # noqa: BLE001  (pydantic's ValidationError...: any doubt, the analysis decides)
         return None, None
 
 

@@ -167,7 +167,7 @@ def _store(path: str, kind: str, subject, answer: dict) -> None:
     answers = [answer] + [a for a in _answers(path, kind, subject)
                           if [a[f] for f in _DEPENDS] != [answer[f] for f in _DEPENDS]]
     name = record_name(kind, subject)
-    payload = json.dumps({"format": FORMAT, "kind": kind, "subject": subject, "cwd": os.getcwd(),
+    payload = json.dumps({"format": FORMAT, "kind": kind, "subject": _digest(subject), "cwd": os.getcwd(),
                           "answers": answers[:ANSWERS_PER_COMMAND]}).encode()
     if len(payload) > MAX_RECORD_BYTES:
         return
@@ -214,10 +214,16 @@ def _answers(path: str, kind: str, subject) -> list:
     except (ValueError, RecursionError):
         return []
     if not isinstance(record, dict) or record.get("format") != FORMAT or record.get("kind") != kind \
-            or record.get("subject") != subject or record.get("cwd") != os.getcwd() \
+            or record.get("subject") != _digest(subject) or record.get("cwd") != os.getcwd() \
             or not isinstance(record.get("answers"), list):
         return []
     return [a for a in record["answers"] if _well_formed(a, kind)]
+
+
+def _digest(subject) -> str:
+    """The subject as the record names it: hashed, as the command line may hold a secret
+    (``--env TOKEN=...``) and the cache folder may be uploaded with a CI cache."""
+    return hashlib.sha256(json.dumps(subject, sort_keys=True).encode()).hexdigest()
 
 
 _DEPENDS = ("reads", "stamps", "paths", "listings")

@@ -382,3 +382,13 @@ def test_a_module_appearing_where_a_library_import_looked_is_analysed_again(tmp_
     served(*args, cwd=tmp_path / "proj")
     (package / "fast.py").write_text(VENDORED.replace("nn.Linear(8, 4)", "nn.Linear(8, 8)"))
     assert totals(analysed(*args, cwd=tmp_path / "proj")) == (256, 72)  # Linear(8, 8), as above
+
+
+def test_a_record_holds_no_option_value_as_written(tmp_path):
+    # --env may carry a secret; the cache folder may be uploaded with a CI cache
+    mlp_project(tmp_path)
+    full("analyze", "models/mlp.py", "--input", "2x8", "--env", "TOKEN=s3cr3t-value", cwd=tmp_path)
+    kept = sorted((tmp_path / "models" / ".staticflops_cache").glob("*-*.json"))
+    assert [p.name.split("-")[0] for p in kept] == ["analyze", "report"]
+    assert not any(b"s3cr3t-value" in p.read_bytes() for p in kept)
+    served("analyze", "models/mlp.py", "--input", "2x8", "--env", "TOKEN=s3cr3t-value", cwd=tmp_path)

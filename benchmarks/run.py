@@ -21,8 +21,11 @@ By default the children run staticflops from a wheel built from this checkout an
 into a temporary folder (`pip wheel`: as installed, with the rule sets compiled at build
 time); `--from-checkout` runs the checkout itself (an editable install reads the rules' YAML).
 7. Llama-3-8B from its config.json (transformers 5.23.0 read as source), cold and warm parsed
-   cache, vs. torch + transformers building it on the meta device and FlopCounterMode failing
-   there at `.item()`.
+   cache (the warm one with --no-cache: analysed again), the same command again (the console
+   script answering from the results cache, staticflops/answers.py) and the same analysis
+   printed as Markdown (the full command line rendering the report the cold run kept), vs.
+   torch + transformers building it on the meta device and FlopCounterMode failing there at
+   `.item()`.
 
 Each figure is the wall time over fresh processes (interpreter start-up and imports included),
 as the median and as the fastest run (noise only ever adds time, so the fastest is the least
@@ -202,11 +205,17 @@ def llama_figure(args) -> None:
     folder = Path(tempfile.mkdtemp(prefix="staticflops-llama-"))
     try:
         (folder / "config.json").write_text(json.dumps(LLAMA_3_8B))
-        analyse = _cli("analyze", str(folder / "config.json"), "--input", "1x32:int64", "--format", "json",
-                       "--source-path", args.transformers_source)
+        command = ("analyze", str(folder / "config.json"), "--input", "1x32:int64", "--format", "json",
+                   "--source-path", args.transformers_source)
+        analyse = _cli(*command)
+        # the cold run starts from an empty cache folder (parsed modules, kept reports and answers)
+        # and leaves there the records the last two rows of its round read
         forget = f"import shutil; shutil.rmtree({str(folder / '.staticflops_cache')!r}, ignore_errors=True)\n"
         cases = [("staticflops, Llama-3-8B config.json, cold (empty parsed cache)", (sys.executable, forget + analyse)),
-                 ("  the same, warm (parsed-module cache kept)", (sys.executable, analyse))]
+                 ("  the same, warm (parsed-module cache kept), --no-cache", (sys.executable, _cli(*command, "--no-cache"))),
+                 ("  the same command again, warm (results cache)", (sys.executable, _cli(*command, module="entry"))),
+                 ("  the same analysis, --format markdown (kept report)",
+                  (sys.executable, _cli(*command[:4], "--format", "markdown", *command[6:])))]
         if has_torch(args.torch_python):
             cases.append(("torch: import, build on meta, FlopCounterMode fails at .item()",
                           (args.torch_python, RUN_LLAMA_TORCH)))
@@ -216,9 +225,9 @@ def llama_figure(args) -> None:
     print("\n7. Llama-3-8B from its config.json (transformers 5.23.0 source), 1x32 tokens "
           "(targets: cold <= 2 s, warm <= 0.5 s)")
     print(f"{'case':64} {'median s':>9} {'best s':>7} {'CPU s':>7} {'peak MiB':>9} {'vs torch':>9} {'(CPU)':>7}")
+    torch = timings[4] if len(timings) > 4 else None
     for name, timing in zip([n for n, _ in cases], timings):
-        ratio = (f"{timing.median / timings[2].median:9.3f} {timing.cpu / timings[2].cpu:7.3f}"
-                 if len(timings) > 2 else "")
+        ratio = (f"{timing.median / torch.median:9.3f} {timing.cpu / torch.cpu:7.3f}" if torch else "")
         print(f"{name:64} {timing.median:9.3f} {timing.best:7.3f} {timing.cpu:7.3f} {timing.peak:9.1f} {ratio}")
 
 

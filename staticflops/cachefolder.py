@@ -21,6 +21,10 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
+# A file's stamp and when an equal one proves its bytes unchanged (libraries.py, verdicts.py):
+# files.py, where analyze's own reads are stamped too.
+from staticflops.files import SETTLED_NS, settled, stamp as file_stamp  # noqa: F401  (shared from here)
+
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 # Opening relative to a folder's descriptor is what makes "no component is a symlink" hold.
@@ -159,29 +163,6 @@ def create_new(folder: int, name: str, data: bytes) -> None:
         file.write(data)
 
 
-# A stamp older than this (ctime before the moment it was taken) cannot be matched by a later
-# write: file timestamps tick coarsely (a jiffy), so a younger one could repeat after a rewrite.
-SETTLED_NS = 2_000_000_000
-
-
-def file_stamp(path) -> list | None:
-    """[inode, size, mtime_ns, ctime_ns] of a file (symlinks followed), None when absent.  The
-    kernel sets ctime to the current time on every write, and no program can set it back, so an
-    equal stamp means the bytes were not rewritten since, for a stamp taken SETTLED_NS after
-    the file's last change (see ``settled``)."""
-    try:
-        status = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
-
-
-def settled(stamp: list | None) -> bool:
-    import time
-
-    return stamp is not None and time.time_ns() - stamp[3] > SETTLED_NS
-
-
 def folder_listing(path) -> str | None:
     """SHA-256 of a folder's sorted entry names (None: not a readable folder): a package
     installed into, or removed from, a folder that imports search changes it."""
@@ -198,9 +179,15 @@ def engine_fingerprint() -> str:
     or an edited checkout invalidates every entry (hashing ~1 MB costs ~2 ms)."""
     from staticflops.version import __version__
 
-    package = Path(__file__).resolve().parent
+    package = os.path.dirname(os.path.realpath(__file__))
+    names = []  # relative, with "/": plain strings (pathlib's walk took most of a fast path's 10 ms here)
+    for folder, _, files in os.walk(package):
+        inside = os.path.relpath(folder, package).replace(os.sep, "/")
+        names += [name if inside == "." else f"{inside}/{name}" for name in files
+                  if name.endswith((".py", ".pyi", ".yaml"))]
     digest = hashlib.sha256(__version__.encode())
-    for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".pyi", ".yaml")):
-        digest.update(b"\0" + path.relative_to(package).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes())
+    for name in sorted(names):
+        digest.update(b"\0" + name.encode() + b"\0")
+        with open(os.path.join(package, name), "rb") as file:
+            digest.update(file.read())
     return digest.hexdigest()[:16]

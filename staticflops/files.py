@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import re
 import stat
+import time
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +70,18 @@ def resolve_inside(path, roots: Iterable[Path] | None) -> Path:
 def check_regular(path, roots: Iterable[Path] | None = None) -> Path:
     """The resolved path of an existing regular file inside ``roots`` (None: anywhere);
     FileNotFoundError when absent, RefusedRead when outside or not a regular file."""
+    if _log is None:
+        return _check_regular(path, roots)
+    try:
+        resolved = _check_regular(path, roots)
+    except OSError as error:
+        _log.note(path, roots, None, failure(error))
+        raise
+    _log.note(path, roots, None, "file")
+    return resolved
+
+
+def _check_regular(path, roots) -> Path:
     resolved = resolve_inside(path, roots)
     _refuse_special(path, os.stat(resolved).st_mode)
     return resolved
@@ -78,7 +92,20 @@ def read_file(path, roots: Iterable[Path] | None = None, max_bytes: int | None =
     (None: a path the user named, read wherever it is) and hold at most ``max_bytes``
     (None: the current ``read_limit``).  Raises OSError: RefusedRead or the system's own."""
     limit = _LIMIT.get() if max_bytes is None else max_bytes
-    resolved = check_regular(path, roots)
+    if _log is None:
+        return _read_file(path, roots, limit)
+    before = stamp(path)
+    try:
+        data = _read_file(path, roots, limit)
+    except OSError as error:
+        _log.note(path, roots, limit, failure(error))
+        raise
+    _log.note(path, roots, limit, hashlib.sha256(data).hexdigest(), before if before == stamp(path) else None)
+    return data
+
+
+def _read_file(path, roots, limit: int) -> bytes:
+    resolved = _check_regular(path, roots)
     # O_NOFOLLOW: if the checked file was swapped for a symlink since, the open fails; O_NONBLOCK:
     # if it was swapped for a FIFO, the open returns at once and fstat below refuses it.
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -112,6 +139,115 @@ def _too_big(path, size: int, limit: int, grown: bool = False) -> RefusedRead:
     if grown:
         return RefusedRead(path, f"grew past the {limit:,}-byte limit while it was read", "size")
     return RefusedRead(path, f"is {size:,} bytes, over the {limit:,}-byte limit", "size")
+
+
+# --- what an analysis found on disk (the results cache of ``analyze FILE``: answers.py) --------
+
+class ReadLog:
+    """Every read and regular-file check made while ``logging_reads`` is active, with its
+    outcome: the SHA-256 of the bytes read, ``"file"`` for a check that passed, or why it
+    failed (``failure``).  Keyed by the path as named and the roots as given, so that doing
+    the same call again (``outcome_now``) — symlinks followed afresh — says whether the
+    analysis would see the same thing.  ``paths`` is filled by the analysis' own questions
+    about paths (``os.path.exists`` in the analysed code: absolute path -> (real path, kind));
+    ``unrecordable`` by a question this log cannot replay (a ``glob``)."""
+
+    def __init__(self):
+        self.outcomes: dict = {}  # (path, roots or None, limit or None: a check) -> outcome
+        self.paths: dict = {}
+        self.unrecordable = False
+        self.stamps: dict = {}  # path -> its stamp while it was read, when settled
+
+    def note(self, path, roots, limit, outcome: str, unchanged: list | None = None) -> None:
+        shown = None if roots is None else tuple(str(root) for root in roots)
+        self.outcomes[(str(path), shown, limit)] = outcome
+        if settled(unchanged):
+            self.stamps[str(path)] = unchanged  # a later lookup may trust an equal stamp (``stamp``)
+
+
+_log: ReadLog | None = None  # process-wide, as libraries.recording_reads: an analysis runs in a thread
+
+
+@contextlib.contextmanager
+def logging_reads():
+    """Log the reads and checks made within the block (one analysis at a time)."""
+    global _log
+    _log = log = ReadLog()
+    try:
+        yield log
+    finally:
+        _log = None
+
+
+def note_path_kind(path, kind) -> None:
+    """The analysed code learnt ``path``'s kind (``"file"``, ``"dir"``, None or a refusal)."""
+    if _log is not None:
+        _log.paths[os.path.abspath(path)] = [os.path.realpath(path), kind]
+
+
+def exists(path) -> bool:
+    """``os.path.exists``, its answer noted (as the path's kind) while reads are logged."""
+    found = kind(path)
+    note_path_kind(path, found)
+    return found is not None
+
+
+def kind(path) -> str | None:
+    """``"file"``, ``"dir"``, ``"other"`` (a FIFO, a device...) or None (absent), links followed."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
+
+
+def note_unrecordable() -> None:
+    """The analysis asked something a ReadLog cannot replay: its result must not be stored."""
+    if _log is not None:
+        _log.unrecordable = True
+
+
+# A stamp older than this (ctime before the moment it was taken) cannot be matched by a later
+# write: file timestamps tick coarsely (a jiffy), so a younger one could repeat after a rewrite.
+SETTLED_NS = 2_000_000_000
+
+
+def stamp(path) -> list | None:
+    """[inode, size, mtime_ns, ctime_ns] of a file (symlinks followed), None when absent.  The
+    kernel sets ctime to the current time on every write, and no program can set it back, so an
+    equal stamp means the bytes were not rewritten since, for a stamp taken SETTLED_NS after
+    the file's last change (see ``settled``)."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns]
+
+
+def settled(taken: list | None) -> bool:
+    return taken is not None and time.time_ns() - taken[3] > SETTLED_NS
+
+
+def failure(error: OSError) -> str:
+    """A failed read or check as an outcome: a refusal with its reason (it is printed), else
+    the system's error number (a missing file, a folder on the way that is a file...)."""
+    if isinstance(error, RefusedRead):
+        return f"refused {error.kind}: {error.reason}"
+    return f"error {error.errno}"
+
+
+def outcome_now(path: str, roots, limit: int | None) -> str:
+    """The outcome the logged call would have now."""
+    confined = None if roots is None else tuple(Path(root) for root in roots)
+    try:
+        if limit is None:
+            _check_regular(path, confined)
+            return "file"
+        return hashlib.sha256(_read_file(path, confined, limit)).hexdigest()
+    except OSError as error:
+        return failure(error)
+    except ValueError:  # a NUL in the path: as when it was logged, where it raised the same
+        return "invalid"
 
 
 @dataclass(frozen=True)

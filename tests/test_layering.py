@@ -14,8 +14,9 @@ ALLOWED = {
     "codes": set(),  # the catalogue of codes: data only; the stages use the codes as literals
     "limits": {"diagnostics"},  # the budgets' names and defaults, shared by the interpreter, config and flags
     "files": {"limits"},  # reading a file of the project safely (confined, regular, bounded): every stage's reads
-    "cachefolder": {"version"},  # the caches' signed, confined entries (results and parsed modules)
+    "cachefolder": {"version", "files"},  # the caches' signed, confined entries (results and parsed modules)
     "verdicts": {"files", "cachefolder"},  # check's no-op fast path: a record of the last verdict, no heavy imports
+    "answers": {"files", "cachefolder", "verdicts"},  # analyze FILE's fast path: the record of the last run, no heavy imports
     "shapes": {"diagnostics"},
     "ir": {"diagnostics", "shapes"},
     "kinds": {"diagnostics", "shapes"},  # the op-kind catalogue: framework-neutral, above the dimension algebra
@@ -25,7 +26,7 @@ ALLOWED = {
     "report": {"diagnostics", "version", "shapes", "ir", "rulesets", "cost"},
     "api": {"diagnostics", "shapes", "ir", "frontend", "rulesets", "cost", "report"},
     "project": {"diagnostics", "limits", "files", "cachefolder", "verdicts", "rulesets", "report", "api"},
-    "cli": {"diagnostics", "version", "limits", "api", "report", "project", "verdicts"},
+    "cli": {"diagnostics", "version", "limits", "files", "api", "report", "project", "verdicts", "answers"},
     "__init__": {"diagnostics", "version", "api", "report"},
     "__main__": {"cli"},
 }

@@ -9,6 +9,7 @@ budget stopped the analysis (the partial report is printed): one located line on
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from enum import Enum
 from typing import Annotated, Optional
@@ -140,7 +141,7 @@ def analyze(
     by_type_: Annotated[bool, typer.Option("--by-type", help="Table (and HTML): one row per layer or op type (summed), instead of one per layer.")] = False,
     expand: Annotated[bool, typer.Option("--expand", help="Table: every repeated block on its own rows, instead of one row `h.0-11 ×12` for identical numbered siblings.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Folder mode: parallel processes (default: CPU count).")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Folder mode: analyse again even when nothing changed.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse again even when nothing changed: in folder mode, and for one file (the same command again is otherwise answered from the results cache).")] = False,
     python: Annotated[Optional[str], typer.Option("--python", help="Interpreter of the environment whose site-packages third-party imports are read from (never run; default: staticflops' own).")] = None,
     source_path: Annotated[Optional[list[str]], typer.Option("--source-path", help="Folder searched for third-party packages before the environment; repeatable.")] = None,
     env: Annotated[Optional[list[str]], typer.Option("--env", help="KEY=VALUE in the analysed program's os.environ (empty otherwise, as on a clean CI machine); repeatable.")] = None,
@@ -152,10 +153,8 @@ def analyze(
     A --max-* budget hit prints the partial report (marked PARTIAL, a lower bound) and exits 1."""
     from pathlib import Path
 
-    from staticflops.api import is_model_config
-
     # a Hugging Face hub-cache snapshot folder is one model (its config.json), not a folder of files
-    if len(paths) > 1 or Path(paths[0]).is_dir() and not is_model_config(paths[0]):
+    if len(paths) > 1 or Path(paths[0]).is_dir() and not _is_model_config(paths[0]):
         options = {"model": model, "inputs": inputs or [], "kwargs": kwargs, "rules": rules}
         if training or freeze or steps is not None or hardware is not None or peak_tflops is not None:
             options.update(training=True, freeze=freeze or [], steps=steps, hardware=hardware, precision=precision,
@@ -184,13 +183,97 @@ def analyze(
     if output is not None and Path(output).resolve() == Path(path).resolve():
         _error_line(f"staticflops: error: --output {output} is the model file itself")
         raise typer.Exit(2)
-    from staticflops.api import analyze as run
+    options = dict(model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, training=training,
+                   freeze=freeze or [], steps=steps, hardware=hardware, precision=precision, mfu=mfu, batch=batch,
+                   dtype=dtype, limits=limits, python=python, source_path=source_path or [], env=env,
+                   peak_tflops=peak_tflops)
+    # The console script keeps the report, and what this command prints, for a later run with
+    # nothing changed (answers.py); not with --python: that environment's folders are found by
+    # globbing, which the record cannot replay
+    keep = _ARGV is not None and _ARGV[:1] == ["analyze"] and not no_cache and python is None
+    report, depends = _cached_report(path, options) if keep else (None, None)
+    if report is None:
+        from staticflops.api import analyze as run
 
-    report = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules,
-                                  training=training, freeze=freeze or (), steps=steps, hardware=hardware,
-                                  precision=precision, mfu=mfu, batch=batch, dtype=dtype, limits=limits,
-                                  python=python, source_path=source_path or (), env=env,
-                                  peak_tflops=peak_tflops), debug, path)
+        with _logging_reads(keep) as logged:
+            report = _guarded(lambda: run(path, **options), debug, path)
+        depends = _kept_report(path, options, logged, report) if keep else None
+    if depends is None or output is not None:
+        _print_report(report, path, output_format, output, depth, exact, by_type_, expand, strict, debug)
+        return
+    global _STDERR
+    stdout, real = _Tee(sys.stdout), sys.stdout
+    sys.stdout, _STDERR = stdout, []
+    status = None  # kept: printed in full (0), or --strict's verdict on the unknowns (1)
+    try:
+        _print_report(report, path, output_format, output, depth, exact, by_type_, expand, strict, debug)
+        status = 0
+    except _Unresolved:
+        status = 1
+        raise
+    finally:
+        sys.stdout, errors, _STDERR = real, _STDERR, None
+        if status is not None:
+            from staticflops.answers import write_answer
+
+            _quietly(lambda: write_answer(_ARGV[1:], path, depends, "".join(stdout.parts), "".join(errors), status))
+
+
+def _is_model_config(path: str) -> bool:
+    from staticflops.api import is_model_config  # only for a folder: a kept report needs no analyser
+
+    return is_model_config(path)
+
+
+class _Unresolved(typer.Exit):
+    """--strict with unknowns: the report was printed and the run fails (exit 1)."""
+
+
+@contextlib.contextmanager
+def _logging_reads(wanted: bool):
+    """What the analysis finds on disk (files.ReadLog) and the folders its third-party imports
+    search, for the results cache (answers.py); None when not ``wanted``."""
+    if not wanted:
+        yield None
+        return
+    from staticflops.api import recording_reads
+    from staticflops.files import logging_reads
+
+    with logging_reads() as log, recording_reads() as library:
+        yield log, library
+
+
+def _cached_report(path: str, options: dict) -> tuple:
+    """(report, what it depends on) from the results cache, or (None, None)."""
+    from staticflops.answers import cached_report
+    from staticflops.report import Report
+
+    try:
+        found = cached_report(path, {"path": path, **options})
+        return (Report.model_validate(found[0]), found[1]) if found is not None else (None, None)
+    except Exception:  # noqa: BLE001  (pydantic's ValidationError...: any doubt, the analysis decides)
+        return None, None
+
+
+def _kept_report(path: str, options: dict, logged, report) -> dict | None:
+    """Store a complete report in the results cache; what it depends on (None: not kept)."""
+    from staticflops.answers import dependencies, keep_report
+
+    depends = dependencies(logged[0], logged[1].folders)
+    if depends is None or report.partial:  # a partial report is analysed again next time
+        return None
+    _quietly(lambda: keep_report(path, {"path": path, **options}, depends, report.model_dump(mode="json")))
+    return depends
+
+
+def _quietly(store) -> None:
+    try:
+        store()
+    except (OSError, ValueError, TypeError):
+        pass  # the results cache only saves time
+
+
+def _print_report(report, path: str, output_format, output, depth, exact, by_type_, expand, strict, debug) -> None:
     def write(out) -> None:
         if output_format is ReportFormat.json:
             out.write(report.to_json() + "\n")
@@ -223,7 +306,7 @@ def analyze(
         first = report.unknown[0]
         _error_line(f"{_shown(first.location)}: error: {len(report.unknown)} unresolved, the totals are lower bounds "
                     f"(--strict); first: {_shown(first.what)} [{_shown(first.code)}]")
-        raise typer.Exit(1)
+        raise _Unresolved(1)
 
 
 def _analyze_folder(paths: list[str], options: dict, output_format: Format, jobs: int | None, use_cache: bool,
@@ -357,6 +440,18 @@ class _Captured:
     @property
     def encoding(self):
         return getattr(self.real, "encoding", "utf-8")
+
+
+class _Tee(_Captured):
+    """Writes through to the real stdout and collects it too (analyze's record)."""
+
+    def write(self, text: str) -> int:
+        self.real.write(text)
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.real.flush()
 
 
 @app.command()
@@ -494,6 +589,11 @@ def _shown(text: str) -> str:
 
 def _error_line(text: str) -> None:
     typer.echo(_shown(text), err=True)
+    if _STDERR is not None:
+        _STDERR.append(_shown(text) + "\n")
+
+
+_STDERR: list | None = None  # what _error_line printed, while analyze's answer is being kept
 
 
 def _emit(result, output_format: Format, render_table, render_markdown, exact: bool) -> None:
@@ -533,8 +633,9 @@ def main() -> None:
     import gc
     import os
 
-    global _ENDS_AT_EXIT
+    global _ENDS_AT_EXIT, _ARGV
     _ENDS_AT_EXIT = True
+    _ARGV = sys.argv[1:]  # what click parses: the key of analyze's record (answers.py)
     gc.disable()  # until the imports are done: see _settle_heap
     # pydantic looks for plugins (scanning every installed distribution's entry points, 2-5 ms
     # and more in a large environment) before its first validator; none has any business with
@@ -564,6 +665,7 @@ def main() -> None:
 
 
 _ENDS_AT_EXIT = False  # set by ``main``: the process ends with os._exit once the output is written
+_ARGV: list | None = None  # set by ``main``: the command line, when it is the one being run
 
 
 def _settle_heap() -> None:

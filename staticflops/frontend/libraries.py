@@ -168,6 +168,8 @@ class LibraryFiles:
         return held
 
     def is_file(self, path: Path) -> bool:
+        if _recording is not None:  # a module appearing in (or leaving) a folder an import looked in changes the answer
+            _recording.folders.add(str(path.parent))
         return self.holds(path) and _is_file(path)
 
     def reader(self, path: str) -> bytes:

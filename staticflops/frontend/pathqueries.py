@@ -22,6 +22,7 @@ import os
 import stat
 from pathlib import Path, PurePath
 
+from staticflops.files import note_path_kind, note_unrecordable
 from staticflops.frontend.libraries import Refused
 from staticflops.frontend.values import Builtin, Namespace, Unknown
 
@@ -47,10 +48,14 @@ def kind_of(interp, path, node, name: str):
     path lies outside the folders the analysis may look in."""
     if interp.project is None:
         return interp.unknown(f"{name}() of `{path}`: no project to look in", node)
+    absolute = interp.project.absolute(Path(path))
     try:
-        return interp.project.path_kind(Path(path))
+        kind = interp.project.path_kind(Path(path))
     except Refused as why:
+        note_path_kind(absolute, f"refused: {why}")  # for the results cache (files.ReadLog)
         return interp.unknown(f"{name}() of `{path}`: {why}", node)
+    note_path_kind(absolute, kind)
+    return kind
 
 
 def probe(name: str, wanted: tuple):
@@ -86,6 +91,7 @@ def _glob(interp, args, kwargs, node):
 def glob_paths(project, pattern: str, recursive: bool) -> list[str]:
     """The paths matching ``pattern``, sorted; Refused if it would look outside the folders
     ``project.may_look`` allows or visit more than MAX_GLOB_ENTRIES entries."""
+    note_unrecordable()  # a walk of folders: an analysis that globs is not kept in the results cache
     absolute = project.absolute(Path(pattern))
     parts = absolute.parts
     literal = next((i for i, part in enumerate(parts) if set(part) & _MAGIC), len(parts))

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from staticflops.diagnostics import AnalysisError, Location
-from staticflops.files import RefusedRead, check_regular, project_root, read_file
+from staticflops.files import RefusedRead, check_regular, exists, project_root, read_file
 from staticflops.rulesets import prebuilt
 from staticflops.rulesets.compiled import (  # noqa: F401  (re-exported: the loader's API)
     DATA_FILES, DEFAULT_OPTIONS, MAX_RULE_FILE_BYTES, CompiledRule, RuleSet, builtin_names, builtin_rules_dir,
@@ -58,7 +58,7 @@ def _resolve(name_or_path: str, relative_to: Path | None, roots: tuple | None = 
     """The rule file a name or path means; a path must lie inside ``roots`` (None: anywhere)."""
     candidate = Path(name_or_path)
     if candidate.suffix in (".yaml", ".yml"):
-        if not candidate.is_absolute() and relative_to is not None and (relative_to / candidate).exists():
+        if not candidate.is_absolute() and relative_to is not None and exists(relative_to / candidate):
             candidate = relative_to / candidate
         try:
             check_regular(candidate, roots)

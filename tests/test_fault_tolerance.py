@@ -538,3 +538,31 @@ def test_assumptions_inside_a_decorator(tmp_path, decorator, params, complete):
     report = analyse(tmp_path, DECORATED.replace("{decorator}", decorator))
     assert (report.totals.params, report.totals.complete) == (params, complete), report.unknown
     assert [severity for _, severity, message in codes(report, "SF131")] == ["warning"]
+
+
+def test_an_undecidable_while_turns_once(tmp_path):
+    """``while len(lines[i]) == 0:`` on lines that are not known (transformers' docstring code)
+    used to be assumed true at every turn until the step budget stopped the analysis.  Its
+    undecidable test is assumed true for one turn, then false: i = 1, W = 2 + 1 = 3, so
+    Linear(1, 3) has 6 params, and the totals say they are not sure."""
+    report = analyse(tmp_path, '''
+    import somelib
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            lines = somelib.text.split("\\n")
+            i = 0
+            while len(lines[i]) == 0:
+                i += 1
+            self.fc = nn.Linear(1, 2 + i)
+
+        def forward(self, x):
+            return self.fc(x)
+    W = 1
+    ''', model="Net")
+    assert report.totals.params == 2 * 3 and report.totals.complete is False
+    messages = [u.what for u in report.unknown]
+    assert any(m.endswith("assumed true") for m in messages), messages
+    assert any(m.endswith("the loop ends (assumed false)") for m in messages), messages

@@ -407,8 +407,9 @@ class Statements:
         return False
 
     def _exec_While(self, node, scope):
+        assumed = [False]  # this run of the loop took a turn on an undecidable test
         try:
-            while self.decide(node.test, scope):
+            while self._while_test(node, scope, assumed):
                 self.budget.loop(self, node)
                 try:
                     self.exec_statement(node.body, scope)
@@ -421,6 +422,22 @@ class Statements:
             raise
         if node.orelse is not None:
             self.exec_statement(node.orelse.body, scope)
+
+    def _while_test(self, node, scope, assumed: list) -> bool:
+        """A `while` test; an undecidable one is assumed true for one turn, and if it is still
+        undecidable after it, false: assumed true every time, a test on an unknown value (`while
+        len(lines[i]) == 0:`) would turn until the step budget stopped the whole analysis.
+        Both assumptions are reported (the totals say they are a lower bound)."""
+        truth = self.truth(self.evaluate_node(node.test, scope), node.test)
+        if not isinstance(truth, Unknown):
+            return truth
+        if assumed[0]:
+            self.unknown(f"condition could not be decided ({truth.reason}) after an assumed turn; "
+                         f"the loop ends (assumed false)", node.test)
+            return False
+        assumed[0] = True
+        self.unknown(f"condition could not be decided ({truth.reason}); assumed true", node.test)
+        return True
 
     def _exec_With(self, node, scope, index: int = 0):
         # As Python: a plain object's `__enter__` gives the `as` value and its `__exit__` runs

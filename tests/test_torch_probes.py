@@ -319,8 +319,9 @@ def test_dtypes_compare_as_torch_does(tmp_path):
     """``torch.float16 == torch.half``, ``torch.float is torch.float32``, float16 != float32,
     int32 != int64, bfloat16 != float16 (5 checks in __init__); a float input's dtype is float32
     (the dtype the recordings run in), an int64 tensor's is torch.long, finfo(x.dtype) has 32
-    bits (4 checks in forward).  Each check adds 1 when torch's answer is given, 100 otherwise:
-    Linear(4, 5) has 4*5 + 5 = 25 params, and the output keeps 4 of its 5 columns.  (Before,
+    bits, a float input is none of the int dtypes, an int16 tensor is no float (6 checks in
+    forward).  Each check adds 1 when torch's answer is given, 100 otherwise: Linear(4, 5) has
+    4*5 + 5 = 25 params, and the output keeps m - 2 = 4 of its 5 columns (any wrong answer: 5).  (Before,
     every float dtype compared equal: ``x.dtype == torch.float16`` was True.)"""
     path = tmp_path / "dtypes.py"
     path.write_text(textwrap.dedent('''
@@ -345,7 +346,9 @@ def test_dtypes_compare_as_torch_does(tmp_path):
                 m += 1 if x.dtype != torch.float16 and x.dtype not in (torch.float16, torch.bfloat16) else 100
                 m += 1 if ids.dtype == torch.int64 and ids.dtype is torch.long else 100
                 m += 1 if torch.finfo(x.dtype).bits == 32 else 100
-                return self.fc(x)[:, :m]
+                m += 1 if x.dtype not in [torch.int8, torch.int16, torch.short, torch.int32, torch.int64] else 100
+                m += 1 if not torch.zeros(2, dtype=torch.short).is_floating_point() else 100
+                return self.fc(x)[:, :m - 2]
     '''))
     report = staticflops.analyze(path, inputs=["1x4"])
     assert report.totals.params == 25

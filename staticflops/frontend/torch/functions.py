@@ -1028,8 +1028,8 @@ def build_functions(t: TorchOps) -> dict:
 # ---- tensor constructors --------------------------------------------------------------
 
 DTYPES = {"float32", "float", "float16", "half", "bfloat16", "float64", "double", "int64", "long",
-          "int32", "int", "int8", "uint8", "bool"}
-_INT_DTYPES = {"int64", "long", "int32", "int", "int8", "uint8"}
+          "int32", "int", "int16", "short", "int8", "uint8", "bool"}
+_INT_DTYPES = {"int64", "long", "int32", "int", "int16", "short", "int8", "uint8"}
 
 
 class DTypeName(str):
@@ -1043,7 +1043,7 @@ class DTypeName(str):
     DTypeName compares as its class, as before."""
 
     def __new__(cls, name: str):
-        tracked = "int64" if name in ("long", "int64", "int", "int32") else "bool" if name == "bool" else "float32"
+        tracked = "int64" if name in _INT_DTYPES else "bool" if name == "bool" else "float32"
         value = super().__new__(cls, tracked)
         value.exact = name
         return value
@@ -1060,7 +1060,8 @@ class DTypeName(str):
     __hash__ = str.__hash__  # equal dtypes have equal classes, so equal hashes
 
 
-_CANONICAL = {"half": "float16", "float": "float32", "double": "float64", "long": "int64", "int": "int32"}
+_CANONICAL = {"half": "float16", "float": "float32", "double": "float64", "long": "int64", "int": "int32",
+              "short": "int16"}
 
 
 def dtype_objects() -> dict:

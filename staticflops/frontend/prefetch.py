@@ -86,7 +86,10 @@ def start(model_file_source: str, libraries, parse_limits: tuple, max_bytes: int
         return None
     if _model_files_cached(model_file_source, libraries, parse_limits, max_bytes):
         return None  # analysed before: the trees it needs are in the cache (or were refused)
-    reading, writing = os.pipe()
+    try:
+        reading, writing = os.pipe()
+    except OSError:  # out of descriptors: the analysis parses everything itself
+        return None
     os.set_blocking(writing, False)
     parent = os.getpid()
     try:
@@ -125,7 +128,8 @@ def _model_files_cached(source: str, libraries, parse_limits: tuple, max_bytes: 
 def _run(claims: int, parent: int, source: str, libraries, parse_limits: tuple, max_bytes: int) -> None:
     import resource
 
-    try:  # the kernel ends it past this (SIGXCPU), whatever it is doing
+    try:  # the kernel ends it past this (SIGXCPU), whatever it is doing, and leaves no core file
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_CPU, (MAX_CPU_SECONDS, MAX_CPU_SECONDS + 1))
     except (ValueError, OSError):
         pass

@@ -20,7 +20,7 @@ from staticflops.frontend.libraries import LibraryFiles, library_roots, recordin
 from staticflops.frontend.hf_config import cache_root_of, config_model, is_model_config, stand_in_reader
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.parsed_cache import store_pending
-from staticflops.frontend.prefetch import start as start_prefetch
+from staticflops.frontend.prefetch import reap_stopped, start as start_prefetch
 from staticflops.frontend.source import FileReader, load_source
 from staticflops.ir.sizes import check_sizes
 from staticflops.report import Report, build_report
@@ -87,8 +87,11 @@ _TREES = _WhileAnalysing(lambda: None, lambda _: _with_deep_stack(store_pending)
 def _few_full_collections(function):
     @functools.wraps(function)
     def run(*args, **kwargs):
-        with _HEAP, _TREES:
-            return function(*args, **kwargs)
+        try:
+            with _HEAP, _TREES:
+                return function(*args, **kwargs)
+        finally:  # the process that parsed ahead (frontend/prefetch.py) never outlives the call
+            reap_stopped()
     return run
 
 

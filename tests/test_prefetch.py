@@ -66,6 +66,9 @@ def project(tmp_path, monkeypatch):
     """(config.json in a project folder, the library folder); a signing secret of its own."""
     monkeypatch.setenv("STATICFLOPS_CACHE_DIR", str(tmp_path / "user-cache"))
     monkeypatch.delenv(prefetch.ENVIRONMENT, raising=False)
+    # a second process at the lowest priority could wait long on a busy test machine, and these
+    # tests wait for it: normal priority here (the forked process inherits the patch)
+    monkeypatch.setattr(prefetch, "_idle_priority", lambda: None)
     library = tmp_path / "site-packages"
     for name, text in FILES.items():
         (library / name).parent.mkdir(parents=True, exist_ok=True)
@@ -158,6 +161,7 @@ def test_stop_ends_a_running_second_process(project, monkeypatch):
     ahead = _start(config, library)
     assert ahead is not None
     ahead.stop()
+    prefetch.reap_stopped()
     with pytest.raises(ChildProcessError):
         os.waitpid(ahead.pid, os.WNOHANG)
     leftovers = [p.name for p in (config.parent / ".staticflops_cache" / "parsed").glob("*")

@@ -27,8 +27,9 @@ What the second process may do, and no more:
 * The analysis announces each library text it parses itself (``parsed_cache.claim``, a pipe);
   the second process skips those.
 * Bounded: at most ``MAX_FILES`` files, ``MAX_CPU_SECONDS`` of CPU (the kernel ends it past
-  that), and it stops when the analysis ends (``Prefetch.stop``: ended and reaped before the
-  analysis returns) or its parent is gone.
+  that), and it stops when the analysis has run (``Prefetch.stop``; reaped before ``analyze``
+  returns, ``reap_stopped``) or its parent is gone.  It runs at the lowest priority: a core
+  the analysis or anything else wants is not taken from them.
 * Forked only from a process with one thread (forking a threaded process can copy a held
   lock); without ``os.fork``, or with ``STATICFLOPS_PREFETCH=0``, nothing is parsed ahead.
 """
@@ -59,7 +60,9 @@ class Prefetch:
         self.pid, self.claims = pid, claims
 
     def stop(self) -> None:
-        """End the second process (a write under way is finished first) and reap it."""
+        """Tell the second process to end now (a write under way is finished first); it is
+        reaped by ``reap_stopped`` once the analysis has stored its own trees, so that its
+        exit (unmapping its memory, at a low priority) overlaps that work instead of delaying it."""
         parsed_cache.send_claims_to(None)
         try:
             os.close(self.claims)
@@ -69,8 +72,22 @@ class Prefetch:
             os.kill(self.pid, signal.SIGTERM)
         except OSError:
             pass
+        with _STOPPING:
+            _STOPPED.append(self.pid)
+
+
+_STOPPED: list = []  # pids told to end, not reaped yet
+_STOPPING = threading.Lock()
+
+
+def reap_stopped() -> None:
+    """Wait for every second process told to end (``api.analyze`` calls this before returning)."""
+    with _STOPPING:
+        pids = list(_STOPPED)
+        _STOPPED.clear()
+    for pid in pids:
         try:
-            os.waitpid(self.pid, 0)
+            os.waitpid(pid, 0)
         except ChildProcessError:
             pass
 
@@ -109,14 +126,10 @@ def start(model_file_source: str, libraries, parse_limits: tuple, max_bytes: int
 
 
 def _idle_priority() -> None:
-    """Run only on a core nothing else wants: a busy machine's analysis (and its other work) is
-    never slowed by this process (at nice 10 it still took ~10% of the analysis's core, and
-    delivered nothing in time).  Linux's SCHED_IDLE; elsewhere the lowest niceness."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        return
-    except (AttributeError, OSError):
-        pass
+    """A spare core's work: at the lowest niceness, on a busy machine it takes ~1.5% of a core
+    that the analysis or anything else wants (at nice 10 it took ~10% of the analysis's and
+    delivered nothing in time).  Not SCHED_IDLE: a process at that policy can wait for seconds
+    to be scheduled even to exit, and the analysis waits for it to end."""
     try:
         os.nice(19)
     except OSError:

@@ -77,12 +77,17 @@ def load(key: str, text: str | None = None, name: str = ""):
 
     def grown(module, positions):  # a stub lowered in this run: the entry is stored again with it
         with _lock:
-            _pending[key] = (root, module, positions, threading.get_ident())
+            _pending[key] = (root, module, positions, threading.get_ident(), False)
 
     try:
-        return decode(json.loads(payload), text, grown, name)
+        data = json.loads(payload)
+        module, positions = decode(data, text, grown, name)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         return None  # signed by us but not readable by this code: parse again
+    if data.get("whole") is True:  # parsed ahead (prefetch.py), every block lowered: stored again
+        with _lock:  # when the analysis ends with only the blocks it read, which a later run decodes
+            _pending[key] = (root, module, positions, threading.get_ident(), True)
+    return module, positions
 
 
 def store(key: str, module, positions: dict) -> None:
@@ -96,7 +101,7 @@ def store_later(key: str, module, positions: dict) -> None:
     the bodies of library functions it never calls."""
     if _project_root is not None:
         with _lock:
-            _pending[key] = (_project_root, module, positions, threading.get_ident())
+            _pending[key] = (_project_root, module, positions, threading.get_ident(), False)
 
 
 def kept(key: str):
@@ -117,8 +122,8 @@ def store_pending() -> None:
     with _lock:
         work = list(_pending.items())
         _pending.clear()
-    for key, (root, module, positions, _) in work:
-        _write(root, key, module, positions)
+    for key, (root, module, positions, _, trim) in work:
+        _write(root, key, module, positions, trim)
 
 
 # Trees waiting for store_pending: key -> (project root, module, positions, thread that made it).
@@ -126,18 +131,22 @@ _pending: dict = {}
 _lock = threading.Lock()
 
 
-def _write(root: Path, key: str, module, positions: dict) -> None:
-    data = entry_bytes(key, module, positions)
+def _write(root: Path, key: str, module, positions: dict, trim: bool = False) -> None:
+    data = entry_bytes(key, module, positions, trim=trim)
     if data is not None:
         _write_bytes(root, key, data)
 
 
-def entry_bytes(key: str, module, positions: dict, whole: bool = False) -> bytes | None:
+def entry_bytes(key: str, module, positions: dict, whole: bool = False, trim: bool = False) -> bytes | None:
     """The signed entry of a tree (None: it cannot be stored).  ``whole``: every block and
     annotation still lowered on first read is lowered now and stored, not left a stub (the
-    prefetching process's entries, ``prefetch.py``: it cannot know which the analysis reads)."""
+    prefetching process's entries, ``prefetch.py``: it cannot know which the analysis reads);
+    ``trim``: a tree decoded from such an entry, whose blocks never read are stored as stubs."""
     try:
-        payload = json.dumps(encode(module, positions, whole), separators=(",", ":")).encode()
+        data = encode(module, positions, whole, trim)
+        if whole:
+            data["whole"] = True
+        payload = json.dumps(data, separators=(",", ":")).encode()
     except (ValueError, TypeError, RecursionError):
         return None
     return sign(_DOMAIN, key, payload) + b"\n" + payload if len(payload) <= MAX_ENTRY_BYTES else None
@@ -202,8 +211,11 @@ def claim(key: str) -> None:
 # strings, numbers, booleans and None are themselves.  The class table names each class and its
 # fields.
 
-def encode(module, positions: dict, whole: bool = False) -> dict:
-    """``whole``: lower each block and annotation not read yet (else stored as a stub)."""
+def encode(module, positions: dict, whole: bool = False, trim: bool = False) -> dict:
+    """``whole``: lower each block and annotation not read yet (else stored as a stub);
+    ``trim``: an indented block decoded from an entry and never read is stored as a stub too
+    (else decoded now and stored)."""
+    block = node_class("IndentedBlock")
     classes: dict = {}
     plain = {str, int, float, bool, type(None)}
 
@@ -220,6 +232,9 @@ def encode(module, positions: dict, whole: bool = False) -> dict:
                 if pending[1] is FROM_TEXT and not whole:
                     line, column = positions[item]
                     return [_STUB_TAGS[kind.__name__], line, column]
+                if trim and kind is block and item in positions:
+                    line, column = positions[item]
+                    return [_STUB_TAGS["IndentedBlock"], line, column]
                 for name in kind._fields[:1]:
                     getattr(item, name)  # decoded from an entry on first read: read it now
             index = classes.get(kind)

@@ -5,7 +5,6 @@ torch, no download)."""
 
 import json
 import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -56,6 +55,8 @@ FILES = {
     "transformers/activations.py": "def relu_name():\n    return 'relu'\n",
     "transformers/typing_helpers.py": "Unpack = None\n",
 }
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here: nothing is parsed ahead")
+
 CONFIG = {"model_type": "tiny", "architectures": ["TinyModel"], "hidden": 8}
 # Linear(8, 8) on 2x8: 2*8*8 = 128 MACs = 256 FLOPs; 8*8 + 8 = 72 params
 INPUTS = ["2x8"]
@@ -99,6 +100,7 @@ def test_predicts_the_files_defining_the_model_files_names(project):
     assert names == ["transformers/layers.py", "transformers/models/tiny/configuration_tiny.py"]
 
 
+@needs_fork
 def test_prefetched_entry_is_used_and_gives_the_same_report(project, tmp_path, monkeypatch):
     config, library = project
     ahead = _start(config, library)
@@ -136,6 +138,7 @@ def test_prefetched_entry_is_used_and_gives_the_same_report(project, tmp_path, m
     assert again.replace(str(other), str(config.parent)) == report.to_json()
 
 
+@needs_fork
 def test_second_process_ends_with_the_analysis(project, monkeypatch):
     config, library = project
     started = []
@@ -158,6 +161,7 @@ def test_second_process_ends_with_the_analysis(project, monkeypatch):
     assert _start(config, library) is None
 
 
+@needs_fork
 def test_stop_ends_a_running_second_process(project, monkeypatch):
     config, library = project
     # one file that takes a while: the second process is still at it when stopped

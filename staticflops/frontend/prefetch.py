@@ -46,7 +46,7 @@ from pathlib import Path
 from staticflops.frontend import parsed_cache
 
 ENVIRONMENT = "STATICFLOPS_PREFETCH"  # "0": never parse ahead
-MAX_FILES = 40
+MAX_FILES = 64
 MAX_CPU_SECONDS = 20
 _STACK_BYTES = 256 * 1024 * 1024  # lowering and encoding a deep tree recurse (api._with_deep_stack)
 _RECURSION_LIMIT = 20_000

@@ -20,6 +20,7 @@ from staticflops.frontend.libraries import LibraryFiles, library_roots, recordin
 from staticflops.frontend.hf_config import cache_root_of, config_model, is_model_config, stand_in_reader
 from staticflops.frontend.pytorch import analyse_torch
 from staticflops.frontend.parsed_cache import store_pending
+from staticflops.frontend.prefetch import reap_stopped, start as start_prefetch
 from staticflops.frontend.source import FileReader, load_source
 from staticflops.ir.sizes import check_sizes
 from staticflops.report import Report, build_report
@@ -86,8 +87,11 @@ _TREES = _WhileAnalysing(lambda: None, lambda _: _with_deep_stack(store_pending)
 def _few_full_collections(function):
     @functools.wraps(function)
     def run(*args, **kwargs):
-        with _HEAP, _TREES:
-            return function(*args, **kwargs)
+        try:
+            with _HEAP, _TREES:
+                return function(*args, **kwargs)
+        finally:  # the process that parsed ahead (frontend/prefetch.py) never outlives the call
+            reap_stopped()
     return run
 
 
@@ -168,21 +172,27 @@ def analyze(
                                            environment_inside and str(environment_inside)), budget.max_file_bytes)
     environment = parse_env(env)
     ruleset = load_ruleset(rules)
-    cache_root, generated = None, False
+    cache_root, generated, ahead = None, False, None
     if is_model_config(path):  # a Hugging Face config.json: its architecture from the installed transformers
         stand_in, model = config_model(path, reader, budget.max_file_bytes, model)
         cache_root = cache_root_of(path, reader)
         reader = stand_in_reader(path, stand_in, reader)
         generated = True  # our stand-in module, not a file of the project: read by Python's parser
-    # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
-    source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes,
-                                                  parse_limits=budget.parse_limits, cache_root=cache_root,
-                                                  library=generated))
-    if batch is not None and (not isinstance(batch, int) or batch < 1):
-        raise UsageError("--batch must be a positive integer")
-    ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, freeze=freeze, batch=batch,
-                                                          reader=reader, budget=budget, libraries=libraries,
-                                                          env=environment))
+        # transformers' files parsed on the other core meanwhile (frontend/prefetch.py)
+        ahead = start_prefetch(stand_in, libraries, budget.parse_limits, budget.max_file_bytes, cache_root)
+    try:
+        # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
+        source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes,
+                                                      parse_limits=budget.parse_limits, cache_root=cache_root,
+                                                      library=generated))
+        if batch is not None and (not isinstance(batch, int) or batch < 1):
+            raise UsageError("--batch must be a positive integer")
+        ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, freeze=freeze,
+                                                              batch=batch, reader=reader, budget=budget,
+                                                              libraries=libraries, env=environment))
+    finally:
+        if ahead is not None:
+            ahead.stop()
     check_sizes(ir)
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu, peak_tflops) if training else None

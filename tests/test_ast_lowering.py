@@ -146,6 +146,8 @@ HOSTILE = [
     ("x = " + "(" * 1_200 + "1" + ")" * 1_200 + "\n", "brackets nest"),
     ("x = 1" + " + 1" * 1_500 + "\n", "--max-expr-depth"),
     ("x = 1\n" * 30_000, "--max-tokens"),
+    # a docstring-looking line of 1,500 concatenated strings: each concatenation nests one deeper
+    ('"""a"""' + ' """a"""' * 1_500 + "\n", "--max-expr-depth"),
 ]
 
 

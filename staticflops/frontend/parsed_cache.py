@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import threading
 from functools import lru_cache
@@ -76,12 +77,17 @@ def load(key: str, text: str | None = None, name: str = ""):
 
     def grown(module, positions):  # a stub lowered in this run: the entry is stored again with it
         with _lock:
-            _pending[key] = (root, module, positions, threading.get_ident())
+            _pending[key] = (root, module, positions, threading.get_ident(), False)
 
     try:
-        return decode(json.loads(payload), text, grown, name)
+        data = json.loads(payload)
+        module, positions = decode(data, text, grown, name)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         return None  # signed by us but not readable by this code: parse again
+    if data.get("whole") is True:  # parsed ahead (prefetch.py), every block lowered: stored again
+        with _lock:  # when the analysis ends with only the blocks it read, which a later run decodes
+            _pending[key] = (root, module, positions, threading.get_ident(), True)
+    return module, positions
 
 
 def store(key: str, module, positions: dict) -> None:
@@ -95,7 +101,7 @@ def store_later(key: str, module, positions: dict) -> None:
     the bodies of library functions it never calls."""
     if _project_root is not None:
         with _lock:
-            _pending[key] = (_project_root, module, positions, threading.get_ident())
+            _pending[key] = (_project_root, module, positions, threading.get_ident(), False)
 
 
 def kept(key: str):
@@ -116,8 +122,8 @@ def store_pending() -> None:
     with _lock:
         work = list(_pending.items())
         _pending.clear()
-    for key, (root, module, positions, _) in work:
-        _write(root, key, module, positions)
+    for key, (root, module, positions, _, trim) in work:
+        _write(root, key, module, positions, trim)
 
 
 # Trees waiting for store_pending: key -> (project root, module, positions, thread that made it).
@@ -125,15 +131,77 @@ _pending: dict = {}
 _lock = threading.Lock()
 
 
-def _write(root: Path, key: str, module, positions: dict) -> None:
+def _write(root: Path, key: str, module, positions: dict, trim: bool = False) -> None:
+    data = entry_bytes(key, module, positions, trim=trim)
+    if data is not None:
+        _write_bytes(root, key, data)
+
+
+def entry_bytes(key: str, module, positions: dict, whole: bool = False, trim: bool = False) -> bytes | None:
+    """The signed entry of a tree (None: it cannot be stored).  ``whole``: every block and
+    annotation still lowered on first read is lowered now and stored, not left a stub (the
+    prefetching process's entries, ``prefetch.py``: it cannot know which the analysis reads);
+    ``trim``: a tree decoded from such an entry, whose blocks never read are stored as stubs."""
     try:
-        payload = json.dumps(encode(module, positions), separators=(",", ":")).encode()
+        data = encode(module, positions, whole, trim)
+        if whole:
+            data["whole"] = True
+        payload = json.dumps(data, separators=(",", ":")).encode()
     except (ValueError, TypeError, RecursionError):
-        return
-    if len(payload) <= MAX_ENTRY_BYTES:
-        folder = _open_folder(root, create=True)
-        if folder is not None:
-            write_entry(folder, f"{key}.json", sign(_DOMAIN, key, payload) + b"\n" + payload, "parsed-module cache")
+        return None
+    return sign(_DOMAIN, key, payload) + b"\n" + payload if len(payload) <= MAX_ENTRY_BYTES else None
+
+
+def store_bytes(key: str, data: bytes) -> None:
+    """File ``entry_bytes``' entry in the current project's folder."""
+    if _project_root is not None:
+        _write_bytes(_project_root, key, data)
+
+
+def _write_bytes(root: Path, key: str, data: bytes) -> None:
+    folder = _open_folder(root, create=True)
+    if folder is not None:
+        write_entry(folder, f"{key}.json", data, "parsed-module cache")
+
+
+def has_entry(key: str) -> bool:
+    """Whether an entry (valid or not) is filed under ``key`` in the current project's folder."""
+    if _project_root is None:
+        return False
+    folder = _open_folder(_project_root, create=False)
+    if folder is None:
+        return False
+    try:
+        os.stat(f"{key}.json", dir_fd=folder, follow_symlinks=False)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(folder)
+
+
+def active() -> bool:
+    """Whether trees are stored for the analysis under way (``use_project`` found a place)."""
+    return _project_root is not None
+
+
+# Where this process announces each library text it parses itself (``claim``): the write end
+# of the pipe to the process parsing ahead (``prefetch.py``), which then leaves that text alone.
+_claims: int | None = None
+
+
+def send_claims_to(descriptor: int | None) -> None:
+    global _claims
+    _claims = descriptor
+
+
+def claim(key: str) -> None:
+    descriptor = _claims
+    if descriptor is not None:
+        try:  # one line, under PIPE_BUF: written whole or not at all; a full pipe only costs a duplicate parse
+            os.write(descriptor, key.encode() + b"\n")
+        except OSError:
+            pass
 
 
 # --- the plain-data form: a node is [class index, line, column, field values...] (line 0: no
@@ -143,7 +211,11 @@ def _write(root: Path, key: str, module, positions: dict) -> None:
 # strings, numbers, booleans and None are themselves.  The class table names each class and its
 # fields.
 
-def encode(module, positions: dict) -> dict:
+def encode(module, positions: dict, whole: bool = False, trim: bool = False) -> dict:
+    """``whole``: lower each block and annotation not read yet (else stored as a stub);
+    ``trim``: an indented block decoded from an entry and never read is stored as a stub too
+    (else decoded now and stored)."""
+    block = node_class("IndentedBlock")
     classes: dict = {}
     plain = {str, int, float, bool, type(None)}
 
@@ -157,9 +229,12 @@ def encode(module, positions: dict) -> dict:
             fields = item.__dict__
             pending = fields.get("_pending")
             if pending is not None:
-                if pending[1] is FROM_TEXT:
+                if pending[1] is FROM_TEXT and not whole:
                     line, column = positions[item]
                     return [_STUB_TAGS[kind.__name__], line, column]
+                if trim and kind is block and item in positions:
+                    line, column = positions[item]
+                    return [_STUB_TAGS["IndentedBlock"], line, column]
                 for name in kind._fields[:1]:
                     getattr(item, name)  # decoded from an entry on first read: read it now
             index = classes.get(kind)

@@ -146,6 +146,8 @@ def parse_source(text: str, name: str, internal: bool = False,
     cached = parsed_cache.kept(key) or parsed_cache.load(key, text, name)
     if cached is not None:
         return SourceFile(name, cached[0], cached[1], internal, text=text, ignores=ignore_comments(text))
+    if library:
+        parsed_cache.claim(key)  # parsed here: the process parsing ahead (prefetch.py) skips it
     module, positions = _parse(text, name, internal, parse_limits, library)
     # library source: stored when the analysis ends, with the blocks it lowered by then
     (parsed_cache.store_later if library else parsed_cache.store)(key, module, positions)

@@ -67,3 +67,33 @@ def commit(root: Path, message: str) -> str:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", message)
     return git(root, "rev-parse", "HEAD")
+
+
+# A project model importing a Linear(8, 4) block from a library folder (`vendlib`): what the
+# cache tests change to see a dependency outside the project noticed.
+VENDORED = textwrap.dedent("""\
+    from torch import nn
+
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 4)
+
+        def forward(self, x):
+            return self.fc(x)
+""")
+USES_VENDORED = textwrap.dedent("""\
+    import torch
+    from torch import nn
+    from vendlib import Block
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = Block()
+
+        def forward(self, x):
+            return self.block(x)
+""")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from review_helpers import MLP, MLP_FLOPS, MLP_PARAMS, WIDER, WIDER_FLOPS, WIDER_PARAMS
+from review_helpers import MLP, MLP_FLOPS, MLP_PARAMS, USES_VENDORED, VENDORED, WIDER, WIDER_FLOPS, WIDER_PARAMS
 
 from staticflops import files
 
@@ -166,32 +166,6 @@ def test_no_cache_analyses_again(tmp_path):
     assert same(analysed(*args, "--no-cache", cwd=tmp_path), first)
 
 
-VENDORED = textwrap.dedent("""\
-    from torch import nn
-
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = nn.Linear(8, 4)
-
-        def forward(self, x):
-            return self.fc(x)
-""")
-USES_VENDORED = textwrap.dedent("""\
-    import torch
-    from torch import nn
-    from vendlib import Block
-
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.block = Block()
-
-        def forward(self, x):
-            return self.block(x)
-""")
 
 
 def vendored_project(root: Path) -> tuple:

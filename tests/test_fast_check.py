@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from review_helpers import MLP, make_repo
+from review_helpers import MLP, USES_VENDORED, VENDORED, make_repo
 
 from staticflops import cachefolder
 
@@ -168,32 +168,6 @@ def test_any_change_the_verdict_depends_on_sends_it_to_the_full_path(tmp_path, w
     assert again.returncode == result.returncode == (1 if what == "model" else 0)
 
 
-VENDORED = textwrap.dedent("""\
-    from torch import nn
-
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = nn.Linear(8, 4)
-
-        def forward(self, x):
-            return self.fc(x)
-""")
-USES_VENDORED = textwrap.dedent("""\
-    import torch
-    from torch import nn
-    from vendlib import Block
-
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.block = Block()
-
-        def forward(self, x):
-            return self.block(x)
-""")
 
 
 @pytest.mark.parametrize("settled", [False, True], ids=["just written", "settled"])

@@ -1649,3 +1649,30 @@ def test_next_of_an_exhausted_iterator_raises_stopiteration_the_code_may_catch(t
                 return self.fc(x)
     """, inputs=("1x5",))
     assert report.totals.params == 6
+
+
+def test_membership_in_a_list_holding_an_unknown(tmp_path):
+    """``1 in [1, unknown]`` is True whatever the unknown is; ``3 in [1, unknown]`` is not
+    known (the unknown might be 3), so the `if` on it is an assumption and the totals say they
+    are a lower bound (it was silently False).  Widths: 2 from the decided test, 4 from the
+    assumed one (its branch assumed true): Linear(6, 1) has 6 + 1 = 7 params."""
+    report = analyse(tmp_path, """
+        import somelib
+        from torch import nn
+
+        ITEMS = [1, somelib.value]
+        WIDTH = 2 if 1 in ITEMS else 0
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                width = WIDTH
+                if 3 in ITEMS:
+                    width += 4
+                self.fc = nn.Linear(width, 1)
+
+            def forward(self, x):
+                return self.fc(x)
+    """, inputs=("1x6",))
+    assert report.totals.params == 7 and report.totals.complete is False
+    assert any("assumed true" in u.what for u in report.unknown), report.unknown

@@ -76,6 +76,10 @@ _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, s
 
 
 
+# Containers whose `in` compares the item with each of theirs (an unknown one could be equal).
+_SEARCHED = frozenset({list, tuple, set, frozenset})
+
+
 def _type_operand(value) -> bool:
     """A side of ``A | B`` that makes a type union: a class, a union, None, or a builtin that
     stands for a type (``int``, ``list``, ``torch.Tensor``, ``collections.OrderedDict``)."""
@@ -425,6 +429,10 @@ class Interpreter(Statements, Expressions):
                 found = left in right if not isinstance(right, Namespace) else left in right.members
             except (TypeError, Undecidable):
                 return self.unknown("membership test could not be decided", node)
+            if not found and type(right) in _SEARCHED:  # an unknown item might be equal to it
+                unknown = next((item for item in right if isinstance(item, Unknown)), None)
+                if unknown is not None:
+                    return partial_dict.plain(unknown)
             return found if op_class is cst.In else not found
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             return self.framework.tensor_binary(self, _TENSOR_COMPARISONS.get(op_class, "Compare"), left, right, node)

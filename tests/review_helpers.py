@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 # Linear(8, 16) -> ReLU -> Linear(16, 4) on a 2x8 input:
 #   MACs 2*8*16 + 2*16*4 = 256 + 128 = 384 -> FLOPs 768 (standard: 2 per MAC)
@@ -97,3 +100,31 @@ USES_VENDORED = textwrap.dedent("""\
         def forward(self, x):
             return self.block(x)
 """)
+
+
+# The console script pip installed, and the full command line run without it (never the fast path).
+SCRIPT = Path(sys.executable).parent / "staticflops"
+HEAVY = ("libcst", "pydantic", "rich", "typer")
+FULL = "import sys; sys.argv[0] = 'staticflops'; from staticflops.cli.app import main; main()"
+
+
+def run_console(*args, cwd):
+    """The console script under ``-X importtime``: (result, the modules it imported by their full
+    names, the lines of its stderr that are not import times)."""
+    if not SCRIPT.is_file():
+        pytest.skip("the console script is not installed")
+    result = subprocess.run([sys.executable, "-X", "importtime", str(SCRIPT), *args], capture_output=True,
+                            text=True, cwd=cwd)
+    imported, errors = set(), []
+    for line in result.stderr.splitlines():
+        if line.startswith("import time:"):
+            name = line.rsplit("|", 1)[-1].strip()
+            if name != "package":  # the header line
+                imported.add(name)
+        else:
+            errors.append(line)
+    return result, imported, errors
+
+
+def run_full(*args, cwd):
+    return subprocess.run([sys.executable, "-c", FULL, *args], capture_output=True, text=True, cwd=cwd)

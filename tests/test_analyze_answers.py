@@ -13,7 +13,6 @@ or typer, the full command printing a kept report imports typer but not the inte
 import json
 import os
 import shutil
-import subprocess
 import sys
 import textwrap
 import time
@@ -21,35 +20,25 @@ from pathlib import Path
 
 import pytest
 
-from review_helpers import MLP, MLP_FLOPS, MLP_PARAMS, USES_VENDORED, VENDORED, WIDER, WIDER_FLOPS, WIDER_PARAMS
+from review_helpers import (
+    HEAVY, MLP, MLP_FLOPS, MLP_PARAMS, USES_VENDORED, VENDORED, WIDER, WIDER_FLOPS, WIDER_PARAMS, run_console, run_full,
+)
 
 from staticflops import files
 
-SCRIPT = Path(sys.executable).parent / "staticflops"  # the console script pip installed
-HEAVY = ("libcst", "pydantic", "rich", "typer")
 INTERPRETER = "staticflops.frontend.interpreter"
-FULL = "import sys; sys.argv[0] = 'staticflops'; from staticflops.cli.app import main; main()"
 
 
 def console(*args, cwd):
     """The console script with ``-X importtime``: (result, the modules it imported)."""
-    if not SCRIPT.is_file():
-        pytest.skip("the console script is not installed")
-    result = subprocess.run([sys.executable, "-X", "importtime", str(SCRIPT), *args], capture_output=True,
-                            text=True, cwd=cwd)
-    imported, errors = set(), []
-    for line in result.stderr.splitlines():
-        if line.startswith("import time:"):
-            imported.add(line.rsplit("|", 1)[-1].strip())
-        else:
-            errors.append(line + "\n")
-    result.stderr = "".join(errors)
+    result, imported, errors = run_console(*args, cwd=cwd)
+    result.stderr = "".join(line + "\n" for line in errors)
     return result, imported
 
 
 def full(*args, cwd):
     """The full command line (never the fast path); it writes the record."""
-    return subprocess.run([sys.executable, "-c", FULL, *args], capture_output=True, text=True, cwd=cwd)
+    return run_full(*args, cwd=cwd)
 
 
 def served(*args, cwd):

@@ -6,47 +6,28 @@ module) sends it to the full path."""
 
 import json
 import shutil
-import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from review_helpers import MLP, USES_VENDORED, VENDORED, make_repo
+from review_helpers import HEAVY, MLP, USES_VENDORED, VENDORED, make_repo, run_console, run_full
 
 from staticflops import cachefolder
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
-SCRIPT = Path(sys.executable).parent / "staticflops"  # the console script pip installed
-HEAVY = ("libcst", "pydantic", "rich", "typer")
-FULL = "import sys; sys.argv[0] = 'staticflops'; from staticflops.cli.app import main; main()"
-
-
 def fast(*args, cwd):
     """The console script, with ``-X importtime``: (result, the top-level packages imported)."""
-    if not SCRIPT.is_file():
-        pytest.skip("the console script is not installed")
-    result = subprocess.run([sys.executable, "-X", "importtime", str(SCRIPT), *args], capture_output=True,
-                            text=True, cwd=cwd)
-    imported = set()
-    errors = []
-    for line in result.stderr.splitlines():
-        if line.startswith("import time:"):
-            name = line.rsplit("|", 1)[-1].strip()
-            if name != "package":  # the header line
-                imported.add(name.split(".")[0])
-        else:
-            errors.append(line)
+    result, imported, errors = run_console(*args, cwd=cwd)
     result.stderr = "\n".join(errors)
-    return result, imported
+    return result, {name.split(".")[0] for name in imported}
 
 
 def full(*args, cwd):
     """The full command line, never the fast path."""
-    return subprocess.run([sys.executable, "-c", FULL, *args], capture_output=True, text=True, cwd=cwd)
+    return run_full(*args, cwd=cwd)
 
 
 def same(a, b) -> bool:

@@ -75,6 +75,7 @@ from fractions import Fraction
 
 from staticflops.diagnostics import Location
 from staticflops.frontend.scope import MISSING, Scope
+from staticflops.frontend.watched_state import Unwatchable, snapshot
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, LazyValue, MethodWrapper, ModuleState, Namespace, Parameter,
     Partial, Record, SuperProxy, Tensor, Unknown,
@@ -94,9 +95,9 @@ class NotMemoisable(Exception):
 class Recorder:
     """What one construction being interpreted for the first time read, made and did."""
 
-    __slots__ = ("reads", "scopes", "objects", "refused", "given")
+    __slots__ = ("reads", "scopes", "objects", "refused", "given", "watched")
 
-    def __init__(self, given: set | None = None):
+    def __init__(self, given: set | None = None, watch: bool = False):
         self.reads: dict = {}  # (kind, id(container), name) -> the read, as Entry.valid checks it
         self.scopes: set = set()  # id() of the frames created inside the construction
         self.objects: set = set()  # id() of the instances created inside it
@@ -105,6 +106,26 @@ class Recorder:
         # construction: id() of the module and of its own tensors, which the call may read
         # (they are in its key) but neither change nor hand to code that could.
         self.given = given
+        # Recording a read through a ``__getattribute__`` of the analysed code instead
+        # (getattribute_memo.py): outside instances may be read (each read recorded with its
+        # value) and outside containers are watched (watched_state.py) rather than refused:
+        # id() -> (container, snapshot).  None: not in that mode.
+        self.watched: dict | None = {} if watch else None
+
+    def watch(self, value) -> None:
+        """Let ``value``, read from outside, into a call recorded in watch mode: an instance
+        (its own reads are hooks), a container (watched), or refuse."""
+        kind = type(value)
+        if kind is Instance:
+            if value.module is not None:  # framework code reads module state without hooks
+                self.refused = self.refused or "reads a module it did not create"
+            return
+        if id(value) in self.watched or _constant(value):
+            return
+        try:
+            self.watched[id(value)] = (value, snapshot(value, _watch_plain))
+        except Unwatchable as why:
+            self.refused = self.refused or f"reads outside state that cannot be watched ({why})"
 
     def inside(self, scope) -> bool:
         """A scope the construction created (a frame, or a comprehension or class body in one)."""
@@ -135,6 +156,10 @@ class ConstructionMemo:
         self.apply_calls: dict = {}
         self.apply_refused: dict = {}
         self.apply_hits = 0  # calls skipped (tests)
+        # Reads through a __getattribute__ of the analysed code (getattribute_memo.py)
+        self.hook_reads: dict = {}
+        self.hook_refused: dict = {}
+        self.hook_hits = 0  # reads answered from the memo (tests)
         # Attribute writes on any class or function, ever: the interpreter also looks methods
         # up on its own (``__init__`` of a class built inside, ``__setattr__``, special
         # methods), not only through the reads recorded below, so an entry recorded before
@@ -167,8 +192,8 @@ class ConstructionMemo:
     # ---- construction -------------------------------------------------------------------
     def construct(self, interp, key, build, node):
         """``build()`` interpreted and recorded, or a copy of an earlier result with ``key``."""
-        if self.recorders and self.recorders[0].given is not None:  # inside a recorded apply call
-            self.refuse("builds a module")
+        if self.recorders and (self.recorders[0].given is not None or self.recorders[0].watched is not None):
+            self.refuse("builds a module")  # inside a recorded apply call or attribute read
             return build()
         entry = self.entries.get(key)
         if entry is not None and (self.force or (entry.definitions == self.definition_writes
@@ -272,6 +297,10 @@ class ConstructionMemo:
         if self.recorders[0].given is not None and _given_read(self.recorders[0], receiver, name, value):
             return
         if type(receiver) is Instance:
+            if self.recorders[0].watched is not None:
+                self._watched_instance_read(receiver, name, value)
+                if name in receiver.attrs:
+                    return
             if name in receiver.attrs:
                 for recorder in self.recorders:
                     if id(receiver) not in recorder.objects and recorder.refused is None:
@@ -314,6 +343,22 @@ class ConstructionMemo:
         for recorder in self.recorders:
             self._record(recorder, read, raw, f"reads attribute `{name}`")
 
+    def _watched_instance_read(self, receiver: Instance, name: str, value) -> None:
+        """Watch mode (the only recorder then, getattribute_memo.py): an instance read from
+        outside is recorded with what its own dict held for ``name`` (MISSING: the class
+        answered), and what the read gave is let in."""
+        recorder = self.recorders[0]
+        if id(receiver) in recorder.objects or recorder.refused is not None:
+            return
+        if receiver.module is not None:
+            recorder.refused = "reads a module it did not create"
+            return
+        own = receiver.attrs.get(name, MISSING)
+        read = ("attr", receiver, name, own)
+        recorder.reads.setdefault(_read_key(read), read)
+        if own is not MISSING or value is receiver.attrs:  # (else the class answered: recorded below)
+            recorder.watch(value)
+
     def default_read(self, function: Function, name: str, value) -> None:
         read = ("default", function, name, value)
         for recorder in self.recorders:
@@ -341,6 +386,13 @@ class ConstructionMemo:
         nothing but their type (``isinstance``) or to do nothing (``nn.init.*``), and no
         builtin may get an instance from outside it (a child reached by iterating the module)."""
         recorder = self.recorders[0]
+        if recorder.watched is not None:
+            # watch mode: a builtin may read a watched container (checked when reused) but not
+            # an instance from outside, whose attributes it would read without the hooks
+            if builtin.name not in _READING_BUILTINS and any(
+                    _outside_instance(recorder, value) for value in (*args, *kwargs.values())):
+                self.refuse(f"hands an object from outside to {builtin.name}()")
+            return
         if recorder.given is None or builtin.name in _HARMLESS_BUILTINS:
             return
         if any(_outside(recorder, value) for value in (*args, *kwargs.values())):
@@ -349,7 +401,9 @@ class ConstructionMemo:
     def _record(self, recorder: Recorder, read: tuple, value, why: str) -> None:
         if recorder.refused is not None:
             return
-        if not _constant(value):
+        if recorder.watched is not None:
+            recorder.watch(value)
+        elif not _constant(value):
             recorder.refused = why + " holding mutable state"
             return
         recorder.reads.setdefault(_read_key(read), read)
@@ -358,6 +412,35 @@ class ConstructionMemo:
 # Builtins that may get an apply call's module or tensors: they look at nothing but the type,
 # or do nothing (``nn.init.normal_`` and the other members of framework._passive).
 _HARMLESS_BUILTINS = frozenset({"isinstance", "no-op"})
+# Builtins that may get an instance from outside in watch mode: they read its attributes only
+# through the hooked attribute reads (``object.__getattribute__``), or nothing but its type.
+_READING_BUILTINS = frozenset({"isinstance", "type", "super", "object.__getattribute__"})
+
+
+def _outside_instance(recorder: Recorder, value, depth: int = 0) -> bool:
+    """Whether ``value`` is, or holds, an instance the recorded call did not create."""
+    if type(value) is Instance:
+        return id(value) not in recorder.objects
+    if depth < 20 and type(value) in (list, tuple, set, frozenset):
+        return any(_outside_instance(recorder, item, depth + 1) for item in value)
+    if depth < 20 and type(value) is dict:
+        return any(_outside_instance(recorder, item, depth + 1) for pair in value.items() for item in pair)
+    return False
+
+
+def _watch_plain(item) -> bool:
+    """An item of a watched container that needs no snapshot of its own (watched_state.py):
+    immutable, a definition, or an instance (read through the hooks); a container is
+    snapshotted with it; anything else cannot be watched."""
+    if type(item) is Instance:
+        if item.module is not None:
+            raise Unwatchable("holds a module")
+        return True
+    if _constant(item):
+        return True
+    if type(item) in (dict, list, tuple):
+        return False
+    raise Unwatchable(f"holds a {type(item).__name__}")
 
 
 def _outside(recorder: Recorder, value, depth: int = 0) -> bool:
@@ -449,6 +532,8 @@ def _still(read: tuple, builtins: dict) -> bool:
         now = container.members.get(name, MISSING) if container.replaced_by is None else MISSING
     elif kind == "function":
         now = container.attrs.get(name, MISSING)
+    elif kind == "attr":  # an outside instance's own dict (watch mode)
+        return container.attrs.get(name, MISSING) is value
     else:  # "default"
         now = container.defaults.get(name, MISSING)
     return _same(now, value)

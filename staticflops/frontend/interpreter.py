@@ -18,6 +18,7 @@ from staticflops.frontend import syntax as cst
 from staticflops.diagnostics import AnalysisError, Location, Unresolved, code_of, reason
 from staticflops.frontend import function_objects, pyclasses
 from staticflops.frontend.budget import Budget
+from staticflops.frontend import getattribute_memo
 from staticflops.frontend.construction_memo import ConstructionMemo
 from staticflops.frontend.datafiles import DATA_VALUES, DataFile, data_attribute
 from staticflops.frontend.expressions import Expressions
@@ -588,7 +589,7 @@ class Interpreter(Statements, Expressions):
             hook = self._user_hook(receiver, "__getattribute__")
             if hook is not None:  # transformers' configs map attribute aliases this way
                 try:
-                    return self.call(hook, [name], {}, node)
+                    return getattribute_memo.read(self, hook, receiver, name, node)
                 except Raised as raised:
                     # its `super().__getattribute__(name)` raised AttributeError: Python then asks
                     # __getattr__; a plain read of a missing attribute is an unknown here

@@ -95,9 +95,9 @@ class NotMemoisable(Exception):
 class Recorder:
     """What one construction being interpreted for the first time read, made and did."""
 
-    __slots__ = ("reads", "scopes", "objects", "refused", "given", "watched")
+    __slots__ = ("reads", "scopes", "objects", "refused", "given", "watched", "effects_only")
 
-    def __init__(self, given: set | None = None, watch: bool = False):
+    def __init__(self, given: set | None = None, watch: bool = False, effects_only: bool = False):
         self.reads: dict = {}  # (kind, id(container), name) -> the read, as Entry.valid checks it
         self.scopes: set = set()  # id() of the frames created inside the construction
         self.objects: set = set()  # id() of the instances created inside it
@@ -110,20 +110,28 @@ class Recorder:
         # (getattribute_memo.py): outside instances may be read (each read recorded with its
         # value) and outside containers are watched (watched_state.py) rather than refused:
         # id() -> (container, snapshot).  None: not in that mode.
-        self.watched: dict | None = {} if watch else None
+        self.watched: dict | None = {} if watch or effects_only else None
+        # Watch mode for a branch run on an undecidable test (inert_branch.py): what matters
+        # is only whether it changed anything outside, not what it read, so reads are not
+        # recorded, modules and tensors may be read, and only containers are watched (to see
+        # a change through a builtin method, `items.append(x)`).
+        self.effects_only = effects_only
 
     def watch(self, value) -> None:
         """Let ``value``, read from outside, into a call recorded in watch mode: an instance
         (its own reads are hooks), a container (watched), or refuse."""
         kind = type(value)
         if kind is Instance:
-            if value.module is not None:  # framework code reads module state without hooks
+            if value.module is not None and not self.effects_only:  # framework code reads module state without hooks
                 self.refused = self.refused or "reads a module it did not create"
             return
         if id(value) in self.watched or _constant(value):
             return
+        if self.effects_only and kind not in _CONTAINERS and not isinstance(value, _CONTAINER_LIKE):
+            return  # (a tensor or another object: changed only through hooked writes or builtins)
         try:
-            self.watched[id(value)] = (value, snapshot(value, _watch_plain))
+            plain = _effects_plain if self.effects_only else _watch_plain
+            self.watched[id(value)] = (value, snapshot(value, plain, reads=not self.effects_only))
         except Unwatchable as why:
             self.refused = self.refused or f"reads outside state that cannot be watched ({why})"
 
@@ -350,12 +358,13 @@ class ConstructionMemo:
         recorder = self.recorders[0]
         if id(receiver) in recorder.objects or recorder.refused is not None:
             return
-        if receiver.module is not None:
+        if receiver.module is not None and not recorder.effects_only:
             recorder.refused = "reads a module it did not create"
             return
         own = receiver.attrs.get(name, MISSING)
-        read = ("attr", receiver, name, own)
-        recorder.reads.setdefault(_read_key(read), read)
+        if not recorder.effects_only:
+            read = ("attr", receiver, name, own)
+            recorder.reads.setdefault(_read_key(read), read)
         if own is not MISSING or value is receiver.attrs:  # (else the class answered: recorded below)
             recorder.watch(value)
 
@@ -389,7 +398,8 @@ class ConstructionMemo:
         if recorder.watched is not None:
             # watch mode: a builtin may read a watched container (checked when reused) but not
             # an instance from outside, whose attributes it would read without the hooks
-            if builtin.name not in _READING_BUILTINS and any(
+            allowed = _READ_ONLY_BUILTINS if recorder.effects_only else _READING_BUILTINS
+            if builtin.name not in allowed and any(
                     _outside_instance(recorder, value) for value in (*args, *kwargs.values())):
                 self.refuse(f"hands an object from outside to {builtin.name}()")
             return
@@ -403,6 +413,8 @@ class ConstructionMemo:
             return
         if recorder.watched is not None:
             recorder.watch(value)
+            if recorder.effects_only:
+                return
         elif not _constant(value):
             recorder.refused = why + " holding mutable state"
             return
@@ -415,17 +427,39 @@ _HARMLESS_BUILTINS = frozenset({"isinstance", "no-op"})
 # Builtins that may get an instance from outside in watch mode: they read its attributes only
 # through the hooked attribute reads (``object.__getattribute__``), or nothing but its type.
 _READING_BUILTINS = frozenset({"isinstance", "type", "super", "object.__getattribute__"})
+# ... and in the effects-only mode (inert_branch.py), where what is read does not matter:
+# builtins that read and change nothing (attributes they read through a hook run as code
+# the recorder sees).
+_READ_ONLY_BUILTINS = _READING_BUILTINS | {"getattr", "hasattr", "issubclass", "callable", "len", "str", "repr",
+                                           "id", "bool", "print"}
 
 
 def _outside_instance(recorder: Recorder, value, depth: int = 0) -> bool:
-    """Whether ``value`` is, or holds, an instance the recorded call did not create."""
+    """Whether ``value`` is, or holds, an instance the recorded call did not create, or a
+    tensor (a builtin may change its fields: ``requires_grad_``)."""
     if type(value) is Instance:
         return id(value) not in recorder.objects
+    if isinstance(value, Tensor):
+        return True
     if depth < 20 and type(value) in (list, tuple, set, frozenset):
         return any(_outside_instance(recorder, item, depth + 1) for item in value)
     if depth < 20 and type(value) is dict:
         return any(_outside_instance(recorder, item, depth + 1) for pair in value.items() for item in pair)
     return False
+
+
+_CONTAINERS = frozenset({dict, list, tuple, set})
+_CONTAINER_LIKE = (dict, list, set, bytearray)  # subclasses (our own partial dicts...): refused
+
+
+def _effects_plain(item) -> bool:
+    """An item of a container watched for changes only: containers are snapshotted with it."""
+    kind = type(item)
+    if kind in _CONTAINERS:
+        return False
+    if isinstance(item, _CONTAINER_LIKE):
+        raise Unwatchable(f"holds a {kind.__name__}")
+    return True
 
 
 def _watch_plain(item) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from staticflops.frontend import syntax as cst
 
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic
-from staticflops.frontend import pyclasses
+from staticflops.frontend import inert_branch, pyclasses
 from staticflops.frontend.bindings import always_raises, bound_names
 from staticflops.frontend.budget import CLOCK_EVERY
 from staticflops.frontend.imports import all_members
@@ -318,9 +318,13 @@ class Statements:
         return True
 
     def _exec_If(self, node, scope):
+        mark = len(self.unknowns)
         truth = self.truth(self.evaluate_node(node.test, scope), node.test)
         if type(truth) is bool:  # most tests: decided (no unknown to assume a branch for)
             branch = truth
+        elif isinstance(truth, Unknown) and inert_branch.applies(self, node) and not always_raises(node.body):
+            inert_branch.run(self, node, truth, scope, mark, _ReadReports)  # (runs the body; an assumption only if it acts)
+            return
         else:
             branch = self.assume_branch(node, truth) if isinstance(truth, Unknown) else truth
         if branch and type(truth) is not bool and isinstance(truth, Unknown):

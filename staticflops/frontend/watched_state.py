@@ -30,7 +30,7 @@ class Unwatchable(Exception):
     """The value holds something a snapshot cannot vouch for."""
 
 
-def snapshot(value, plain, budget: list | None = None, depth: int = 0):
+def snapshot(value, plain, budget: list | None = None, depth: int = 0, reads: bool = True):
     """A snapshot of container ``value`` (dict, list, or a tuple holding containers):
     its exact type, its items as they are now, and the snapshots of the containers among
     them.  ``plain(item)`` tells an item that needs no snapshot (immutable, a definition, an
@@ -46,7 +46,10 @@ def snapshot(value, plain, budget: list | None = None, depth: int = 0):
     elif kind is list or kind is tuple:
         items = tuple(value)
         inner = items
-    else:  # (a set: equal items of other types, 1 and True, would pass for the same)
+    elif kind is set and not reads:  # watched for changes only (1 and True would pass for the same item)
+        items = frozenset(value)
+        inner = ()
+    else:
         raise Unwatchable(f"holds a {kind.__name__}")
     budget[0] -= len(inner) + 1
     if budget[0] < 0:
@@ -54,7 +57,7 @@ def snapshot(value, plain, budget: list | None = None, depth: int = 0):
     nested = []
     for index, item in enumerate(inner):
         if not plain(item):
-            nested.append((index, snapshot(item, plain, budget, depth + 1)))
+            nested.append((index, snapshot(item, plain, budget, depth + 1, reads)))
     return kind, items, tuple(nested)
 
 
@@ -70,6 +73,8 @@ def unchanged(value, shot) -> bool:
         now = tuple(value.values())
         if not all(map(is_, now, values)):
             return False
+    elif kind is set:
+        return value == items
     else:
         now = value if kind is tuple else tuple(value)
         if len(now) != len(items) or not all(map(is_, now, items)):

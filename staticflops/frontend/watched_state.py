@@ -15,6 +15,10 @@ What is reachable through containers must itself be plain: immutable values and 
 (shared as they are), instances (their attributes are read through hooks that record them),
 or containers again (watched with it).  Anything else (a tensor, an unknown, another object
 of the analyser) makes the value unwatchable, and the call is not memoised.
+
+A branch run on an undecidable test (``inert_branch.py``) watches containers only to see
+whether it changed them (``reads=False``): there any item may be held, and a set is compared
+by equality (an item replaced by an equal one changed nothing Python could tell).
 """
 
 from __future__ import annotations

@@ -108,6 +108,45 @@ class M(nn.Module):
     assert report.totals.complete
 
 
+def test_distributed_probes_answer_as_a_single_uninitialised_process(tmp_path):
+    """torch.distributed is built in (`is_available()` True on Linux) but no process group was
+    initialised: `is_initialized()` False, `get_rank()`/`get_world_size()` raise ValueError, and
+    no tensor is a DTensor nor any module an FSDP wrapper (the answers of torch 2.13.0 CPU,
+    read from that build).  transformers' `is_fsdp_managed_module` and tensor-parallel checks ask
+    these.  Each right answer adds one 4->4 Linear: four of them, 4 * 2*4*4 = 128 FLOPs."""
+    source = HEADER + '''
+import torch.distributed as dist
+from torch.distributed.fsdp import FullyShardedDataParallel
+from torch.distributed.tensor import DTensor
+
+def rank():
+    try:
+        return dist.get_rank()
+    except ValueError:
+        return -1
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layers = []
+        if dist.is_available():
+            layers.append(nn.Linear(4, 4))
+        if not dist.is_initialized():
+            layers.append(nn.Linear(4, 4))
+        if rank() == -1:
+            layers.append(nn.Linear(4, 4))
+        if not isinstance(self, FullyShardedDataParallel) and not isinstance(torch.zeros(2), DTensor):
+            layers.append(nn.Linear(4, 4))
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.layers(x)
+'''
+    report = _analyse(tmp_path, source)
+    assert report.totals.forward_flops == 128
+    assert report.totals.complete
+
+
 def test_type_of_a_tensor_is_the_torch_class(tmp_path):
     """`type(x) is torch.Tensor`, `type(p) is nn.Parameter`, and `str(type(x))` as Python prints it
     (transformers tells frameworks apart by `str(type(x)).startswith("<class 'torch.")`): all

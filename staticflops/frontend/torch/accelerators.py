@@ -31,6 +31,15 @@ def _raises(name: str, message: str) -> Builtin:
     return Builtin(name, call, bind_self=False)
 
 
+def _no_process_group(name: str) -> Builtin:
+    """A query of the default process group, which a process that never called
+    ``init_process_group`` does not have: ValueError in torch 2.13.0 (code catches it)."""
+    def call(interp, args, kwargs, node):
+        raise interp.fail(f"{name}: Default process group has not been initialized, please make sure to call "
+                          "init_process_group.", node, python="ValueError")
+    return Builtin(name, call, bind_self=False)
+
+
 def _absent_device(name: str) -> Namespace:
     """``torch.cuda``/``torch.xpu``/``torch.mps`` with no such device."""
     return Namespace(f"torch.{name}", {
@@ -93,9 +102,28 @@ def namespaces(object_class: Class, unknown_call) -> dict:
                                       "reset")},
         "allow_in_graph": identity, "disable": Builtin("torch._dynamo.disable", disable, bind_self=False),
         "is_compiling": _answer("torch._dynamo.is_compiling", False)})
+    # torch.distributed: built in (is_available() True on Linux), never initialised in the
+    # analysed process (one process, no init_process_group): no tensor is a DTensor, no module
+    # is wrapped by FSDP
+    fsdp = Namespace("torch.distributed.fsdp", {
+        "FullyShardedDataParallel": never_instantiated("torch.distributed.fsdp.FullyShardedDataParallel")})
+    dtensor = Namespace("torch.distributed.tensor", {"DTensor": never_instantiated("torch.distributed.tensor.DTensor")})
+    mesh = Namespace("torch.distributed.device_mesh", {
+        "DeviceMesh": never_instantiated("torch.distributed.device_mesh.DeviceMesh")})
+    distributed = Namespace("torch.distributed", {
+        "is_available": _answer("torch.distributed.is_available", True),
+        "is_initialized": _answer("torch.distributed.is_initialized", False),
+        "is_torchelastic_launched": _answer("torch.distributed.is_torchelastic_launched", False),
+        "get_rank": _no_process_group("torch.distributed.get_rank"),
+        "get_world_size": _no_process_group("torch.distributed.get_world_size"),
+        "DeviceMesh": mesh.members["DeviceMesh"],
+        "ProcessGroup": never_instantiated("torch.distributed.ProcessGroup"),
+        "fsdp": fsdp, "tensor": dtensor, "device_mesh": mesh})
     found = {
         # the model runs eagerly, never compiled: dynamo's marks and hints do nothing
         "torch._dynamo": dynamo,
+        "torch.distributed": distributed, "torch.distributed.fsdp": fsdp, "torch.distributed.tensor": dtensor,
+        "torch.distributed.device_mesh": mesh,
         # the model runs eagerly, never symbolically traced: no value is an fx Proxy
         "torch.fx": Namespace("torch.fx", {"wrap": Builtin("torch.fx.wrap", lambda i, a, k, n: a[0] if a else None,
                                                            bind_self=False),

@@ -147,6 +147,34 @@ class M(nn.Module):
     assert report.totals.complete
 
 
+def test_float_constants_and_memory_formats(tmp_path):
+    """torch.inf/nan/pi/e are Python floats (torch 2.13.0); torch.contiguous_format and the other
+    layouts are `torch.memory_format` objects that `.to()`/`.contiguous()` take and that change
+    no size.  Each right answer adds one 4->4 Linear: three of them, 3 * 2*4*4 = 96 FLOPs."""
+    source = HEADER + '''
+import math
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layers = []
+        if torch.inf == math.inf and torch.nan != torch.nan and (torch.pi, torch.e) == (math.pi, math.e):
+            layers.append(nn.Linear(4, 4))
+        if isinstance(torch.channels_last, torch.memory_format) and torch.contiguous_format is not torch.preserve_format:
+            layers.append(nn.Linear(4, 4))
+        if torch.contiguous_format == torch.contiguous_format:
+            layers.append(nn.Linear(4, 4))
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, x):
+        x = x.to(torch.float32, memory_format=torch.contiguous_format).contiguous(memory_format=torch.contiguous_format)
+        return self.layers(x)
+'''
+    report = _analyse(tmp_path, source)
+    assert report.totals.forward_flops == 96
+    assert report.totals.complete
+
+
 def test_type_of_a_tensor_is_the_torch_class(tmp_path):
     """`type(x) is torch.Tensor`, `type(p) is nn.Parameter`, and `str(type(x))` as Python prints it
     (transformers tells frameworks apart by `str(type(x)).startswith("<class 'torch.")`): all

@@ -195,6 +195,9 @@ class TorchFramework:
                                                                              self._solve_triangular, bind_self=False)}),
             **self.dtypes,
             **limits_functions(self.object_class),
+            # torch's float constants (torch 2.13.0: inf, nan, pi, e as Python floats)
+            "inf": math.inf, "nan": math.nan, "pi": math.pi, "e": math.e,
+            **self._memory_formats(),
         })
         # device probes (torch.cuda, torch.backends, ...) answered as torch's CPU build does
         probes = accelerators.namespaces(self.object_class, lambda name: Builtin(
@@ -260,6 +263,13 @@ class TorchFramework:
                                                     {"upper": bound["upper"], "unitriangular": bound["unitriangular"]},
                                                     node)
         return result[0] if isinstance(result, tuple) else result
+
+    def _memory_formats(self) -> dict:
+        """``torch.contiguous_format`` and friends: objects of class ``torch.memory_format``,
+        passed to ``.contiguous()``/``.to()``, which change the layout, never a size or a count."""
+        cls = Class("memory_format", (self.object_class,), {})
+        names = ("contiguous_format", "preserve_format", "channels_last", "channels_last_3d", "legacy_contiguous_format")
+        return {"memory_format": cls, **{name: Instance(cls) for name in names}}
 
     def _device(self, interp, args, kwargs, node):
         """``torch.device("cuda:0")``, ``torch.device("cuda", 1)``, ``torch.device(other_device)``."""

@@ -175,6 +175,29 @@ class M(nn.Module):
     assert report.totals.complete
 
 
+def test_state_dict_hooks_are_registered_and_change_nothing(tmp_path):
+    """Hooks of state_dict()/load_state_dict() (Mamba registers one in __init__) run only when
+    weights are saved or loaded: registering them changes nothing counted.  One 4->4 Linear:
+    2*4*4 = 32 FLOPs, 20 parameters."""
+    source = HEADER + '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self._register_load_state_dict_pre_hook(self.load_hook)
+        self.register_state_dict_post_hook(lambda module, state_dict, prefix, local_metadata: None)
+
+    def load_hook(self, state_dict, prefix, *args):
+        state_dict.pop(prefix + "unused", None)
+
+    def forward(self, x):
+        return self.fc(x)
+'''
+    report = _analyse(tmp_path, source)
+    assert (report.totals.forward_flops, report.totals.params) == (32, 20)
+    assert report.totals.complete
+
+
 def test_type_of_a_tensor_is_the_torch_class(tmp_path):
     """`type(x) is torch.Tensor`, `type(p) is nn.Parameter`, and `str(type(x))` as Python prints it
     (transformers tells frameworks apart by `str(type(x)).startswith("<class 'torch.")`): all

@@ -1676,3 +1676,20 @@ def test_membership_in_a_list_holding_an_unknown(tmp_path):
     """, inputs=("1x6",))
     assert report.totals.params == 7 and report.totals.complete is False
     assert any("assumed true" in u.what for u in report.unknown), report.unknown
+
+
+def test_set_remove_clear_and_in_place_updates(tmp_path):
+    """``set.remove`` (timm's feature hooks drop a name so), ``clear`` and the ``*_update``
+    methods change the set in place.  {1, 2, 3, 4} minus 4, minus {1}, kept {2, 3} & {2, 3, 9},
+    then ^ {7}: {2, 3, 7}, sum 12; a cleared set has length 0: a = 12 + 0, Linear(1, 12)."""
+    widths = run_probes(tmp_path, "", """
+        kept = {1, 2, 3, 4}
+        kept.remove(4)
+        kept.difference_update({1})
+        kept.intersection_update({2, 3, 9})
+        kept.symmetric_difference_update({7})
+        gone = {5}
+        gone.clear()
+        a = sum(kept) + len(gone)
+    """, ["a"])
+    assert widths == {"a": 12}

@@ -47,7 +47,8 @@ _PYTHON_METHODS = {
           "swapcase", "removeprefix", "removesuffix", "isalpha", "isalnum", "isspace", "isupper", "islower",
           "isidentifier", "isnumeric", "isdecimal"},
     set: {"add", "update", "union", "intersection", "difference", "copy", "issubset", "issuperset", "isdisjoint",
-          "discard", "symmetric_difference"},
+          "discard", "symmetric_difference", "remove", "clear", "difference_update", "intersection_update",
+          "symmetric_difference_update"},  # (not pop: which item it gives depends on string hashing)
     # packaging.version: `_SIMPLE_VERSION_INDICATORS.issuperset(version)`
     frozenset: {"union", "intersection", "difference", "copy", "issubset", "issuperset", "isdisjoint",
                 "symmetric_difference"},

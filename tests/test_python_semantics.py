@@ -1693,3 +1693,31 @@ def test_set_remove_clear_and_in_place_updates(tmp_path):
         a = sum(kept) + len(gone)
     """, ["a"])
     assert widths == {"a": 12}
+
+
+def test_str_padding_methods(tmp_path):
+    """``"7".zfill(3)`` is "007" (transformers numbers per-layer config keys so), ljust/rjust/
+    center pad with spaces or the given character: 3 + 4 + 5 + 5 = 17 characters."""
+    widths = run_probes(tmp_path, "", """
+        a = len("7".zfill(3)) + len("ab".ljust(4)) + len("ab".rjust(5, "-")) + len("x".center(5))
+        b = int("7".zfill(3) == "007") + int("ab".rjust(5, "-") == "---ab")
+    """, ["a", "b"])
+    assert widths == {"a": 17, "b": 2}
+
+
+def test_a_padding_width_over_the_container_limit_is_refused(tmp_path):
+    """``"x".zfill(10**9)`` would build a billion characters: the analysis stops with a located
+    error naming --max-container, not a memory error."""
+    with pytest.raises(staticflops.AnalysisError, match="max-container"):
+        analyse(tmp_path, """
+            import torch.nn as nn
+            PAD = "x".zfill(10 ** 9)
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(len(PAD), 1)
+
+                def forward(self, x):
+                    return self.fc(x)
+        """)

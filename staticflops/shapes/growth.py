@@ -52,7 +52,8 @@ def built_length(op: str, left, right) -> int:
 
 
 # The methods ``method_length`` measures; any other gives 0 (callers may skip it for them).
-GROWING_METHODS = frozenset({"join", "replace", "format", "extend", "update", "union", "append", "insert"})
+GROWING_METHODS = frozenset({"join", "replace", "format", "extend", "update", "union", "append", "insert",
+                             "zfill", "ljust", "rjust", "center"})
 
 
 def method_length(value, name: str, args: list, kwargs: dict) -> int:
@@ -73,6 +74,8 @@ def method_length(value, name: str, args: list, kwargs: dict) -> int:
                 return len(value) + count * max(0, len(args[1]) - len(args[0]))
             if name == "format":
                 return format_length(value, args, kwargs)
+            if name in ("zfill", "ljust", "rjust", "center") and args and type(args[0]) is int:
+                return max(len(value), args[0])  # padded to the width
         elif isinstance(value, (list, dict, set)) and name in ("extend", "update", "union") and args:
             return len(value) + sum(len(a) for a in args if isinstance(a, (list, tuple, dict, set, str, range)))
         elif isinstance(value, list) and name in ("append", "insert"):

@@ -45,7 +45,9 @@ _PYTHON_METHODS = {
           # none of these builds a longer string (no budget check needed)
           "find", "rfind", "index", "rindex", "count", "rpartition", "splitlines", "casefold", "capitalize",
           "swapcase", "removeprefix", "removesuffix", "isalpha", "isalnum", "isspace", "isupper", "islower",
-          "isidentifier", "isnumeric", "isdecimal"},
+          "isidentifier", "isnumeric", "isdecimal",
+          # padded to a width: a growing method (GROWING_METHODS), checked against --max-container
+          "zfill", "ljust", "rjust", "center"},
     set: {"add", "update", "union", "intersection", "difference", "copy", "issubset", "issuperset", "isdisjoint",
           "discard", "symmetric_difference", "remove", "clear", "difference_update", "intersection_update",
           "symmetric_difference_update"},  # (not pop: which item it gives depends on string hashing)

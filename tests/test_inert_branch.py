@@ -99,3 +99,29 @@ def test_an_else_branch_keeps_the_assumption(tmp_path):
             print("no zeros")""")
     report = _analyse(tmp_path, source)
     assert not report.totals.complete and _assumed(report)
+
+
+GENERATOR = """
+import torch.nn as nn
+
+def widths(x):
+    yield 4
+    if 0 in x:
+        yield 8
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 8)
+
+    def forward(self, x):
+        for width in widths(x):
+            x = x
+        return self.fc(x)
+"""
+
+
+def test_a_yield_in_the_branch_is_an_effect(tmp_path):
+    # what the generator gives (4, or 4 and 8) depends on the test
+    report = _analyse(tmp_path, GENERATOR)
+    assert not report.totals.complete and _assumed(report)

@@ -14,7 +14,7 @@ class, module or function; a ``global``/``nonlocal`` statement; a module built; 
 or a module called; a report (unknown, warning, assumption); an import; a builtin handed an
 instance from outside or a tensor (``requires_grad_``, ``register_buffer``); a container from
 outside (read through a name, an attribute or a default) that holds other objects at the end
-than when it was first read (``items.append(x)``).  Names the branch binds in the running
+than when it was first read (``items.append(x)``); a ``yield``.  Names the branch binds in the running
 frame are the one write left: each keeps the value the branch gave it, and a later read of it
 reports the test as assumed true (the report is then incomplete, as before; the module level
 defers its assumptions the same way).
@@ -54,6 +54,7 @@ def run(interp, node, truth: Unknown, scope, mark: int, deferred) -> None:
         interp._seen_unknowns.discard(tuple(report))
     recorder = Recorder(effects_only=True)
     bound = dict(scope.vars)
+    yielded = len(interp.generators[-1]) if interp.generators else 0
     at = (len(interp.unknowns), len(interp.diagnostics))
     try:
         interp.construction_memo.recorded(interp, recorder,
@@ -63,6 +64,8 @@ def run(interp, node, truth: Unknown, scope, mark: int, deferred) -> None:
         raise
     if recorder.refused is None and any(not unchanged(container, shot) for container, shot in recorder.watched.values()):
         recorder.refused = "changed a container from outside"
+    if interp.generators and len(interp.generators[-1]) != yielded:
+        recorder.refused = "yielded"  # what the generator gives depends on the branch
     if recorder.refused is not None or any(name not in scope.vars for name in bound):  # (`del name`)
         _assumed(interp, node, truth, at, held)
         return

@@ -413,6 +413,34 @@ def test_maxvit_construction_idioms(tmp_path):
     assert report.totals.forward_flops == 136 and report.outputs == [[1, 5]]
 
 
+def test_torch_tensor_of_an_array_keeps_its_values(tmp_path):
+    """``torch.Tensor(np.linspace(...))`` and ``torch.tensor(array)`` are copies of the array's
+    values (BiT's per-stage drop rates: ``.split(depths)`` then ``.tolist()``), not a size and
+    not a scalar.  Rates 0.0 .. 0.5 in six, split (2, 4): the second part's last rate 0.5 gives
+    Linear(4, 5); the int copy of [0, 1, 2, 3] sums to 6: Linear(4, 6).  Params 25 + 30 = 55;
+    FLOPs 2*4*5 + 2*4*6 = 88."""
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                rates = [part.tolist() for part in torch.Tensor(np.linspace(0, 0.5, 6)).split([2, 4])]
+                counts = torch.tensor(torch.arange(4))
+                self.a = nn.Linear(4, round(rates[1][-1] * 10))
+                self.b = nn.Linear(4, int(counts.sum().item()))
+
+            def forward(self, x):
+                return self.a(x), self.b(x)
+    '''))
+    report = staticflops.analyze(path, inputs=["1x4"])
+    assert report.unknown == []
+    assert (report.totals.params, report.totals.forward_flops) == (55, 88)
+
+
 def test_an_exception_class_that_cannot_be_followed_still_raises_with_its_message(tmp_path):
     path = tmp_path / "net.py"
     path.write_text(textwrap.dedent('''

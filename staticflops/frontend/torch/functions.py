@@ -1083,6 +1083,10 @@ def build_constructors(t: TorchOps) -> dict:
 
     def creator(name):
         def create(interp, args, kwargs, node):
+            if name in ("Tensor", "FloatTensor") and len(args) == 1 and isinstance(args[0], (list, Tensor)):
+                # torch.Tensor(data): a float32 copy of a list or an array (BiT's per-block drop
+                # rates are torch.Tensor(np.linspace(...))), not a size
+                return tensor(interp, args, {"dtype": "float32"}, node)
             sizes = _sizes(args) or list(kwargs.get("size", ()))
             for s in sizes:
                 if isinstance(s, Unknown):
@@ -1206,6 +1210,10 @@ def build_constructors(t: TorchOps) -> dict:
 
     def tensor(interp, args, kwargs, node):
         data = args[0] if args else kwargs.get("data")
+        if isinstance(data, Tensor):  # torch.tensor(array): a copy, its values with it
+            dtype = dtype_of(kwargs, data.dtype if data.dtype in ("int64", "bool") else "float32")
+            values = constants.fit(data.values, dtype) if data.values is not None else None
+            return Tensor(data.shape, dtype, values=values)
         dims = []
         while isinstance(data, (list, tuple)):
             dims.append(len(data))

@@ -37,7 +37,7 @@ import sys
 import threading
 from collections import deque
 from functools import lru_cache
-from itertools import compress, islice, repeat
+from itertools import chain, compress, islice, repeat
 from operator import attrgetter
 from pathlib import Path
 
@@ -305,7 +305,6 @@ _CONSTANTS = {-1: True, -2: False}
 _END = object()
 _new = object.__new__
 _fields_of = attrgetter("_fields")
-_dict_of = attrgetter("__dict__")
 
 
 def decode(data: dict, text: str | None = None, grown=None, name: str = ""):
@@ -317,8 +316,8 @@ def decode(data: dict, text: str | None = None, grown=None, name: str = ""):
     table = []
     for class_name, names in data["classes"]:
         cls = node_class(class_name)
-        if not all(type(field) is str and field.isidentifier() for field in names):
-            raise ValueError("bad field name")
+        if not all(type(field) is str and field.isidentifier() and not hasattr(CSTNode, field) for field in names):
+            raise ValueError("bad field name")  # (set with setattr: never a method, property or dunder of CSTNode's)
         cls._fields = tuple(names)
         table.append(cls)
     positions: dict = {}
@@ -346,10 +345,11 @@ def decode(data: dict, text: str | None = None, grown=None, name: str = ""):
             names[index] = ()
         for index in stubs:
             names[index] = ()
-        # node i's __dict__ gets its class's field names zipped with the next values: zip takes
-        # from the names first, so it stops before taking a value past the last name
+        # node i gets its class's fields, set from the next values in turn (setattr keeps them in
+        # the object's own slots, shared keys, where a dict per node cost more time, and more
+        # collector work, to build)
         flat = map(resolve, values, values)
-        deque(map(dict.update, map(_dict_of, nodes), map(zip, names, repeat(flat))), 0)
+        deque(map(setattr, chain.from_iterable(map(repeat, nodes, map(len, names))), chain.from_iterable(names), flat), 0)
         if next(flat, _END) is not _END:
             raise ValueError("values left over")
         positions.update(zip(compress(nodes, lines), zip(compress(lines, lines), compress(columns, lines))))

@@ -428,6 +428,29 @@ def test_a_tampered_entry_is_a_miss(tmp_path):
         parsed_cache.use_project(None)
 
 
+def test_bytes_reach_marshal_only_once_their_signature_holds(tmp_path, monkeypatch):
+    """The entry's bytes are unmarshalled only after the HMAC check (marshal is not safe against
+    crafted input; tests/test_never_executes.py allows it in this module alone for that reason)."""
+    text = "import torch\n"
+    read = []
+    real = parsed_cache.marshal.loads
+    monkeypatch.setattr(parsed_cache.marshal, "loads", lambda data: (read.append(data), real(data))[1])
+    try:
+        key, _, _ = _filed(tmp_path, text)
+        path = _entry_file(tmp_path, key)
+        signature, _, payload = path.read_bytes().partition(b"\n")
+        planted = marshal.dumps({"format": parsed_cache.FORMAT, "classes": [], "tree": [[], [], [], [], [], [], [], [],
+                                                                                       [], [], [0]]})
+        for data in (b"0" * 64 + b"\n" + payload, signature + b"\n" + planted, b"", b"\n", signature):
+            path.write_bytes(data)
+            assert parsed_cache.load(key, text) is None
+        assert read == []
+        path.write_bytes(signature + b"\n" + payload)
+        assert parsed_cache.load(key, text) is not None and read == [payload]
+    finally:
+        parsed_cache.use_project(None)
+
+
 def test_an_entry_of_an_older_format_is_a_miss(tmp_path):
     """The format is in the key (another build files its trees elsewhere) and in the entry: an
     entry of format 2 (JSON) filed under this build's key, even validly signed, is parsed again."""

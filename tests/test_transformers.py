@@ -176,11 +176,11 @@ def test_second_analysis_of_a_config_reads_cached_trees(tmp_path, source_path):
     entry = TRUTH["small"]["llama"]
     first = _analyse(tmp_path, source_path, entry["config"], ["1x32:int64"]).to_json()
     folder = tmp_path / ".staticflops_cache" / "parsed"
-    stamps = {p: p.stat().st_mtime_ns for p in folder.glob("*.json")}
+    stamps = {p: p.stat().st_mtime_ns for p in folder.glob("*.tree")}
     assert len(stamps) > 20  # modeling_llama.py, modeling_utils.py, configuration_utils.py, ...
     second = _analyse(tmp_path, source_path, entry["config"], ["1x32:int64"]).to_json()
     assert second == first
-    assert {p: p.stat().st_mtime_ns for p in folder.glob("*.json")} == stamps
+    assert {p: p.stat().st_mtime_ns for p in folder.glob("*.tree")} == stamps
 
 
 def test_a_first_analysis_imports_no_libcst_and_stubbed_bodies_are_exact_later(tmp_path, source_path):

@@ -227,7 +227,7 @@ def claim(key: str) -> None:
 #   order (none for a lazy node or a stub), each a *reference*: a string or None is itself, an
 #   integer names an object: >= 0 the segment's node, < 0 True (-1), False (-2), or a number,
 #   bytes or tuple of the segment;
-# * ``scalars``: [reference, 0, number] or [reference, 1, bytes as latin-1 text];
+# * ``scalars``: [reference, value] for each number or bytes value;
 # * ``tuple_refs[j]`` names the tuple of ``tuple_sizes[j]`` items, the next ones of
 #   ``tuple_items`` (references; no tuple holds a tuple: libcst's fields hold sequences of nodes);
 # * ``lazy``: [i, segment] for each lazy node i, whose fields are decoded on first read;
@@ -288,7 +288,7 @@ def encode(module, positions: dict, whole: bool = False, trim: bool = False) -> 
                 return -1 if item else -2
             if kind is int or kind is float or kind is bytes:
                 reference = _FIRST_FREE - 1 - len(tuple_refs) - len(scalars)
-                scalars.append([reference, 1, item.decode("latin-1")] if kind is bytes else [reference, 0, item])
+                scalars.append([reference, item])
                 return reference
             raise TypeError(f"cannot store {kind.__name__}")
 
@@ -302,6 +302,7 @@ def encode(module, positions: dict, whole: bool = False, trim: bool = False) -> 
 _NOWHERE = (0, 0)
 _FIRST_FREE = -2  # -1 and -2 are True and False
 _CONSTANTS = {-1: True, -2: False}
+_SCALARS = (int, float, bytes)
 _END = object()
 _new = object.__new__
 _fields_of = attrgetter("_fields")
@@ -330,10 +331,10 @@ def decode(data: dict, text: str | None = None, grown=None, name: str = ""):
         nodes = list(map(_new, classes))
         refs = dict(enumerate(nodes))
         refs.update(_CONSTANTS)
-        for reference, kind, value in scalars:
-            if type(reference) is not int or reference > _FIRST_FREE or kind not in (0, 1):
+        for reference, value in scalars:
+            if type(reference) is not int or reference > _FIRST_FREE or type(value) not in _SCALARS:
                 raise ValueError("bad scalar")
-            refs[reference] = value.encode("latin-1") if kind else value
+            refs[reference] = value
         resolve = refs.get  # resolve(x, x): a reference's object; a string or None is itself
         if tuple_refs:  # each tuple takes the next tuple_sizes[j] items of one iterator
             items = map(resolve, tuple_items, tuple_items)

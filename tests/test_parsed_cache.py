@@ -4,6 +4,7 @@ that a pull request controls."""
 
 import dataclasses
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from cache_helpers import entry_data, stored, stubs_in
 from staticflops import cachefolder
 
 import staticflops
@@ -40,7 +42,7 @@ def _project(tmp_path: Path, name: str) -> Path:
 
 def _entries(path: Path) -> list:
     folder = path.parent.joinpath(*parsed_cache.FOLDER)
-    return sorted(p for p in folder.glob("*.json")) if folder.is_dir() else []
+    return sorted(p for p in folder.glob("*" + parsed_cache.SUFFIX)) if folder.is_dir() else []
 
 
 @pytest.mark.parametrize("name, inputs", CASES, ids=[c[0] for c in CASES])
@@ -78,7 +80,7 @@ def test_round_trip_keeps_tree_and_positions():
         module = cst.parse_module(text)
         lowered, positions = lower(module, start_positions(module).by_id)
         data = parsed_cache.encode(lowered, positions)
-        again = parsed_cache.encode(*parsed_cache.decode(json.loads(json.dumps(data))))
+        again = parsed_cache.encode(*parsed_cache.decode(stored(data)))
         assert again == data
         # every statement keeps libcst's start: line 1 is the module's own first node
         starts = start_positions(module)
@@ -140,9 +142,9 @@ def test_entries_are_signed_and_bound_to_their_key(tmp_path):
     # A pull request's planted tree: the same key, a valid-looking tree, no valid signature.
     target = max(entries, key=lambda p: p.stat().st_size)  # the model file's tree
     signature, _, payload = target.read_bytes().partition(b"\n")
-    data = json.loads(payload)
+    data = marshal.loads(payload)
     data["tree"] = [-1]  # whatever it holds, it is not used
-    target.write_bytes(b"0" * 64 + b"\n" + json.dumps(data).encode())
+    target.write_bytes(b"0" * 64 + b"\n" + marshal.dumps(data))
     assert staticflops.analyze(path, inputs=["1x1x28x28"]).to_json() == expected
     # Another entry's (valid) signature on this key: refused too (the key is signed).
     other = min(entries, key=lambda p: p.stat().st_size)
@@ -237,8 +239,8 @@ def test_unread_library_bodies_are_stubs_lowered_from_the_text_when_read():
     from staticflops.frontend.ast_lowering import lower_library_source
 
     module, positions = lower_library_source(LIBRARY)
-    data = json.loads(json.dumps(parsed_cache.encode(module, positions)))
-    assert json.dumps(data).count("[-3,") == 2  # A's and g's bodies (f's and inner's are inside A's)
+    data = stored(parsed_cache.encode(module, positions))
+    assert stubs_in(data) == {"IndentedBlock": 2}  # A's and g's bodies (f's and inner's are inside A's)
     grown = []
     loaded, loaded_at = parsed_cache.decode(data, LIBRARY, lambda *tree: grown.append(tree))
     assert not grown
@@ -264,16 +266,16 @@ def test_a_library_body_first_read_by_a_later_run_is_stored_with_it(tmp_path):
     (project / "a.py").write_text(model.format("width"))
     (project / "b.py").write_text(model.format("depth"))
 
-    def library_entry() -> str:
-        entries = [p.read_text() for p in _entries(project / "a.py")]
-        return next(text for text in entries if '"width"' in text and '"depth"' in text)  # lib's defs, no model's
+    def library_entry() -> dict:
+        entries = [p.read_bytes() for p in _entries(project / "a.py")]
+        return next(entry_data(raw) for raw in entries if b"width" in raw and b"depth" in raw)  # lib's defs, no model's
 
     first = staticflops.analyze(project / "a.py", inputs=["1x4"], source_path=[site])
     assert first.totals.params == 4 * 1 + 1  # Linear(width(2) = 4, 1)
-    assert library_entry().count("[-3,") == 1  # depth's body: never called
+    assert stubs_in(library_entry()) == {"IndentedBlock": 1}  # depth's body: never called
     second = staticflops.analyze(project / "b.py", inputs=["1x5"], source_path=[site])
     assert second.totals.params == 5 * 1 + 1  # Linear(depth(2) = 5, 1)
-    assert "[-3," not in library_entry()  # lowered from the text, then stored with the entry
+    assert stubs_in(library_entry()) == {}  # lowered from the text, then stored with the entry
     stamps = {p: p.stat().st_mtime_ns for p in _entries(project / "a.py")}
     assert staticflops.analyze(project / "b.py", inputs=["1x5"], source_path=[site]).to_json() == second.to_json()
     assert {p: p.stat().st_mtime_ns for p in _entries(project / "a.py")} == stamps  # nothing new: nothing written
@@ -299,14 +301,14 @@ class B:
 
 def test_unread_signature_annotations_are_stubs_lowered_from_the_text_when_read():
     """A parameter's or return's annotation is lowered on first read, as a body is, and stored as
-    a stub [-4, line, column] until then; read through, the tree is libcst's (the route's
+    a stub (its class and position) until then; read through, the tree is libcst's (the route's
     comparison, tests/test_ast_lowering.py, reads every field)."""
     from staticflops.frontend.ast_lowering import lower_library_source
 
     module, positions = lower_library_source(ANNOTATED)
-    data = json.loads(json.dumps(parsed_cache.encode(module, positions)))
+    data = stored(parsed_cache.encode(module, positions))
     # scale: x, rest, flag, extra and the return; width's are inside B's body, itself a stub
-    assert json.dumps(data).count("[-4,") == 5 and json.dumps(data).count("[-3,") == 2  # scale's and B's bodies
+    assert stubs_in(data) == {"Annotation": 5, "IndentedBlock": 2}  # and scale's and B's bodies
     loaded, loaded_at = parsed_cache.decode(data, ANNOTATED)
     _read_all(loaded)
     expected_module = cst.parse_module(ANNOTATED)
@@ -323,7 +325,7 @@ def test_a_lazily_read_body_the_route_cannot_lower_comes_from_libcst():
     expected_module = cst.parse_module(ANNOTATED)
     expected = parsed_cache.encode(*lower(expected_module, start_positions(expected_module).by_id))
     module, positions = lower_library_source(ANNOTATED)
-    stubbed = json.loads(json.dumps(parsed_cache.encode(module, positions)))
+    stubbed = stored(parsed_cache.encode(module, positions))
     _read_all(module)  # the cold run reads it
     assert parsed_cache.encode(module, positions) == expected
     loaded, loaded_at = parsed_cache.decode(stubbed, ANNOTATED, name="lib.py")  # a later run reads the stub
@@ -377,3 +379,130 @@ def test_a_library_text_read_twice_by_one_analysis_is_one_tree(tmp_path):
     finally:
         parsed_cache.store_pending()
         parsed_cache.use_project(None)
+
+
+# The entry's bytes: a signature line, then the marshalled tree, read only once the signature holds.
+
+def _filed(tmp_path, text: str):
+    """(key, tree, positions) of ``text`` lowered and filed as an entry in ``tmp_path``'s folder."""
+    module = cst.parse_module(text)
+    lowered, positions = lower(module, start_positions(module).by_id)
+    key = parsed_cache.entry_key(text, False, (1, 2))
+    parsed_cache.use_project(tmp_path)
+    parsed_cache.store(key, lowered, positions)
+    return key, lowered, positions
+
+
+def _entry_file(tmp_path, key: str) -> Path:
+    return tmp_path.joinpath(*parsed_cache.FOLDER) / (key + parsed_cache.SUFFIX)
+
+
+def test_an_entry_read_back_is_the_tree_it_was_made_from(tmp_path):
+    text = (SAMPLES / "transformer.py").read_text()
+    try:
+        key, lowered, positions = _filed(tmp_path, text)
+        loaded = parsed_cache.load(key, text)
+        assert loaded is not None
+        _read_all(loaded[0])  # every lazy block decoded
+        assert parsed_cache.encode(*loaded) == parsed_cache.encode(lowered, positions)
+        assert positions[lowered.body[0]] == loaded[1][loaded[0].body[0]] == (1, 0)  # libcst's (line, column)
+    finally:
+        parsed_cache.use_project(None)
+
+
+def test_a_tampered_entry_is_a_miss(tmp_path):
+    text = "import torch\n\nx = [1, 2.5, b'\\xff', True, None]\n"
+    try:
+        key, _, _ = _filed(tmp_path, text)
+        path = _entry_file(tmp_path, key)
+        signature, _, payload = path.read_bytes().partition(b"\n")
+        assert parsed_cache.load(key, text) is not None
+        for at in (0, len(payload) // 2, len(payload) - 1):  # one byte changed, the signature kept
+            changed = bytearray(payload)
+            changed[at] ^= 0x01
+            path.write_bytes(signature + b"\n" + bytes(changed))
+            assert parsed_cache.load(key, text) is None
+        path.write_bytes(signature + b"\n" + payload + b"\0")  # a byte added
+        assert parsed_cache.load(key, text) is None
+    finally:
+        parsed_cache.use_project(None)
+
+
+def test_bytes_reach_marshal_only_once_their_signature_holds(tmp_path, monkeypatch):
+    """The entry's bytes are unmarshalled only after the HMAC check (marshal is not safe against
+    crafted input; tests/test_never_executes.py allows it in this module alone for that reason)."""
+    text = "import torch\n"
+    read = []
+    real = parsed_cache.marshal.loads
+    monkeypatch.setattr(parsed_cache.marshal, "loads", lambda data: (read.append(data), real(data))[1])
+    try:
+        key, _, _ = _filed(tmp_path, text)
+        path = _entry_file(tmp_path, key)
+        signature, _, payload = path.read_bytes().partition(b"\n")
+        planted = marshal.dumps({"format": parsed_cache.FORMAT, "classes": [], "tree": [[], [], [], [], [], [], [], [],
+                                                                                       [], [], [0]]})
+        for data in (b"0" * 64 + b"\n" + payload, signature + b"\n" + planted, b"", b"\n", signature):
+            path.write_bytes(data)
+            assert parsed_cache.load(key, text) is None
+        assert read == []
+        path.write_bytes(signature + b"\n" + payload)
+        assert parsed_cache.load(key, text) is not None and read == [payload]
+    finally:
+        parsed_cache.use_project(None)
+
+
+def test_an_entry_of_an_older_format_is_a_miss(tmp_path):
+    """The format is in the key (another build files its trees elsewhere) and in the entry: an
+    entry of format 2 (JSON) filed under this build's key, even validly signed, is parsed again."""
+    text = "import torch\n"
+    try:
+        key, lowered, positions = _filed(tmp_path, text)
+        path = _entry_file(tmp_path, key)
+        old = json.dumps({"format": 2, "classes": [["Module", ["body"]]], "tree": [0, 1, 0, [-1]]}).encode()
+        path.write_bytes(cachefolder.sign(parsed_cache._DOMAIN, key, old) + b"\n" + old)
+        assert parsed_cache.load(key, text) is None
+        data = parsed_cache.encode(lowered, positions)
+        data["format"] = parsed_cache.FORMAT - 1  # this layout under another format number
+        payload = marshal.dumps(data)
+        path.write_bytes(cachefolder.sign(parsed_cache._DOMAIN, key, payload) + b"\n" + payload)
+        assert parsed_cache.load(key, text) is None
+        data["format"] = parsed_cache.FORMAT
+        payload = marshal.dumps(data)
+        path.write_bytes(cachefolder.sign(parsed_cache._DOMAIN, key, payload) + b"\n" + payload)
+        assert parsed_cache.load(key, text) is not None  # the same, signed as this format: read
+    finally:
+        parsed_cache.use_project(None)
+
+
+def test_the_build_and_the_python_are_in_the_key(monkeypatch):
+    text = "x = 1\n"
+    before = parsed_cache.entry_key(text, False, (1, 2))
+    for name, value in (("FORMAT", parsed_cache.FORMAT + 1), ("_MARSHAL_VERSION", 3)):
+        with monkeypatch.context() as patch:
+            patch.setattr(parsed_cache, name, value)
+            parsed_cache._build.cache_clear()
+            assert parsed_cache.entry_key(text, False, (1, 2)) != before
+    parsed_cache._build.cache_clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(sys.implementation, "cache_tag", "other-311")
+        assert parsed_cache.entry_key(text, False, (1, 2)) != before
+    parsed_cache._build.cache_clear()
+    assert parsed_cache.entry_key(text, False, (1, 2)) == before
+
+
+def test_values_of_every_kind_and_shared_nodes_decode_as_stored():
+    """Strings, None, booleans, numbers, bytes, empty and filled tuples; a tuple inside a tuple
+    (which libcst's fields never hold) is not stored rather than stored wrong."""
+    text = "x = (1, 2.5, -3j, b'\\x00\\xff', 'é', True, False, None, (), f'{x!r:>{w}}')\n"
+    module = cst.parse_module(text)
+    lowered, positions = lower(module, start_positions(module).by_id)
+    data = parsed_cache.encode(lowered, positions)
+    again = parsed_cache.decode(stored(data))
+    _read_all(again[0])
+    assert parsed_cache.encode(*again) == data
+    name = syntax.node_class("Name")
+    node = name.__new__(name)
+    node.__dict__.update({field: (("a",),) for field in name._fields})
+    with pytest.raises(TypeError, match="tuple inside a tuple"):
+        parsed_cache.encode(node, {})
+    assert parsed_cache.entry_bytes("k", node, {}) is None

@@ -434,17 +434,21 @@ _READ_ONLY_BUILTINS = _READING_BUILTINS | {"getattr", "hasattr", "issubclass", "
                                            "id", "bool", "print"}
 
 
-def _outside_instance(recorder: Recorder, value, depth: int = 0) -> bool:
+def _outside_instance(recorder: Recorder, value) -> bool:
     """Whether ``value`` is, or holds, an instance the recorded call did not create, or a
     tensor (a builtin may change its fields: ``requires_grad_``)."""
-    if type(value) is Instance:
-        return id(value) not in recorder.objects
-    if isinstance(value, Tensor):
+    return _holds(value, lambda item: (id(item) not in recorder.objects) if type(item) is Instance
+                  else isinstance(item, Tensor))
+
+
+def _holds(value, test, depth: int = 0) -> bool:
+    """Whether ``test`` is true of ``value`` or of anything its containers hold."""
+    if test(value):
         return True
     if depth < 20 and type(value) in (list, tuple, set, frozenset):
-        return any(_outside_instance(recorder, item, depth + 1) for item in value)
+        return any(_holds(item, test, depth + 1) for item in value)
     if depth < 20 and type(value) is dict:
-        return any(_outside_instance(recorder, item, depth + 1) for pair in value.items() for item in pair)
+        return any(_holds(item, test, depth + 1) for pair in value.items() for item in pair)
     return False
 
 
@@ -477,15 +481,10 @@ def _watch_plain(item) -> bool:
     raise Unwatchable(f"holds a {type(item).__name__}")
 
 
-def _outside(recorder: Recorder, value, depth: int = 0) -> bool:
+def _outside(recorder: Recorder, value) -> bool:
     """Whether ``value`` is, or holds, a given object or an instance the call did not create."""
-    if id(value) in recorder.given or (type(value) is Instance and id(value) not in recorder.objects):
-        return True
-    if depth < 20 and type(value) in (list, tuple, set, frozenset):
-        return any(_outside(recorder, item, depth + 1) for item in value)
-    if depth < 20 and type(value) is dict:
-        return any(_outside(recorder, item, depth + 1) for pair in value.items() for item in pair)
-    return False
+    return _holds(value, lambda item: id(item) in recorder.given
+                  or (type(item) is Instance and id(item) not in recorder.objects))
 
 
 def _given_read(recorder: Recorder, receiver, name: str, value) -> bool:

@@ -48,17 +48,14 @@ def run(interp, node, truth: Unknown, scope, mark: int, deferred) -> None:
     ``load`` (statements._ReadReports)."""
     # What evaluating the test reported is held back, as if it had been evaluated `quietly`:
     # it matters only if the branch does.
-    held = interp.unknowns[mark:]
-    del interp.unknowns[mark:]
-    for report in held:
-        interp._seen_unknowns.discard(tuple(report))
+    held = interp.hold_back(mark)
     recorder = Recorder(effects_only=True)
     bound = dict(scope.vars)
     yielded = len(interp.generators[-1]) if interp.generators else 0
     at = (len(interp.unknowns), len(interp.diagnostics))
     try:
         interp.construction_memo.recorded(interp, recorder,
-                                          lambda: interp._exec_assumed(node, truth)(node.body, scope))
+                                          lambda: interp.exec_assumed(node, truth)(node.body, scope))
     except BaseException:
         _assumed(interp, node, truth, at, held)
         raise

@@ -167,6 +167,15 @@ class Interpreter(Statements, Expressions):
             self.unknowns, self._seen_unknowns = saved
         return value, held
 
+    def hold_back(self, mark: int) -> list:
+        """The reports made since there were ``mark`` of them, taken back (as ``quietly`` would
+        have held them): ``report_held`` makes them again if they turn out to matter."""
+        held = self.unknowns[mark:]
+        del self.unknowns[mark:]
+        for report in held:
+            self._seen_unknowns.discard(tuple(report))
+        return held
+
     def report_held(self, held) -> None:
         for report in held:
             where, reason = report

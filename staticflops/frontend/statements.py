@@ -328,7 +328,7 @@ class Statements:
         else:
             branch = self.assume_branch(node, truth) if isinstance(truth, Unknown) else truth
         if branch and type(truth) is not bool and isinstance(truth, Unknown):
-            self._exec_assumed(node, truth)(node.body, scope)
+            self.exec_assumed(node, truth)(node.body, scope)
         elif branch:
             self.exec_statement(node.body, scope)
         elif node.orelse is not None:
@@ -338,7 +338,7 @@ class Statements:
             else:
                 self.exec_statement(orelse.body, scope)
 
-    def _exec_assumed(self, node, truth: Unknown):
+    def exec_assumed(self, node, truth: Unknown):
         """Run a branch taken on an undecidable test: an error inside it may only be the
         assumption's consequence, so its message names the test and the test's first cause."""
         def run(body, scope):

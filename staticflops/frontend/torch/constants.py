@@ -36,6 +36,12 @@ def fit(values: list, dtype: str) -> list:
     return [float32(float(v)) for v in values]
 
 
+def repeated(value, count: int, dtype: str) -> list:
+    """``count`` copies of ``value`` as ``fit`` would give them: converted once, not per element
+    (``torch.ones(4096)`` in every norm layer of a large model)."""
+    return fit([value], dtype) * count
+
+
 def flat(value, out: tuple | None = None):
     """The known values of a tensor or Python number, or None; with ``out`` (the broadcast shape
     of an elementwise op), a tensor's values broadcast to it."""

@@ -143,7 +143,7 @@ def filled(tensor: Tensor, value) -> Tensor:
     if value is not None and tensor.shape is not None and all(type(d) is int for d in tensor.shape):
         count = math.prod(tensor.shape)
         if count <= constants.MAX_VALUES:
-            tensor.values = constants.fit([value] * count, tensor.dtype)
+            tensor.values = constants.repeated(value, count, tensor.dtype)
     return tensor
 
 

@@ -165,3 +165,31 @@ class M(nn.Module):
 ''')
     assert report.totals.params == 50
     assert report.totals.complete
+
+
+def test_item_assignment_rewrites_known_values_or_forgets_them(tmp_path):
+    """`mask[2] = 1.0` on zeros(4) makes [0, 0, 1, 0] (sum 1) and `grid[:, 0] = 3` on
+    zeros(2, 2) makes [[3, 0], [3, 0]] (sum 6): fc is Linear(4, 4 + 1 + 6) = Linear(4, 11),
+    4*11 + 11 = 55 params (with the stale zeros, Linear(4, 4): 20).  A write at an index the
+    analysis cannot know forgets the values: the width is then an unknown the report names,
+    never the stale 4."""
+    source = '''
+class M(nn.Module):
+    def __init__(self, where=None):
+        super().__init__()
+        mask = torch.zeros(4)
+        mask[2 if where is None else where] = 1.0
+        grid = torch.zeros(2, 2)
+        grid[:, 0] = 3
+        self.fc = nn.Linear(4, 4 + int(mask.sum().item()) + int(grid.sum().item()))
+
+    def forward(self, x):
+        return self.fc(x)
+'''
+    assert _analyse(tmp_path, source).totals.params == 55
+    # a boolean mask as the key (torch: every element is 0, so all become 1, sum 4) is not
+    # followed: the sum is then not known, and the report says so where it is read (line 12
+    # of the file with its 3-line header: `mask.sum().item()`)
+    masked = _analyse(tmp_path, source.replace("2 if where is None else where", "mask == 0"))
+    assert not masked.totals.complete
+    assert any(u.location.endswith(":12:40") and "not known" in u.what for u in masked.unknown), masked.unknown

@@ -176,6 +176,31 @@ def indexed(values: list | None, shape: tuple, key) -> list | None:
     return _flatten(picked)
 
 
+def assigned(values: list | None, shape: tuple | None, key, value, dtype: str) -> list | None:
+    """The values after ``tensor[key] = value``, or None when they cannot be followed: the flat
+    positions the key selects are found by indexing the positions themselves, and the value
+    (a number, or a tensor of known values of the selected size or of one element) is written
+    there in row-major order, converted to the tensor's dtype."""
+    if values is None or shape is None:
+        return None
+    positions = indexed(list(range(len(values))), shape, key)
+    if positions is None:
+        return None
+    if isinstance(value, Tensor):
+        written = value.values if value.values is not None and len(value.values) in (1, len(positions)) else None
+    elif isinstance(value, (int, float)):  # bool is an int
+        written = [value]
+    else:
+        written = None
+    if written is None:
+        return None
+    written = fit(written * len(positions) if len(written) == 1 else list(written), dtype)
+    result = list(values)
+    for at, item in zip(positions, written):
+        result[at] = item
+    return result
+
+
 def _flatten(value) -> list:
     if not isinstance(value, list):
         return [value]

@@ -562,6 +562,11 @@ class TorchFramework:
         values = constants.known(shape, constants.indexed(tensor.values, tensor.shape, key))
         return Tensor(shape, tensor.dtype, requires_grad=tensor.requires_grad, values=values)
 
+    def tensor_setitem(self, interp, tensor: Tensor, key, value, node) -> None:
+        """``tensor[key] = value``: the shape stays; known values are rewritten where the key
+        and the value are known (``mask[2] = 1.0``), otherwise forgotten, never kept stale."""
+        tensor.values = constants.assigned(tensor.values, tensor.shape, key, value, tensor.dtype)
+
     def tensor_iter(self, interp, tensor: Tensor, node):
         if tensor.shape is None or not tensor.shape or not isinstance(tensor.shape[0], int):
             raise AnalysisError("cannot iterate over a tensor whose first dimension is not a known number",

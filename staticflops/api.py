@@ -26,7 +26,7 @@ from staticflops.ir.sizes import check_sizes
 from staticflops.report import Report, build_report
 from staticflops.report.build import count
 from staticflops.rulesets import builtin_names, load_ruleset
-from staticflops.shapes import InputSpec, parse_input_spec
+from staticflops.shapes import InputSpec, assume_ranges, parse_input_spec
 from staticflops.shapes.precision import precision as number_format
 
 if TYPE_CHECKING:  # comparison, training and hardware modules load only when asked for (start-up time)
@@ -117,6 +117,7 @@ def analyze(
     environment_inside: str | Path | None = None,
     env: dict | Iterable[str] | None = None,
     peak_tflops: float | None = None,
+    assume: Iterable[str] = (),
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -143,6 +144,9 @@ def analyze(
     settings taken from a project's config.
     ``env``: the analysed program's ``os.environ`` (a dict, or ``"KEY=VALUE"`` strings); empty
     by default, as on a clean CI machine — staticflops' own environment is never read.
+    ``assume``: ranges of sizes named in ``inputs`` (``"T>=2"``, ``"2<=T<=4096"``): the code's
+    comparisons of them that a range decides are decided, and the report says the counts hold
+    in that range (``Report.assumed``).
     Hitting a bound does not raise: the analysis stops there and the returned Report has
     ``partial=True`` and ``stopped`` (the budget's message and ``path:line:col``, also in
     ``diagnostics``); it prices the layers built and the ops traced until then, so every
@@ -152,7 +156,7 @@ def analyze(
     Raises ``AnalysisError`` (with a location) when the model cannot be analysed and
     ``UsageError`` for malformed arguments.
     """
-    specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
+    specs = assume_ranges([s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs], assume)
     freeze = tuple(freeze)
     training = training or bool(freeze) or steps is not None or hardware is not None or peak_tflops is not None
     if hardware is not None and peak_tflops is not None:

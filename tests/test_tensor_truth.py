@@ -42,13 +42,82 @@ def test_packed_sequence_check_is_decided_from_known_positions(tmp_path):
     assert report.totals.complete
 
 
-def test_a_tensor_of_unknown_value_in_an_if_is_reported(tmp_path):
-    """With T symbolic the positions are not known: the `if` is an assumption the report names
-    (taken as true: fc counted, 2*T*4*4 = 32*T FLOPs), and the total is a lower bound."""
+def test_packed_sequence_check_is_decided_for_a_symbolic_length(tmp_path):
+    """With T symbolic, arange(T) is known as start 0, step 1: `[:, :1] - 1` is [[-1]], the
+    differences with it prepended all 1 (0 - (-1) = 1, then the step), `!= 1` all False, their
+    running sums all 0, the last one 0: the check is decided and fc counted on T tokens,
+    2*T*4*4 = 32*T FLOPs, complete."""
     report = _analyse(tmp_path, PACKED, inputs=("1xTx4",))
+    assert report.totals.forward_flops == "32*T"
+    assert report.totals.complete, report.unknown
+
+
+def test_a_tensor_of_unknown_value_in_an_if_is_reported(tmp_path):
+    """Positions given as an input have values the analysis cannot know: the `if` is an
+    assumption the report names (taken as true: fc counted, 32*T FLOPs), a lower bound."""
+    source = PACKED.replace("def forward(self, x):", "def forward(self, x, positions):").replace(
+        "position_ids = torch.arange(x.shape[1]).unsqueeze(0)", "position_ids = positions")
+    report = _analyse(tmp_path, source, inputs=("1xTx4", "1xT:int64"))
     assert report.totals.forward_flops == "32*T"
     assert not report.totals.complete
     assert any("one-element tensor whose value is not known" in u.what for u in report.unknown)
+
+
+PROGRESSIONS = '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 8)
+
+    def forward(self, x):
+        pos = (torch.arange(x.shape[1]) * 2 + 1).unsqueeze(0)
+        if CONDITION:
+            return self.a(x)
+        return self.b(x)
+'''
+
+
+@pytest.mark.parametrize("condition, picks_a", [
+    # 2j + 1 at j = 3 is 7
+    ("(pos[..., 3] == 7).all()", True),
+    ("(pos[:, 3] == 9).all()", False),
+    # [:, 2:] starts at 2*2 + 1 = 5 and steps by 2: its element 1 is 7
+    ("(pos[:, 2:][0, 1] == 7).all()", True),
+    # [:, ::3] steps by 6 from 1: element 2 is 13
+    ("(pos[:, ::3][:, 2] == 13).all()", True),
+    # first differences of 1, 3, 5, ... all 2; their running sums 2, 4, 6, ... end at 2*(T-1)
+    ("(torch.diff(pos, dim=-1) == 2).all()", True),
+    ("(torch.diff(pos, dim=-1).cumsum(-1)[:, 0] == 2).all()", True),
+    # pos - pos is 0 everywhere; pos * 0 + 5 is 5 everywhere; long/bool casts keep them
+    ("((pos - pos) == 0).all()", True),
+    ("((pos * 0 + 5).long() == 5).all()", True),
+    ("(pos - pos).bool().any()", False),
+])
+def test_values_of_a_symbolic_length_arange_follow_its_progression(tmp_path, condition, picks_a):
+    """pos = 2*arange(T) + 1 = [1, 3, 5, ...] with T >= 4 (--assume): each condition is derived by
+    hand from that; a picks Linear(4, 4), 2*T*16 = 32*T FLOPs, b Linear(4, 8), 64*T."""
+    report = analyze_text(HEADER + PROGRESSIONS.replace("CONDITION", condition), tmp_path / "model.py",
+                          inputs=["1xTx4"], assume=["T>=4"])
+    assert report.totals.forward_flops == ("32*T" if picks_a else "64*T")
+    assert report.totals.complete, report.unknown
+
+
+@pytest.mark.parametrize("condition", [
+    "(pos == 1).all()",  # 1 only at j = 0: true for T = 1, false after, so not decided
+    # a new last dimension, and a reshape that changes the last size: the steps now run along
+    # another dimension, so element [2, 0] is 5 (read as the progression's first, it would be 1)
+    "(pos[..., None][:, 2, 0] == 1).all()",
+    "(pos.view(-1, 1)[2, 0] == 1).all()",
+    "(pos[:, None] + torch.arange(3)[:, None, None] == 1).all()",  # broadcast with other values
+    "(pos.float() == 1.0).all()",  # floats are not followed
+    "(torch.diff(pos, dim=-1).cumsum(-1) == 2).all()",  # 2, 4, 6, ...: not one value
+])
+def test_what_a_progression_cannot_tell_stays_open(tmp_path, condition):
+    report = analyze_text(HEADER + PROGRESSIONS.replace("CONDITION", condition), tmp_path / "model.py",
+                          inputs=["1xTx4"], assume=["T>=4"])
+    assert not report.totals.complete
+    assert any("not known" in u.what for u in report.unknown), report.unknown
 
 
 def test_truth_of_a_tensor_with_more_than_one_element_raises(tmp_path):
@@ -193,3 +262,19 @@ class M(nn.Module):
     masked = _analyse(tmp_path, source.replace("2 if where is None else where", "mask == 0"))
     assert not masked.totals.complete
     assert any(u.location.endswith(":12:40") and "not known" in u.what for u in masked.unknown), masked.unknown
+
+
+def test_a_view_keeps_the_dtype(tmp_path):
+    """torch: a view or reshape is the same elements, so arange(6).view(2, 3) is int64 (it was
+    made float32 here): fc is Linear(4, 6), 4*6 + 6 = 30 params (Linear(4, 3) would be 15)."""
+    report = _analyse(tmp_path, '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        grid = torch.arange(6).view(2, 3)
+        self.fc = nn.Linear(4, 6 if grid.reshape(3, 2).dtype == torch.int64 else 3)
+
+    def forward(self, x):
+        return self.fc(x)
+''')
+    assert report.totals.params == 30

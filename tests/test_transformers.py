@@ -160,13 +160,33 @@ def test_llama_3_8b_symbolic_sequence_length(tmp_path, source_path):
     assert report.totals.params == entry["params"] == 8_030_261_248
     assert report.totals.forward_flops == "524288*T**2 + 15009316864*T"
     # left open for a symbol T (at T = 32 the report is complete: the tests above): the SDPA
-    # wrapper's `q_length > 1` (T may be 1) and the packed-sequence check on arange(T), whose
-    # values are not known; none changes the count
-    assert report.unknown and all(u.what == "cannot compare T with 1" or "one-element tensor whose value" in u.what
-                                  for u in report.unknown)
+    # wrapper's `q_length > 1` (T may be 1), which does not change the count.  The
+    # packed-sequence check on arange(T) is decided (its positions are a known progression).
+    assert report.unknown and all(u.what == "cannot compare T with 1" for u in report.unknown)
+    # more than one token (--assume T>=2): decided, the same formula, complete in that range
+    ranged = _analyse(tmp_path, source_path, entry["config"], ["1xT:int64"], assume=["T>=2"])
+    assert ranged.totals.forward_flops == "524288*T**2 + 15009316864*T"
+    assert ranged.totals.complete and not ranged.unknown and ranged.assumed == ["2 <= T"]
     # at T = 32: the forward recorded on the meta device (record_transformers.measure_on_meta)
     assert 524288 * 32**2 + 15009316864 * 32 == entry["forward_flops"] == 480_835_010_560
     assert report.outputs == [[1, "T", 128_256]]
+
+
+def test_gpt2_formula_in_t_is_complete_for_more_than_one_token(tmp_path, source_path):
+    """--assume T>=2 decides the SDPA wrapper's `q_length > 1`, so GPT-2's formula is complete
+    and says the range it holds in.  By hand, per token: 12 layers x (768 x 2304 + 768 x 768 +
+    768 x 3072 + 3072 x 768) = 84,934,656 MACs, plus the LM head 768 x 50,257 = 38,597,376:
+    123,532,032 MACs = 247,064,064 FLOPs x T; attention 2 x 2 x 12 heads x 64 x 12 layers =
+    36,864 FLOPs x T^2.  At T = 32 that is the forward recorded on CPU."""
+    entry = TRUTH["published"]["gpt2"]
+    report = _analyse(tmp_path, source_path, entry["config"], ["1xT:int64"], assume=["T>=2"])
+    assert report.totals.forward_flops == "36864*T**2 + 247064064*T"
+    assert report.totals.complete and not report.unknown, [f"{u.location}: {u.what}" for u in report.unknown]
+    assert report.assumed == ["2 <= T"]
+    assert 36864 * 32**2 + 247064064 * 32 == entry["forward_flops"] == 7_943_798_784
+    open_report = _analyse(tmp_path, source_path, entry["config"], ["1xT:int64"])
+    assert not open_report.totals.complete and open_report.assumed == []
+    assert {u.what for u in open_report.unknown} == {"cannot compare T with 1"}
 
 
 def test_second_analysis_of_a_config_reads_cached_trees(tmp_path, source_path):

@@ -124,6 +124,7 @@ def analyze(
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model class or builder function (default: the file's single top-level model class).")] = None,
     kwargs: Annotated[Optional[str], typer.Option("--kwargs", help="Constructor arguments as a JSON object.")] = None,
     inputs: Annotated[Optional[list[str]], typer.Option("--input", "-i", help="Shape of one forward argument: 1x3x224x224, B,3,224,224, Bx1024:int64; =V gives every element the value V (an attention mask of ones: 1x32:int64=1). Repeat per argument.")] = None,
+    assume: Annotated[Optional[list[str]], typer.Option("--assume", help="Range of a size named in --input: T>=2, T<=4096 or 2<=T<=4096; the code's comparisons of it that the range decides are decided, and the totals say they hold in it. Repeatable.")] = None,
     rules: Annotated[str, typer.Option("--rules", "-r", help="Rule set name or path to a YAML rule file.")] = "standard",
     output_format: Annotated[ReportFormat, typer.Option("--format", "-f", help="table, json, markdown, html (one self-contained page with charts) or csv (one row per layer); html and csv for one file.")] = ReportFormat.table,
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file instead of the standard output.", metavar="FILE")] = None,
@@ -156,6 +157,8 @@ def analyze(
     # a Hugging Face hub-cache snapshot folder is one model (its config.json), not a folder of files
     if len(paths) > 1 or Path(paths[0]).is_dir() and not _is_model_config(paths[0]):
         options = {"model": model, "inputs": inputs or [], "kwargs": kwargs, "rules": rules}
+        if assume:
+            options["assume"] = list(assume)
         if training or freeze or steps is not None or hardware is not None or peak_tflops is not None:
             options.update(training=True, freeze=freeze or [], steps=steps, hardware=hardware, precision=precision,
                            mfu=mfu)
@@ -186,7 +189,7 @@ def analyze(
     options = dict(model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, training=training,
                    freeze=freeze or [], steps=steps, hardware=hardware, precision=precision, mfu=mfu, batch=batch,
                    dtype=dtype, limits=limits, python=python, source_path=source_path or [], env=env,
-                   peak_tflops=peak_tflops)
+                   peak_tflops=peak_tflops, assume=assume or [])
     # The console script keeps the report, and what this command prints, for a later run with
     # nothing changed (answers.py); not with --python: that environment's folders are found by
     # globbing, which the record cannot replay

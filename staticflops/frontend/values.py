@@ -40,6 +40,9 @@ class Tensor:
     dtype: str = "float32"
     requires_grad: bool = False
     values: list | None = field(default=None, kw_only=True)  # contents, when known at build time
+    # For an integer tensor whose last size is a symbol (arange(T)): (start, step), element
+    # [..., j] being start + step * j whatever the leading indices (torch/constants.py).
+    progression: tuple | None = field(default=None, kw_only=True)
     # Attributes the analysed code set on this tensor that torch's own tensors do not have
     # (transformers' ``param._is_hf_initialized = True``); None until the first is set.
     python_attrs: dict | None = field(default=None, kw_only=True, repr=False)

@@ -12,6 +12,8 @@ from staticflops.report.schema import (SCHEMA_VERSION, TRAINING_TOTALS, Diagnost
                                        Totals, Training, Unknown)
 from staticflops.rulesets import RuleSet
 from staticflops.shapes import Expr, format_dim
+from staticflops.shapes.expr import symbol_range
+from staticflops.shapes.shape import range_text
 
 
 def count(value) -> int | str:
@@ -46,7 +48,7 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Traini
         None if cost.training else _UNTRAINED_TOTALS)
     report = construct(Report, {
         "schema_version": SCHEMA_VERSION, "file": ir.file, "model": ir.name, "framework": ir.framework,
-        "rules": rules.name, "inputs": [str(spec) for spec in ir.inputs], "outputs": [shape_out(s) for s in ir.outputs],
+        "rules": rules.name, "inputs": [str(spec) for spec in ir.inputs], "assumed": assumed_ranges(ir.inputs), "outputs": [shape_out(s) for s in ir.outputs],
         "totals": totals, "layers": _rows(cost, size),
         "unknown": [], "diagnostics": [], "training": training, "partial": False, "stopped": None,
         "suppressed": [], "tool_version": __version__}, _REPORT_GIVEN)
@@ -151,9 +153,20 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
 
 
 _UNTRAINED_TOTALS = frozenset(Totals.model_fields) - set(TRAINING_TOTALS)  # the fields given without --training
-_REPORT_GIVEN = frozenset({"file", "model", "framework", "rules", "inputs", "outputs", "totals", "layers", "unknown",
+_REPORT_GIVEN = frozenset({"file", "model", "framework", "rules", "inputs", "assumed", "outputs", "totals", "layers", "unknown",
                            "training", "tool_version"})
 _ALL_FIELDS = frozenset(Layer.model_fields)
+
+
+def assumed_ranges(specs) -> list[str]:
+    """The ``--assume`` ranges of the inputs' sizes, once per name: "2 <= T"."""
+    found = {}
+    for spec in specs:
+        for dim in getattr(spec, "shape", ()):
+            named = symbol_range(dim)
+            if named is not None and (named[1] > 1 or named[2] is not None):
+                found.setdefault(named[0], range_text(*named))
+    return list(found.values())
 _OP_FIELDS = _ALL_FIELDS - {"calls", "lower_bound"}  # an op row leaves these at their defaults
 _CALLS_DEFAULT = Layer.model_fields["calls"].default
 

@@ -144,6 +144,8 @@ class Report(_Contract):
     framework: str
     rules: str
     inputs: list[str]
+    # Ranges of symbolic sizes the counts hold in (``--assume T>=2``: "2 <= T"); empty: any size.
+    assumed: list[str] = Field(default_factory=list)
     outputs: list[ShapeOut]
     totals: Totals
     layers: list[Layer]

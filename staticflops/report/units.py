@@ -76,10 +76,12 @@ def partial_banner(report, show=str) -> str:
 def completeness(report) -> tuple[str, str]:
     """What the totals line puts before and after the forward count when it is a lower bound:
     ``("≥ ", " — incomplete, 3 unresolved")``; ``("", "")`` for a complete count.  Suppressed
-    unknowns (ignore comments) are accepted, not counted: the count is still a lower bound."""
+    unknowns (ignore comments) are accepted, not counted: the count is still a lower bound.
+    Counts that hold only in ``--assume``'s ranges say so too: ``" — for 2 <= T"``."""
     unresolved, accepted = len(report.unknown), sum(s.kind == "unknown" for s in report.suppressed)
+    ranges = [f"for {', '.join(report.assumed)}"] if report.assumed else []
     if report.totals.complete and not unresolved:
-        return "", ""
+        return "", " — " + ranges[0] if ranges else ""
     if unresolved:
         words = [f"incomplete, {unresolved} unresolved"]
     elif report.partial:
@@ -88,7 +90,7 @@ def completeness(report) -> tuple[str, str]:
         words = ["lower bound"]
     if accepted:
         words.append(f"{accepted} suppressed")
-    return "≥ ", " — " + ", ".join(words)
+    return "≥ ", " — " + ", ".join(words + ranges)
 
 
 def notes(report) -> list:

@@ -37,9 +37,15 @@ class Atom:
 
 
 class Symbol(Atom):
-    def __init__(self, name: str):
+    """A size named by the user.  Every size is at least 1; ``--assume`` may narrow that to
+    ``low <= name <= high`` (``high`` None: unbounded), which decides more comparisons.  The
+    range is not part of the key: one analysis has one range per name."""
+
+    def __init__(self, name: str, low: int = 1, high: int | None = None):
         self.name = name
         self.key = (0, name)
+        self.low = low
+        self.high = high
 
     def __str__(self) -> str:
         return self.name
@@ -169,17 +175,26 @@ class Expr:
         difference = self - other
         if not isinstance(difference, Expr):
             return difference, difference
-        # Symbols stand for sizes, so each is at least 1: a polynomial over symbols
-        # whose coefficients all share a sign is bounded by its value at 1.
-        constant = difference.terms.get((), 0)
-        rest = [c for m, c in difference.terms.items() if m != ()]
-        if not all(isinstance(a, Symbol) for m in difference.terms for a, _ in m):
-            return None, None
-        if all(c > 0 for c in rest):
-            return constant + sum(rest), None
-        if all(c < 0 for c in rest):
-            return None, constant + sum(rest)
-        return None, None
+        # A monomial over symbols (each at least its ``low``, at most its ``high``, and >= 1)
+        # grows with every symbol in it, so it lies between its values at the lows and at the
+        # highs; a term with a positive coefficient adds those in order, a negative one swapped.
+        lower = upper = difference.terms.get((), 0)
+        for monomial, coefficient in difference.terms.items():
+            if monomial == ():
+                continue
+            least, most = 1, 1
+            for atom, power in monomial:
+                if not isinstance(atom, Symbol):
+                    return None, None
+                least *= atom.low ** power
+                most = None if most is None or atom.high is None else most * atom.high ** power
+            if coefficient > 0:
+                lower = None if lower is None else lower + coefficient * least
+                upper = None if upper is None or most is None else upper + coefficient * most
+            else:
+                upper = None if upper is None else upper + coefficient * least
+                lower = None if lower is None or most is None else lower + coefficient * most
+        return lower, upper
 
     def _decide(self, other, test) -> bool:
         lower, upper = self._bounds(other)
@@ -224,8 +239,18 @@ class Expr:
 Dim = Union[int, Fraction, Expr]
 
 
-def symbol(name: str) -> Expr:
-    return Expr({((Symbol(name), 1),): Fraction(1)})
+def symbol(name: str, low: int = 1, high: int | None = None) -> Expr:
+    return Expr({((Symbol(name, low, high), 1),): Fraction(1)})
+
+
+def symbol_range(dim: Dim) -> tuple | None:
+    """(name, low, high) of a dimension that is one symbol, else None."""
+    if isinstance(dim, Expr) and len(dim.terms) == 1:
+        (monomial, coefficient), = dim.terms.items()
+        if coefficient == 1 and len(monomial) == 1 and monomial[0][1] == 1 and isinstance(monomial[0][0], Symbol):
+            atom = monomial[0][0]
+            return atom.name, atom.low, atom.high
+    return None
 
 
 def is_symbolic(value: object) -> bool:

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from staticflops.diagnostics import UsageError
-from staticflops.shapes.expr import Dim, format_dim, symbol
+from staticflops.shapes.expr import Dim, format_dim, symbol, symbol_range
 
 Shape = tuple  # tuple[Dim, ...]
 
@@ -56,6 +56,67 @@ def parse_input_spec(text: str) -> InputSpec:
     if fill is not None and dtype in ("int64", "int32", "bool"):
         fill = int(fill)
     return InputSpec(tuple(dims), dtype, fill)
+
+
+_COMPARISON = re.compile(r"\s*(<=|>=|<|>)\s*")
+_RANGE_HELP = "expected a range of one size named in --input, such as T>=2, T<=4096 or 2<=T<=4096"
+
+
+def assume_ranges(specs: list, texts) -> list:
+    """``specs`` with each size ``--assume`` names narrowed to its range (``T>=2``: a sequence of
+    more than one token): ``T > 1`` is then decided where the code compares it.  Several ranges
+    of one name intersect."""
+    texts = list(texts or ())
+    if not texts:
+        return specs
+    named = {found[0] for spec in specs for found in map(symbol_range, spec.shape) if found}
+    ranges: dict = {}
+    for text in texts:
+        name, low, high = _parse_range(text)
+        if name not in named:
+            shown = ", ".join(sorted(named)) or "none"
+            raise UsageError(f"--assume {_shortened(text)}: {name} is not a size named in --input (named: {shown})")
+        was_low, was_high = ranges.get(name, (1, None))
+        low, high = max(was_low, low), high if was_high is None else was_high if high is None else min(was_high, high)
+        if high is not None and high < low:
+            raise UsageError(f"--assume {_shortened(text)}: no size {name} satisfies every range given for it")
+        ranges[name] = (low, high)
+    return [InputSpec(tuple(_narrowed(dim, ranges) for dim in spec.shape), spec.dtype, spec.fill) for spec in specs]
+
+
+def _narrowed(dim: Dim, ranges: dict) -> Dim:
+    found = symbol_range(dim)
+    return symbol(found[0], *ranges[found[0]]) if found and found[0] in ranges else dim
+
+
+def _parse_range(text: str) -> tuple:
+    """``T>=2``, ``T>1``, ``T<=4096``, ``2<=T``, ``2<=T<=4096`` -> (name, low, high or None)."""
+    parts = _COMPARISON.split(text.strip()) if len(text) <= 200 else []
+    if len(parts) not in (3, 5) or (len(parts) == 5 and {parts[1][0], parts[3][0]} != {parts[1][0]}):
+        raise UsageError(f"--assume {_shortened(text)}: {_RANGE_HELP}")
+    names = [part for part in parts[::2] if _IDENT.fullmatch(part)]
+    numbers = [part for part in parts[::2] if part.isascii() and part.isdigit() and len(part) <= 19]
+    if len(names) != 1 or len(names) + len(numbers) != len(parts[::2]) or (len(parts) == 5 and parts[2] != names[0]):
+        raise UsageError(f"--assume {_shortened(text)}: {_RANGE_HELP}")
+    low, high = 1, None
+    for left, operator, right in ((parts[i], parts[i + 1], parts[i + 2]) for i in range(0, len(parts) - 1, 2)):
+        if left == names[0]:  # T op k, read as k op' T
+            left, right = right, left
+            operator = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[operator]
+        bound = int(left)  # k op T
+        if operator in ("<", "<="):
+            low = max(low, bound + (operator == "<"))
+        else:
+            limit = bound - (operator == ">")
+            high = limit if high is None else min(high, limit)
+    if high is not None and high < low:
+        raise UsageError(f"--assume {_shortened(text)}: no size {names[0]} is in this range (sizes are at least 1)")
+    return names[0], low, high
+
+
+def range_text(name: str, low: int, high: int | None) -> str:
+    """``2 <= T``, ``T <= 4096``, ``2 <= T <= 4096``."""
+    return (f"{low} <= " if low > 1 else "") + name + (f" <= {high}" if high is not None else "")
 
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")

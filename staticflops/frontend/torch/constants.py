@@ -260,3 +260,159 @@ def expanded(values: list | None, shape: tuple, out: tuple) -> list | None:
         return items * wanted if size == 1 else items
 
     return known(out, _flatten(grow(nested(values, padded), list(zip(padded, out)))))
+
+
+# ---- tensors whose last size is a symbol ---------------------------------------------------
+# Their values cannot be listed, but what model code computes from positions often has a
+# simple form along the last dimension: arange(T) is start 0, step 1; its first differences
+# all 1; `!= 1` of those all False; a running sum of zeros all 0.  A *progression* (start,
+# step) says element [..., j] is start + step * j for every leading index; step 0 is a
+# tensor of one value.  Integer and boolean tensors only, so every value is exact.  What
+# becomes small enough to list (`positions[:, :1]`, `mask[:, -1]`) is listed as ``values``.
+
+_EXACT = ("int64", "bool")
+
+
+def progression(value) -> tuple | None:
+    """The (start, step) known of a tensor, or of a number (one value everywhere), or None."""
+    if isinstance(value, Tensor):
+        if value.progression is not None:
+            return value.progression
+        known_values = value.values
+        if known_values and value.dtype in _EXACT and all(v == known_values[0] for v in known_values):
+            return known_values[0], 0
+        return None
+    if type(value) is int or type(value) is bool:
+        return value, 0
+    return None
+
+
+def settle(tensor, found: tuple | None):
+    """Give ``tensor`` the progression ``found``: listed as its values when its shape is
+    concrete and small, kept as a progression otherwise.  Returns the tensor."""
+    if found is None or tensor.dtype not in _EXACT or tensor.shape is None:
+        return tensor
+    start, step = found
+    if tensor.dtype == "bool" and step:
+        return tensor
+    if all(type(d) is int for d in tensor.shape):
+        count = math.prod(tensor.shape)
+        if count <= MAX_VALUES:
+            width = tensor.shape[-1] if tensor.shape else 1
+            row = [start + step * j for j in range(width)]
+            tensor.values = fit(row * (count // width) if width else [], tensor.dtype)
+        return tensor
+    tensor.progression = (bool(start), 0) if tensor.dtype == "bool" else (int(start), int(step))
+    return tensor
+
+
+def _along_last(value, out: tuple) -> bool:
+    """Whether ``value`` spans ``out``'s last dimension itself (it is not broadcast along it)."""
+    shape = value.shape if isinstance(value, Tensor) else None
+    return bool(shape) and bool(out) and shape[-1] == out[-1]
+
+
+def binary_progression(kind: str, left, right, dtype: str, out: tuple) -> tuple | None:
+    """``left <kind> right`` for progressions: sums and differences term by term, a product
+    when one side is a single value."""
+    a, b = progression(left), progression(right)
+    if a is None or b is None or dtype not in _EXACT:
+        return None
+    for operand, (_, step) in ((left, a), (right, b)):
+        if step and not _along_last(operand, out):
+            return None  # a progression spread along another dimension by broadcasting
+    if kind == "add":
+        return a[0] + b[0], a[1] + b[1]
+    if kind == "sub":
+        return a[0] - b[0], a[1] - b[1]
+    if kind == "mul" and (a[1] == 0 or b[1] == 0):
+        return a[0] * b[0], a[0] * b[1] + a[1] * b[0]
+    return None
+
+
+def compare_progression(name: str, left, right) -> tuple | None:
+    """A comparison of two tensors of one value each: one known truth everywhere."""
+    a, b = progression(left), progression(right)
+    if a is None or b is None or a[1] or b[1] or name not in _COMPARE:
+        return None
+    return bool(_COMPARE[name](a[0], b[0])), 0
+
+
+def kept_progression(tensor, shape: tuple) -> tuple | None:
+    """A view, reshape, (un)squeeze to ``shape`` keeps the progression when the last size stays."""
+    if not isinstance(tensor, Tensor) or tensor.progression is None or not tensor.shape or not shape:
+        return None
+    return tensor.progression if shape[-1] == tensor.shape[-1] else None
+
+
+def indexed_progression(tensor, key) -> tuple | None:
+    """``tensor[key]`` for basic indexing (ints, slices, None, ``...``): a slice of the last
+    dimension from a known start is a progression again, one element of it a single value."""
+    found = tensor.progression if isinstance(tensor, Tensor) else None
+    if found is None or not tensor.shape:
+        return None
+    items = list(key) if isinstance(key, tuple) else [key]
+    if any(not (type(i) is int or isinstance(i, slice) or i is None or i is Ellipsis) for i in items):
+        return None  # a tensor or list index: advanced indexing
+    if items.count(Ellipsis) > 1:
+        return None
+    addressed = len(items) - items.count(None) - items.count(Ellipsis)
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        items[at:at + 1] = [slice(None)] * max(len(tensor.shape) - addressed, 0)
+    elif addressed < len(tensor.shape):
+        items += [slice(None)] * (len(tensor.shape) - addressed)
+    last = max(at for at, item in enumerate(items) if item is not None)
+    start, step = found
+    if any(item is None for item in items[last + 1:]) and step:
+        return None  # a new last dimension: the progression is along another one now
+    item = items[last]
+    if type(item) is int:
+        return (start + step * item, 0) if item >= 0 else (start, 0) if not step else None
+    for part in (item.start, item.step):
+        if part is not None and type(part) is not int:
+            return None
+    first, stride = item.start or 0, 1 if item.step is None else item.step
+    if stride < 1 or (first < 0 and step):
+        return None
+    return (start + step * max(first, 0), step * stride) if step else (start, 0)
+
+
+def diff_progression(bound: dict, x: tuple, axis: int) -> tuple | None:
+    """``torch.diff`` along the last dimension of a progression, with a one-value ``prepend``:
+    all ``step`` when the prepended values continue it (prepend ``start - step``)."""
+    source = progression(bound["input"])
+    if bound["n"] != 1 or axis != len(x) - 1 or bound["append"] is not None or source is None:
+        return None
+    start, step = source
+    extra = bound["prepend"]
+    if extra is None:
+        return step, 0
+    before = progression(extra)
+    width = extra.shape[-1] if isinstance(extra, Tensor) and extra.shape else None
+    if before is None or before[1] or type(width) is not int or width < 1:
+        return None
+    if width == 1:
+        return (step, 0) if start - before[0] == step else None
+    return (0, 0) if step == 0 and start == before[0] else None
+
+
+def cast_progression(tensor, dtype: str) -> tuple | None:
+    """The progression of ``tensor.to(dtype)`` (a move keeps it): integers stay exact, one value
+    becomes a boolean; to floats it is dropped."""
+    found = tensor.progression if isinstance(tensor, Tensor) else None
+    if found is None:
+        return None
+    if dtype == "int64":
+        return int(found[0]), int(found[1])
+    if dtype == "bool" and not found[1]:
+        return bool(found[0]), 0
+    return None
+
+
+def running_progression(tensor) -> tuple | None:
+    """The running sum along the last dimension of one value c: c, 2c, 3c, ..."""
+    found = progression(tensor) if isinstance(tensor, Tensor) else None
+    if found is None or found[1]:
+        return None
+    return int(found[0]), int(found[0])

@@ -527,8 +527,12 @@ class TorchFramework:
         if kind == "compare":
             compared = Tensor(result.shape, "bool", requires_grad=False,
                               values=constants.known(out, constants.compare_values(comparison or label, left, right, out)))
+            if compared.values is None:
+                constants.settle(compared, constants.compare_progression(comparison or label, left, right))
             return routing.compared(compared, left, right, comparison or label)
         result.values = constants.known(out, constants.binary_values(kind, left, right, dtype, out))
+        if result.values is None:
+            constants.settle(result, constants.binary_progression(kind, left, right, dtype, out))
         return result
 
     def call_function(self, interp, name: str, args, node, label=None):
@@ -560,12 +564,14 @@ class TorchFramework:
         except ShapeError as error:
             raise AnalysisError(f"indexing: {error}", interp.location(node), "SF301") from None
         values = constants.known(shape, constants.indexed(tensor.values, tensor.shape, key))
-        return Tensor(shape, tensor.dtype, requires_grad=tensor.requires_grad, values=values)
+        result = Tensor(shape, tensor.dtype, requires_grad=tensor.requires_grad, values=values)
+        return result if values is not None else constants.settle(result, constants.indexed_progression(tensor, key))
 
     def tensor_setitem(self, interp, tensor: Tensor, key, value, node) -> None:
         """``tensor[key] = value``: the shape stays; known values are rewritten where the key
         and the value are known (``mask[2] = 1.0``), otherwise forgotten, never kept stale."""
         tensor.values = constants.assigned(tensor.values, tensor.shape, key, value, tensor.dtype)
+        tensor.progression = None
 
     def tensor_iter(self, interp, tensor: Tensor, node):
         if tensor.shape is None or not tensor.shape or not isinstance(tensor.shape[0], int):

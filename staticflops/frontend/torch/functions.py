@@ -167,8 +167,9 @@ def build_functions(t: TorchOps) -> dict:
             return view_dtype(interp, args[0], x, wanted, node)
         new = _sizes(args[1:]) or list(kwargs.get("shape", kwargs.get("size", ())))
         result = t.reshape_like(interp, x, new, node, "view/reshape")
+        result.dtype = args[0].dtype  # a view is the same elements (an int64 view stays int64)
         result.values = constants.reshaped(args[0].values, result.shape)
-        return result
+        return constants.settle(result, constants.kept_progression(args[0], result.shape))
     f["view"] = f["reshape"] = view
 
     def view_dtype(interp, tensor, x, wanted, node):
@@ -226,7 +227,7 @@ def build_functions(t: TorchOps) -> dict:
 
     def in_place(interp, args, kwargs, node):
         if isinstance(args[0], Tensor):
-            args[0].values = None  # x.zero_(), x.fill_(v), x.copy_(y): the values it had are gone
+            args[0].values = args[0].progression = None  # x.zero_(), x.fill_(v), x.copy_(y): the values it had are gone
         return identity(interp, args, kwargs, node)
     for name in ("masked_fill_", "fill_", "zero_", "copy_", "normal_", "uniform_", "erfinv_"):
         f[name] = in_place
@@ -234,8 +235,9 @@ def build_functions(t: TorchOps) -> dict:
     def cast(dtype):
         def fn(interp, args, kwargs, node):
             values = args[0].values if isinstance(args[0], Tensor) else None
-            return Tensor(shape(interp, args[0], node), dtype,
-                          values=constants.fit(values, dtype) if values is not None else None)
+            return constants.settle(Tensor(shape(interp, args[0], node), dtype,
+                                           values=constants.fit(values, dtype) if values is not None else None),
+                                    constants.cast_progression(args[0], dtype))
         return fn
     f["long"], f["int"], f["bool"] = cast("int64"), cast("int64"), cast("bool")
     f["float"] = cast("float32")
@@ -266,7 +268,8 @@ def build_functions(t: TorchOps) -> dict:
                 added = shape(interp, extra, node)
                 size = size + (added[axis] if len(added) == len(x) else 1)
         out = x[:axis] + (max(size, 0) if isinstance(size, int) else size,) + x[axis + 1:]
-        return Tensor(out, args[0].dtype, values=_diff_values(bound, x, axis, out))
+        result = Tensor(out, args[0].dtype, values=_diff_values(bound, x, axis, out))
+        return result if result.values is not None else constants.settle(result, constants.diff_progression(bound, x, axis))
 
     def _diff_values(bound, x, axis, out):
         """A first difference along the last dimension, prepend/append of the same rank joined."""
@@ -326,8 +329,9 @@ def build_functions(t: TorchOps) -> dict:
         kind = dtype or args[0].dtype
         values = args[0].values
         # a move keeps the values; a cast converts them (`mask.to(dtype=torch.bool)`)
-        return Tensor(shape(interp, args[0], node), kind,
-                      values=constants.fit(values, str(kind)) if values is not None else None)
+        return constants.settle(Tensor(shape(interp, args[0], node), kind,
+                                       values=constants.fit(values, str(kind)) if values is not None else None),
+                                constants.cast_progression(args[0], str(kind)))
     f["to"] = to
 
     def is_floating_point(interp, args, kwargs, node):
@@ -347,13 +351,15 @@ def build_functions(t: TorchOps) -> dict:
 
     def squeeze(interp, args, kwargs, node):
         new = ops.squeeze(shape(interp, args[0], node), _dim_arg(args, kwargs, 1))
-        return Tensor(new, args[0].dtype, values=constants.reshaped(args[0].values, new))
+        return constants.settle(Tensor(new, args[0].dtype, values=constants.reshaped(args[0].values, new)),
+                                constants.kept_progression(args[0], new))
     f["squeeze"] = squeeze
 
     def unsqueeze(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
         new = t.moved(interp, ops.unsqueeze, "unsqueeze", node, x, _dim_arg(args, kwargs, 1))
-        return Tensor(new, args[0].dtype, values=constants.reshaped(args[0].values, new))
+        return constants.settle(Tensor(new, args[0].dtype, values=constants.reshaped(args[0].values, new)),
+                                constants.kept_progression(args[0], new))
     f["unsqueeze"] = unsqueeze
 
     def expand(interp, args, kwargs, node):
@@ -787,6 +793,7 @@ def build_functions(t: TorchOps) -> dict:
             result = t.framework.binary(interp, kind, args[0], other, node, label=name)
             if name.endswith("_") and isinstance(args[0], Tensor):  # x.add_(y): x now holds the result
                 args[0].values = result.values if isinstance(result, Tensor) else None
+                args[0].progression = result.progression if isinstance(result, Tensor) else None
             return result
         return fn
     for kind, names in {"add": ("add", "add_"), "sub": ("sub", "sub_", "subtract"), "mul": ("mul", "mul_", "multiply"),
@@ -825,6 +832,8 @@ def build_functions(t: TorchOps) -> dict:
                 result.requires_grad = False
                 if attrs["dim"] is None and args[0].values is not None:  # over every element: one known bool
                     result.values = [(all if name == "all" else any)(bool(v) for v in args[0].values)]
+                elif attrs["dim"] is None and (found := constants.progression(args[0])) is not None and not found[1]:
+                    result.values = [bool(found[0])]  # one value everywhere (sizes are at least 1)
             return result
         return fn
     f["all"], f["any"] = truth_reduction("all"), truth_reduction("any")
@@ -878,6 +887,8 @@ def build_functions(t: TorchOps) -> dict:
             result = t.record(interp, "cumulative", name, {"op": name, "dim": dim}, [x], node, dtype=dtype)
             if isinstance(result, Tensor) and name == "cumsum" and dim == len(x) - 1:
                 result.values = constants.known(x, constants.along_last(args[0].values, x, constants.running_total))
+                if result.values is None:
+                    constants.settle(result, constants.running_progression(args[0]))
             return result
         return fn
     for name in ("cumsum", "cumprod", "cumsum_", "cumprod_"):
@@ -1162,6 +1173,8 @@ def build_constructors(t: TorchOps) -> dict:
         values = None
         if all(isinstance(v, int) for v in (start, end, step)) and isinstance(length, int) and length <= constants.MAX_VALUES:
             values = constants.fit(list(range(start, end, step)), dtype)
+        elif isinstance(start, int) and isinstance(step, int) and dtype == "int64":  # arange(T): start, start + step, ...
+            return constants.settle(Tensor((length,), dtype), (start, step))
         return Tensor((length,), dtype, values=values)
     c["arange"] = arange
 

@@ -278,3 +278,20 @@ class M(nn.Module):
         return self.fc(x)
 ''')
     assert report.totals.params == 30
+
+
+def test_every_in_place_method_leaves_its_result_in_the_tensor(tmp_path):
+    """`a.cumsum_(0)` on arange(4) makes a [0, 1, 3, 6] (the values kept before were the stale
+    [0, 1, 2, 3]): fc is Linear(4, 6), 4*6 + 6 = 30 params (Linear(4, 3) would be 15)."""
+    report = _analyse(tmp_path, '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        a = torch.arange(4)
+        a.cumsum_(0)
+        self.fc = nn.Linear(4, a.tolist()[3])
+
+    def forward(self, x):
+        return self.fc(x)
+''')
+    assert report.totals.params == 30

@@ -228,8 +228,8 @@ class TorchFramework:
                                          "ndarray": Class("ndarray", (self.object_class,), {}),
                                          **numpy_scalars.members()}),
         }
-        self.tensor_methods = {k: Builtin(f"Tensor.{k}", v) for k, v in self.functions.items()
-                               if k not in TORCH_ONLY}
+        self.tensor_methods = {k: Builtin(f"Tensor.{k}", _writing_back(v) if _in_place(k) else v)
+                               for k, v in self.functions.items() if k not in TORCH_ONLY}
         layer_bindings = {"Module": self.module_class, "Parameter": nn.members["Parameter"],
                           "zeros": torch.members["zeros"]}
         self.namespaces.update(einops_namespaces(self, interp, layer_bindings, "torch_layers.pyi",
@@ -587,6 +587,25 @@ class TorchFramework:
 
 # Results that never carry a gradient whatever their inputs.
 _NO_GRAD_FLOW = {"detach", "size", "dim", "ndimension", "numel", "nelement", "argmax", "argmin", "long", "int", "bool"}
+
+
+def _in_place(name: str) -> bool:
+    """torch's naming: a method ending in one underscore changes its tensor (``cumsum_``)."""
+    return name.endswith("_") and not name.endswith("__") and name != "requires_grad_"
+
+
+def _writing_back(fn):
+    """An in-place method: the tensor holds the result afterwards, so what is known of its
+    values is the result's (none, if the result is not a tensor), never what it held before."""
+    def method(interp, args, kwargs, node):
+        result = fn(interp, args, kwargs, node)
+        target = args[0] if args else None
+        if isinstance(target, Tensor) and result is not target:
+            known = isinstance(result, Tensor) and result.shape == target.shape
+            target.values = result.values if known else None
+            target.progression = result.progression if known else None
+        return result
+    return method
 
 
 def _tensors_in(values) -> list:

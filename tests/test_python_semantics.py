@@ -1721,3 +1721,35 @@ def test_a_padding_width_over_the_container_limit_is_refused(tmp_path):
                 def forward(self, x):
                     return self.fc(x)
         """)
+
+
+def test_augmented_assignment_changes_lists_dicts_and_sets_in_place(tmp_path):
+    """CPython: `+=` on a list extends it (also by a tuple), `|=` updates a dict or a set, and
+    `&=`, `-=`, `^=` update a set, all in place, so another name for the same object sees the
+    change: alias [4] += [8] -> 2 items; e {'a'} |= {'b'} -> 2 keys; s {1, 2, 3} &= {2, 3, 4} ->
+    {2, 3}, -= {3} -> {2}, ^= {5} -> {2, 5}: 2; t += (1, 2) on [] -> 2.  A name rebound by
+    `x = x + y` is a new object: u stays [1] (1)."""
+    got = run_probes(tmp_path, "", """
+        sizes = [4]
+        alias = sizes
+        sizes += [8]
+        d = {"a": 1}
+        e = d
+        d |= {"b": 2}
+        s = {1, 2, 3}
+        r = s
+        s &= {2, 3, 4}
+        s -= {3}
+        s ^= {5}
+        t = []
+        t += (1, 2)
+        u = [1]
+        v = u
+        u = u + [2]
+        a = len(alias)
+        b = len(e)
+        c = len(r)
+        f = len(t)
+        g = len(v)
+        """, ["a", "b", "c", "f", "g"])
+    assert got == {"a": 2, "b": 2, "c": 2, "f": 2, "g": 1}

@@ -295,3 +295,21 @@ class M(nn.Module):
         return self.fc(x)
 ''')
     assert report.totals.params == 30
+
+
+def test_augmented_assignment_writes_into_the_tensor(tmp_path):
+    """torch: `a += 2` is Tensor.__iadd__, in place, so b (the same tensor) is [2, 3, 4, 5] too:
+    fc is Linear(4, 5), 4*5 + 5 = 25 params (with b stale at [0, 1, 2, 3], Linear(4, 3): 15)."""
+    report = _analyse(tmp_path, '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        a = torch.arange(4)
+        b = a
+        a += 2
+        self.fc = nn.Linear(4, b.tolist()[3])
+
+    def forward(self, x):
+        return self.fc(x)
+''')
+    assert report.totals.params == 25

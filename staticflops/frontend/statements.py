@@ -10,7 +10,9 @@ from staticflops.frontend.bindings import always_raises, bound_names
 from staticflops.frontend.budget import CLOCK_EVERY
 from staticflops.frontend.imports import all_members
 from staticflops.frontend.scope import MISSING, Scope
-from staticflops.frontend.values import Class, Function, Instance, LazyValue, MethodWrapper, Namespace, Unknown, dotted_name
+from staticflops.frontend.values import (
+    Class, Function, Instance, LazyValue, MethodWrapper, Namespace, Tensor, Unknown, dotted_name,
+)
 
 
 class _Jump(Exception):
@@ -64,6 +66,10 @@ _AUGMENTED = {
 
 
 _IN_PLACE = {cst.Add: "__iadd__", cst.Subtract: "__isub__", cst.Multiply: "__imul__", cst.BitOr: "__ior__"}
+# Python's containers whose augmented assignment changes them in place, as the method that does it.
+_UPDATING = {(list, cst.Add): "extend", (dict, cst.BitOr): "update", (set, cst.BitOr): "update",
+             (set, cst.BitAnd): "intersection_update", (set, cst.Subtract): "difference_update",
+             (set, cst.BitXor): "symmetric_difference_update"}
 
 
 # Module-level statements whose assumed branch only matters through the names they bind.
@@ -305,8 +311,19 @@ class Statements:
         if isinstance(current, Instance) and in_place is not None and self._has_member(current.cls, in_place):
             # `x += y` calls x.__iadd__(y) when the class has one (nn.ModuleList extends itself)
             value = self.call(self.get_attribute(current, in_place, node), [operand], {}, node)
+        elif (method := _UPDATING.get((type(current), operation))) is not None:
+            # a list, dict or set changes in place: every other name for it sees the change
+            self.call(self.get_attribute(current, method, node), [operand], {}, node)
+            value = current
         else:
             value = self.binary(operation, current, operand, node)
+            if type(current) is Tensor and isinstance(value, Tensor) and value.shape == current.shape and (
+                    current.values is not None or current.progression is not None) and \
+                    getattr(self.framework, "augmented_assignment_in_place", False):
+                # torch's `t += y` writes into t: what another name for it knows follows
+                current.values, current.progression = value.values, value.progression
+                current.requires_grad = current.requires_grad or value.requires_grad
+                value = current
         self.assign(node.target, value, scope)
 
     @staticmethod

@@ -463,6 +463,8 @@ class TorchFramework:
     # The names a real tensor has (tools/record_tensor_attributes.py): any other name, unless the
     # code set it on the tensor, is missing.  None (Keras): not known, every other name unknown.
     tensor_attribute_names = TENSOR_ATTRIBUTE_NAMES
+    # `t += y` writes into t (Tensor.__iadd__), unlike TensorFlow's immutable tensors
+    augmented_assignment_in_place = True
 
     def tensor_has_attribute(self, tensor: Tensor, name: str) -> bool | None:
         """``hasattr(tensor, name)`` when it is decided without reading the attribute: True for

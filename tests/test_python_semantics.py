@@ -1753,3 +1753,50 @@ def test_augmented_assignment_changes_lists_dicts_and_sets_in_place(tmp_path):
         g = len(v)
         """, ["a", "b", "c", "f", "g"])
     assert got == {"a": 2, "b": 2, "c": 2, "f": 2, "g": 1}
+
+
+def test_sorted_min_and_max_honour_key_and_reverse(tmp_path):
+    """CPython: sorted([3, 1, 2], reverse=True)[0] is 3; max([3, 1, 2], key=neg) is 1 (largest
+    -x); min(4, 2, key=neg) is 4; sorted by len keeps equal keys in order: ["bb", "a", "cc"] ->
+    ["a", "bb", "cc"], so [1] is "bb" and its index in the input 0... written as 10 + 0 = 10;
+    max of equal keys gives the first: max(["ab", "cd"], key=len) is "ab" -> ord("a") = 97."""
+    got = run_probes(tmp_path, "", """
+        items = [3, 1, 2]
+        a = sorted(items, reverse=True)[0]
+        b = max(items, key=lambda x: -x)
+        c = min(4, 2, key=lambda t: -t)
+        words = ["bb", "a", "cc"]
+        d = 10 + words.index(sorted(words, key=len)[1])
+        e = ord(max(["ab", "cd"], key=len)[0])
+        """, ["a", "b", "c", "d", "e"])
+    assert got == {"a": 3, "b": 1, "c": 4, "d": 10, "e": 97}
+
+
+def test_f_strings_apply_format_specs_conversions_and_the_objects_own_dunders(tmp_path):
+    """CPython: f"{2.5:.3f}" is "2.500" (5); f"{'ab'!r}" is "'ab'" (4); f"{7:>5}" is "    7" (5);
+    a nested spec f"{7:>{width}}" with width 9 is 9 characters; str(c) and f"{c!s}" call its
+    __str__ ("abcdefgh": 8); f"{c}" calls __format__ ("xy": 2); repr(c) and f"{c!r}" call
+    __repr__ ("R": 1); f"{c!r:>6}" pads that to 6."""
+    got = run_probes(tmp_path, """
+        class Cfg:
+            def __str__(self):
+                return "abcdefgh"
+
+            def __format__(self, spec):
+                return "xy"
+
+            def __repr__(self):
+                return "R"
+        """, """
+        c = Cfg()
+        width = 9
+        a = len(f"{2.5:.3f}")
+        b = len(f"{'ab'!r}")
+        d = len(f"{7:>5}")
+        e = len(f"{7:>{width}}")
+        f = len(str(c)) * 10 + len(f"{c!s}")
+        g = len(f"{c}")
+        h = len(repr(c)) * 10 + len(f"{c!r}")
+        i = len(f"{c!r:>6}")
+        """, ["a", "b", "d", "e", "f", "g", "h", "i"])
+    assert got == {"a": 5, "b": 4, "d": 5, "e": 9, "f": 88, "g": 2, "h": 11, "i": 6}

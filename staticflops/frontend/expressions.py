@@ -10,7 +10,11 @@ from staticflops.frontend import syntax as cst
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend import partial_dict
 from staticflops.frontend.partial_dict import PartialDict
-from staticflops.frontend.values import Function, LazyValue, Tensor, Unknown, describe
+from staticflops.frontend.values import BoundMethod, Function, Instance, LazyValue, Tensor, Unknown, describe
+
+
+# Values Python's own format()/repr() may be given: they read nothing of the analyser's objects.
+_FORMATTABLE = (str, int, float, bool, type(None), complex)
 
 
 class Expressions:
@@ -68,20 +72,66 @@ class Expressions:
         return left if isinstance(left, Unknown) else right
 
     def _eval_FormattedString(self, node, scope):
+        text = self._formatted_parts(node.parts, scope)
+        if not isinstance(text, Unknown):
+            self.budget.build(self, len(text), len(text), node, "an f-string")
+        return text
+
+    def _formatted_parts(self, parts, scope):
+        """The text of an f-string's parts (or of a field's format spec, which may hold fields)."""
         pieces = []
-        for part in node.parts:
+        for part in parts:
             if isinstance(part, cst.FormattedStringText):
                 pieces.append(part.value)
-            else:
-                value = self.evaluate_node(part.expression, scope)
-                if isinstance(value, Unknown):
-                    return value
-                if isinstance(value, Tensor) and value.shape == () and value.values and part.conversion is None:
-                    value = value.values[0]  # torch's Tensor.__format__: a 0-d tensor as its item (f"expert_{i}")
-                self.budget.check_text(self, value, part)
-                pieces.append(str(value))
-        self.budget.build(self, sum(map(len, pieces)), sum(map(len, pieces)), node, "an f-string")
+                continue
+            value = self.evaluate_node(part.expression, scope)
+            if isinstance(value, Unknown):
+                return value
+            spec = self._formatted_parts(part.format_spec, scope) if part.format_spec else ""
+            if isinstance(spec, Unknown):
+                return spec
+            if isinstance(value, Tensor) and value.shape == () and value.values and part.conversion is None:
+                value = value.values[0]  # torch's Tensor.__format__: a 0-d tensor as its item (f"expert_{i}")
+            self.budget.check_text(self, value, part)
+            piece = self.display_text(value, part.conversion, spec, part)
+            if isinstance(piece, Unknown):
+                return piece
+            pieces.append(piece)
         return "".join(pieces)
+
+    def display_text(self, value, conversion, spec: str, node):
+        """What ``format(value, spec)`` after ``!conversion`` (None, "s", "r", "a") gives, as
+        CPython computes it: an object of the analysed code through its own ``__format__``,
+        ``__str__`` or ``__repr__`` when its class defines one; numbers and strings by
+        Python's own formatting (which reads no attribute of what it is given)."""
+        if isinstance(value, Instance) and value.module is None:
+            names = {"r": ("__repr__",), "a": ("__repr__",), "s": ("__str__", "__repr__")}.get(
+                conversion, ("__format__",) if spec else ("__format__", "__str__", "__repr__"))
+            for name in names:
+                method = self.special_method(value, name)
+                if isinstance(method, BoundMethod) and isinstance(method.function, Function):
+                    text = self.call(method, [spec] if name == "__format__" else [], {}, node)
+                    if isinstance(text, Unknown) or type(text) is not str:
+                        return text if isinstance(text, Unknown) else self.unknown(
+                            f"{name} of {value.cls.name} returned {type(text).__name__}, not str", node)
+                    if name == "__format__":
+                        return text
+                    text = text.encode("ascii", "backslashreplace").decode() if conversion == "a" else text
+                    return format(text, spec) if spec else text  # f"{obj!r:>10}": the spec applies to the text
+            if spec:
+                return self.unknown(f"unsupported format string passed to {value.cls.name}.__format__", node)
+        if conversion is not None:
+            if not isinstance(value, _FORMATTABLE):
+                return self.unknown(f"`!{conversion}` of {describe(value)} in an f-string is not evaluated", node)
+            value = {"r": repr, "s": str, "a": ascii}[conversion](value)
+        if not spec:
+            return str(value)
+        if not isinstance(value, _FORMATTABLE):
+            return self.unknown(f"format spec {spec!r} on {describe(value)} is not evaluated", node)
+        try:
+            return format(value, spec)
+        except (ValueError, TypeError) as error:
+            return self.unknown(f"format spec {spec!r}: {error}", node)
 
     def _eval_Ellipsis(self, node, scope):
         return Ellipsis

@@ -50,6 +50,8 @@ def _bounded_repr(interp, args, kwargs, node):
     """``repr`` of a list holding one long string a million times: bounded as ``str()`` is."""
     if len(args) == 1 and not kwargs:
         interp.budget.check_text(interp, args[0], node)
+        if isinstance(args[0], Instance) and args[0].module is None:
+            return interp.display_text(args[0], "r", "", node)  # its class's __repr__
     return _plain(repr, "repr").fn(interp, args, kwargs, node)
 
 
@@ -126,6 +128,8 @@ def build_builtins(object_class: Class) -> dict:
             if pytype is str:
                 if isinstance(value, Builtin) and hasattr(value, "python_repr"):  # a framework class: str(type(t))
                     return value.python_repr
+                if isinstance(value, Instance) and value.module is None and len(args) == 1:
+                    return interp.display_text(value, "s", "", node)  # its class's __str__ or __repr__
                 interp.budget.check_text(interp, value, node)
             try:
                 return pytype(*args)
@@ -149,6 +153,9 @@ def build_builtins(object_class: Class) -> dict:
                 return next(v for v in items if isinstance(v, Unknown))
             if any(isinstance(v, Tensor) for v in items):
                 return interp.unknown(f"{name}() over tensors", node)
+            ordering = {k: v for k, v in kwargs.items() if k in ("key", "reverse") and v is not None}
+            if ordering and name in ("min", "max", "sorted"):
+                return _ordered(interp, name, items, ordering, kwargs, node)
             try:
                 if name == "sum":
                     total = args[1] if len(args) > 1 else kwargs.get("start", 0)
@@ -159,6 +166,30 @@ def build_builtins(object_class: Class) -> dict:
             except (Undecidable, TypeError, ValueError) as error:
                 return interp.unknown(f"{name}() could not be evaluated ({reason(error)})", node)
         return reduce
+    def _ordered(interp, name, items, ordering, kwargs, node):
+        """min/max/sorted with ``key=`` (called on each item, in order) or ``reverse=``: the
+        items ordered by their keys; ties keep the items' order, as CPython's are stable (min
+        and max give the first of equal ones)."""
+        key, reverse = ordering.get("key"), ordering.get("reverse", False)
+        if isinstance(reverse, Unknown):
+            return reverse
+        if name != "sorted" and "reverse" in ordering:
+            return interp.unknown(f"{name}() got an unexpected keyword argument 'reverse'", node)
+        keys = items
+        if key is not None:
+            keys = [interp.call(key, [item], {}, node) for item in items]
+            for found in keys:
+                if isinstance(found, Unknown):
+                    return found
+        try:
+            if name == "sorted":
+                return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__, reverse=bool(reverse))]
+            if not items and "default" in kwargs:
+                return kwargs["default"]
+            return items[(min if name == "min" else max)(range(len(items)), key=keys.__getitem__)]
+        except (Undecidable, TypeError, ValueError) as error:
+            return interp.unknown(f"{name}() could not be evaluated ({reason(error)})", node)
+
     b["min"], b["max"], b["sum"] = reducer(min, "min"), reducer(max, "max"), reducer(sum, "sum")
     b["any"], b["all"] = reducer(any, "any"), reducer(all, "all")
     b["sorted"] = reducer(sorted, "sorted")

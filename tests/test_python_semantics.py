@@ -1800,3 +1800,53 @@ def test_f_strings_apply_format_specs_conversions_and_the_objects_own_dunders(tm
         i = len(f"{c!r:>6}")
         """, ["a", "b", "d", "e", "f", "g", "h", "i"])
     assert got == {"a": 5, "b": 4, "d": 5, "e": 9, "f": 88, "g": 2, "h": 11, "i": 6}
+
+
+def test_f_string_text_reads_escapes_and_doubled_braces_and_bad_int_raises(tmp_path):
+    """CPython: f"a\\tb{w}é\\n{{}}" with w = 3 is a, tab, b, 3, é, newline, {, }: 8 characters
+    (the source text has 12); rf"a\\tb{w}" keeps the backslash: a, \\, t, b, 3 = 5.  int("x")
+    raises ValueError, which the except clause catches: n = 7 (it used to be an unknown that the
+    try body swallowed, running the else branch: 2)."""
+    got = run_probes(tmp_path, "", r'''
+        w = 3
+        a = len(f"a\tb{w}é\n{{}}")
+        b = len(rf"a\tb{w}")
+        try:
+            int("x")
+        except ValueError:
+            n = 7
+        else:
+            n = 2
+        ''', ["a", "b", "n"])
+    assert got == {"a": 8, "b": 5, "n": 7}
+
+
+def test_a_repr_that_cannot_be_known_is_reported_only_where_it_matters(tmp_path):
+    """An object's __repr__ calling something not modelled (json.dumps of an object) gives an
+    unknown text: passed to a function that ignores it (a log call) it costs nothing and the
+    report stays complete; used for a layer's width it is an unknown at that use."""
+    source = """
+        import json
+        import torch.nn as nn
+
+        class Cfg:
+            def __repr__(self):
+                return json.dumps(object())
+
+        def log(message):
+            return None
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                log(f"built with {Cfg()!r}")
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+        """
+    quiet = analyse(tmp_path, source)
+    assert quiet.totals.complete and quiet.unknown == [], quiet.unknown
+    used = analyse(tmp_path, source.replace("nn.Linear(4, 4)", "nn.Linear(4, len(repr(Cfg())))"))
+    assert not used.totals.complete
+    assert any("__repr__ of Cfg is not known" in u.what for u in used.unknown), used.unknown

@@ -72,22 +72,22 @@ class Expressions:
         return left if isinstance(left, Unknown) else right
 
     def _eval_FormattedString(self, node, scope):
-        text = self._formatted_parts(node.parts, scope)
+        text = self._formatted_parts(node.parts, scope, "r" in node.start.lower())
         if not isinstance(text, Unknown):
             self.budget.build(self, len(text), len(text), node, "an f-string")
         return text
 
-    def _formatted_parts(self, parts, scope):
+    def _formatted_parts(self, parts, scope, raw: bool):
         """The text of an f-string's parts (or of a field's format spec, which may hold fields)."""
         pieces = []
         for part in parts:
             if isinstance(part, cst.FormattedStringText):
-                pieces.append(part.value)
+                pieces.append(self._text_part(part, raw))
                 continue
             value = self.evaluate_node(part.expression, scope)
             if isinstance(value, Unknown):
                 return value
-            spec = self._formatted_parts(part.format_spec, scope) if part.format_spec else ""
+            spec = self._formatted_parts(part.format_spec, scope, raw) if part.format_spec else ""
             if isinstance(spec, Unknown):
                 return spec
             if isinstance(value, Tensor) and value.shape == () and value.values and part.conversion is None:
@@ -98,6 +98,20 @@ class Expressions:
                 return piece
             pieces.append(piece)
         return "".join(pieces)
+
+    def _text_part(self, part, raw: bool) -> str:
+        """A literal piece of an f-string as Python reads it: ``{{``/``}}`` are braces and,
+        unless the string is raw, backslash escapes are decoded (the node holds the source)."""
+        text = self.literals.get(part, MISSING)
+        if text is MISSING:
+            text = part.value.replace("{{", "{").replace("}}", "}")
+            if not raw and "\\" in text:
+                try:  # non-ASCII characters as escapes first, so that only the source's escapes are read
+                    text = text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+                except UnicodeDecodeError:
+                    pass  # an escape Python rejects would have stopped the parse; keep the source text
+            self.literals[part] = text
+        return text
 
     def display_text(self, value, conversion, spec: str, node):
         """What ``format(value, spec)`` after ``!conversion`` (None, "s", "r", "a") gives, as
@@ -110,10 +124,13 @@ class Expressions:
             for name in names:
                 method = self.special_method(value, name)
                 if isinstance(method, BoundMethod) and isinstance(method.function, Function):
-                    text = self.call(method, [spec] if name == "__format__" else [], {}, node)
-                    if isinstance(text, Unknown) or type(text) is not str:
-                        return text if isinstance(text, Unknown) else self.unknown(
-                            f"{name} of {value.cls.name} returned {type(text).__name__}, not str", node)
+                    # Held back: most such texts only go to a log message; one that matters
+                    # (a layer's name, a test) is reported where it is used, with this reason.
+                    text, held = self.quietly(lambda: self.call(method, [spec] if name == "__format__" else [], {}, node))
+                    if held or type(text) is not str:
+                        why = held[0][1] if held else text.reason if isinstance(text, Unknown) else \
+                            f"it returned {type(text).__name__}, not str"
+                        return Unknown(f"{name} of {value.cls.name} is not known ({why})", self.location(node))
                     if name == "__format__":
                         return text
                     text = text.encode("ascii", "backslashreplace").decode() if conversion == "a" else text

@@ -133,7 +133,11 @@ def build_builtins(object_class: Class) -> dict:
                 interp.budget.check_text(interp, value, node)
             try:
                 return pytype(*args)
-            except (TypeError, ValueError, Undecidable):
+            except (TypeError, ValueError) as error:
+                if all(type(a) in (str, int, float, bool, type(None)) for a in args):  # int("x"): Python's own error
+                    raise interp.fail(f"{name}(): {error}", node, python=type(error).__name__) from None
+                return interp.unknown(f"{name}() of {value!r}", node)
+            except Undecidable:
                 return interp.unknown(f"{name}() of {value!r}", node)
         return convert
     for pytype in (int, float, str, bool, list, tuple, dict, set, frozenset):

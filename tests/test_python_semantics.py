@@ -1850,3 +1850,54 @@ def test_a_repr_that_cannot_be_known_is_reported_only_where_it_matters(tmp_path)
     used = analyse(tmp_path, source.replace("nn.Linear(4, 4)", "nn.Linear(4, len(repr(Cfg())))"))
     assert not used.totals.complete
     assert any("__repr__ of Cfg is not known" in u.what for u in used.unknown), used.unknown
+
+
+def test_list_sort_dataclass_equality_and_the_iterator_protocol(tmp_path):
+    """CPython: [3, 1, 2].sort() makes [1, 2, 3] (a: 1); .sort(key=neg) [3, 2, 1] (b: 3);
+    .sort(reverse=True) [3, 2, 1] (c: 3); a dataclass compares its fields: D(1) == D(1) and not
+    D(1) == D(2), while @dataclass(eq=False) keeps identity: d = 10 + 0 + 0 = 10; an object whose
+    __iter__ returns self and whose __next__ raises StopIteration after 3 gives 1 + 2 + 3 = 6 (e),
+    and next() on a fresh one gives 1, then next(it, 9) at the end gives 9: f = 1*10 + 9 = 19."""
+    got = run_probes(tmp_path, """
+        import dataclasses
+
+        @dataclasses.dataclass
+        class D:
+            a: int
+            b: int = 3
+
+        @dataclasses.dataclass(eq=False)
+        class Plain:
+            a: int
+
+        class Count:
+            def __init__(self):
+                self.i = 0
+
+            def __iter__(self):
+                return self
+
+            def __next__(self):
+                self.i += 1
+                if self.i > 3:
+                    raise StopIteration
+                return self.i
+        """, """
+        x = [3, 1, 2]
+        x.sort()
+        a = x[0]
+        y = [3, 1, 2]
+        y.sort(key=lambda v: -v)
+        b = y[0]
+        z = [3, 1, 2]
+        z.sort(reverse=True)
+        c = z[0]
+        d = 10 * (D(1) == D(1)) + (D(1) == D(2)) + (Plain(1) == Plain(1))
+        e = sum(Count())
+        it = Count()
+        first = next(it)
+        next(it)
+        next(it)
+        f = first * 10 + next(it, 9)
+        """, ["a", "b", "c", "d", "e", "f"])
+    assert got == {"a": 1, "b": 3, "c": 3, "d": 10, "e": 6, "f": 19}

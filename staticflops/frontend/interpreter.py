@@ -537,7 +537,14 @@ class Interpreter(Statements, Expressions):
         if isinstance(value, Instance):
             method = self.special_method(value, "__iter__")
             if method is not None:
-                return self.iterate(self.call(method, [], {}, node), node)
+                iterator = self.call(method, [], {}, node)
+                step = self.special_method(iterator, "__next__") if isinstance(iterator, Instance) else None
+                if step is not None:  # the iterator protocol: __next__ until it raises StopIteration
+                    return self._stepped(step, node)
+                if iterator is value:
+                    raise self.fail(f"iter() returned non-iterator of type '{value.cls.name}'", node, "SF112",
+                                    python="TypeError")
+                return self.iterate(iterator, node)
             return iter(self.framework.instance_iter(self, value, node))
         if isinstance(value, Class) and pyclasses.is_enum(value):
             return iter(list(dict.fromkeys(pyclasses.enum_members(value).values())))
@@ -548,6 +555,24 @@ class Interpreter(Statements, Expressions):
         if isinstance(value, Unknown):
             raise self.fail(f"cannot iterate over an unknown value ({value.reason})", node, "SF112")
         raise self.fail(f"cannot iterate over {describe(value)}", node, "SF112", python="TypeError")
+
+    def _stepped(self, step, node):
+        """The items ``step()`` (a bound ``__next__``) gives until it raises StopIteration; each
+        one a loop iteration of the budget (an endless iterator stops there)."""
+        while True:
+            self.budget.loop(self, node)
+            try:
+                item = self.call(step, [], {}, node)
+            except Raised as raised:
+                if self.raises_stop_iteration(raised):
+                    return
+                raise
+            yield item
+
+    def raises_stop_iteration(self, raised) -> bool:
+        stop = self.builtins.get("StopIteration")
+        exception = getattr(raised, "exception", None)
+        return isinstance(exception, Instance) and stop is not None and stop in exception.cls.mro()
 
     def get_item(self, container, key, node):
         if isinstance(container, PartialDict):

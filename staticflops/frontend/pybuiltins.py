@@ -238,6 +238,14 @@ def build_builtins(object_class: Class) -> dict:
         items = args[0]
         if isinstance(items, Unknown):
             return items
+        step = interp.special_method(items, "__next__") if isinstance(items, Instance) else None
+        if step is not None:  # an iterator object of the analysed code
+            try:
+                return interp.call(step, [], {}, node)
+            except AnalysisError as raised:
+                if len(args) > 1 and interp.raises_stop_iteration(raised):
+                    return args[1]
+                raise
         if not isinstance(items, list):
             return interp.unknown(f"next() of {type(items).__name__}", node)
         if items:

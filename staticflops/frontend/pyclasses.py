@@ -49,9 +49,11 @@ def _is_class_var(annotation) -> bool:
     return isinstance(node, cst.Name) and node.value == "ClassVar"
 
 
-def make_dataclass(interp, cls: Class, node) -> Class:
+def make_dataclass(interp, cls: Class, node, eq: bool = True) -> Class:
     fields = [name for name, _ in dataclass_fields(cls)]
     cls.namespace["__dataclass_fields__"] = fields
+    if eq and "__eq__" not in cls.namespace:
+        cls.namespace["__eq__"] = Builtin(f"{cls.name}.__eq__", _fields_equal)
     if "__init__" in cls.namespace:
         return cls
 
@@ -87,10 +89,27 @@ def make_dataclass(interp, cls: Class, node) -> Class:
     return cls
 
 
+def _fields_equal(interp, args, kwargs, node):
+    """The ``__eq__`` a dataclass gets: another instance of exactly its class with equal fields,
+    compared in order as tuples are; anything else NotImplemented (None here), so ``==`` falls
+    back to identity, as in CPython."""
+    this, other = args[0], args[1]
+    if not isinstance(other, Instance) or other.cls is not this.cls:
+        return None
+    for name, _ in dataclass_fields(this.cls):
+        same = interp.compare(cst.Equal, this.attrs.get(name), other.attrs.get(name), node)
+        if not isinstance(same, bool):
+            same = interp.truth(same, node)
+        if same is not True:
+            return same
+    return True
+
+
 def _dataclass(interp, args, kwargs, node):
     if args and isinstance(args[0], Class):
         return make_dataclass(interp, args[0], node)
-    return Builtin("dataclass", lambda i, a, k, n: make_dataclass(i, a[0], n), bind_self=False)  # @dataclass(...)
+    eq = kwargs.get("eq", True) is not False  # @dataclass(eq=False): identity, as object's
+    return Builtin("dataclass", lambda i, a, k, n: make_dataclass(i, a[0], n, eq), bind_self=False)  # @dataclass(...)
 
 
 def _replace(interp, args, kwargs, node):

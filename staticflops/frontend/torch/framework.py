@@ -37,7 +37,7 @@ _COMPARISONS = {"Equal": "eq", "NotEqual": "ne", "LessThan": "lt", "LessThanEqua
                 "GreaterThanEqual": "ge"}
 _OPERATORS.update(dict.fromkeys(_COMPARISONS, "compare"))
 _PYTHON_METHODS = {
-    list: {"append", "extend", "insert", "pop", "index", "count", "copy", "reverse", "remove", "clear"},
+    list: {"append", "extend", "insert", "pop", "index", "count", "copy", "reverse", "remove", "clear", "sort"},
     tuple: {"index", "count"},
     dict: {"get", "items", "keys", "values", "pop", "setdefault", "update", "copy"},
     str: {"format", "join", "split", "lower", "upper", "startswith", "endswith", "replace", "strip",
@@ -421,6 +421,12 @@ class TorchFramework:
             # from there os.environ) — a secret a pull request could print as a layer name
             return interp.unknown("`.format()` of a value that is not plain data (numbers, strings, "
                                   "containers of them) is not evaluated", node)
+        if name == "sort" and type(value) is list and not args:  # as sorted() orders, key= called in the analysis
+            ordered = interp.call(interp.builtins["sorted"], [value], kwargs, node)
+            if isinstance(ordered, Unknown):
+                return ordered
+            value[:] = ordered
+            return None
         if name in ("join", "extend"):  # they iterate a set argument: in a stable order
             args = [stable_order(a) if isinstance(a, (set, frozenset)) else a for a in args]
         try:

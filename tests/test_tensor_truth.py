@@ -313,3 +313,27 @@ class M(nn.Module):
         return self.fc(x)
 ''')
     assert report.totals.params == 25
+
+
+def test_floor_division_remainder_and_rounding_modes_compute_their_values(tmp_path):
+    """torch 2.13 (checked in tools' ground-truth env): (arange(4) % 3).sum() is 0+1+2+0 = 3;
+    (arange(4) // 2).sum() is 0+0+1+1 = 2; (arange(-3, 1) % 3) is [0, 1, 2, 0]: 3; arange(-3, 1)
+    // 2 is [-2, -1, -1, 0]: -4, so 10 + that = 6; div(-7, 2, rounding_mode="trunc") is -3 and
+    "floor" -4: 10 + (-3) + (-4) = 3.  Width 3 + 2 + 3 + 6 + 3 = 17: Linear(4, 17), 4*17 + 17 = 85
+    params (all were true divisions before: 0.0+0.33+...)."""
+    report = _analyse(tmp_path, '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        a = int((torch.arange(4) % 3).sum().item())
+        b = int((torch.arange(4) // 2).sum().item())
+        c = int((torch.arange(-3, 1) % 3).sum().item())
+        d = 10 + int((torch.arange(-3, 1) // 2).sum().item())
+        seven = torch.tensor([-7])
+        e = 10 + int(seven.div(2, rounding_mode="trunc").item()) + int(seven.div(2, rounding_mode="floor").item())
+        self.fc = nn.Linear(4, a + b + c + d + e)
+
+    def forward(self, x):
+        return self.fc(x)
+''')
+    assert report.totals.params == 85, report.unknown

@@ -18,7 +18,13 @@ from staticflops.frontend.values import Tensor
 MAX_VALUES = 1 << 16  # larger tensors keep only their shape
 
 _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
-           "pow": operator.pow, "maximum": max, "minimum": min}
+           "pow": operator.pow, "maximum": max, "minimum": min,
+           # priced as divisions, valued as torch rounds them: `//` and rounding_mode="floor" floor
+           # as Python does, `%` (torch.remainder) takes the divisor's sign as Python's does
+           "floordiv": operator.floordiv, "mod": operator.mod,
+           "truncdiv": lambda a, b: (abs(a) // abs(b)) * (1 if (a < 0) == (b < 0) else -1)
+           if isinstance(a, int) and isinstance(b, int) else float(math.trunc(a / b))}
+
 _UNARY = {"log": math.log, "exp": math.exp, "sqrt": math.sqrt, "abs": abs, "neg": operator.neg,
           "round": lambda v: float(round(v)), "floor": lambda v: float(math.floor(v)),
           "ceil": lambda v: float(math.ceil(v))}
@@ -54,10 +60,19 @@ def flat(value, out: tuple | None = None):
     return None
 
 
+_INTEGER = ("int64", "int32", "bool")
+_FLOAT_RANK = {"float16": 1, "bfloat16": 1, "float32": 2, "float64": 3}
+
+
 def binary_dtype(kind: str, left, right) -> str:
-    dtypes = [v.dtype if isinstance(v, Tensor) else ("float32" if isinstance(v, float) else "int64")
-              for v in (left, right)]
-    if kind == "div" or "float32" in dtypes:
+    """torch's type promotion, for what the values need: a tensor's floating dtype wins over a
+    Python number (float16 + 0.5 stays float16), two floating tensors give the wider (float16
+    with bfloat16: float32), integers stay int64 unless a float or a true division is involved."""
+    floats = [v.dtype for v in (left, right) if isinstance(v, Tensor) and v.dtype not in _INTEGER]
+    if floats:
+        widest = max(floats, key=lambda d: _FLOAT_RANK.get(d, 2))
+        return "float32" if len(set(floats)) > 1 and _FLOAT_RANK.get(widest) == 1 else widest
+    if kind == "div" or any(isinstance(v, float) for v in (left, right)):
         return "float32"
     return "int64"
 

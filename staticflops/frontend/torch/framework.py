@@ -36,6 +36,8 @@ _OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div
 _COMPARISONS = {"Equal": "eq", "NotEqual": "ne", "LessThan": "lt", "LessThanEqual": "le", "GreaterThan": "gt",
                 "GreaterThanEqual": "ge"}
 _OPERATORS.update(dict.fromkeys(_COMPARISONS, "compare"))
+# Operators priced as another kind but computed otherwise when the values are known
+_VALUED_AS = {"FloorDivide": "floordiv", "Modulo": "mod"}
 _PYTHON_METHODS = {
     list: {"append", "extend", "insert", "pop", "index", "count", "copy", "reverse", "remove", "clear", "sort"},
     tuple: {"index", "count"},
@@ -517,9 +519,11 @@ class TorchFramework:
         kind = _OPERATORS.get(op_name)
         if kind is None:
             return interp.unknown(f"operator `{op_name}` on tensors is not modelled", node)
-        return self.binary(interp, kind, left, right, node, comparison=_COMPARISONS.get(op_name))
+        return self.binary(interp, kind, left, right, node, comparison=_COMPARISONS.get(op_name),
+                           valued_as=_VALUED_AS.get(op_name))
 
-    def binary(self, interp, kind: str, left, right, node, label: str | None = None, comparison: str | None = None):
+    def binary(self, interp, kind: str, left, right, node, label: str | None = None, comparison: str | None = None,
+               valued_as: str | None = None):
         try:
             shapes = [self.ops.shape_of(interp, v, node) for v in (left, right)]
         except CannotKnow as why:
@@ -528,7 +532,7 @@ class TorchFramework:
             out = ops.broadcast(*shapes)
         except ShapeError as error:
             raise AnalysisError(f"{kind}: {error}", interp.location(node), "SF301") from None
-        dtype = constants.binary_dtype(kind, left, right)
+        dtype = constants.binary_dtype(valued_as or kind, left, right)
         label = label or {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(kind, kind)
         with self.ops.arguments(_tensors_in([left, right])):
             result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
@@ -538,7 +542,7 @@ class TorchFramework:
             if compared.values is None:
                 constants.settle(compared, constants.compare_progression(comparison or label, left, right))
             return routing.compared(compared, left, right, comparison or label)
-        result.values = constants.known(out, constants.binary_values(kind, left, right, dtype, out))
+        result.values = constants.known(out, constants.binary_values(valued_as or kind, left, right, dtype, out))
         if result.values is None:
             constants.settle(result, constants.binary_progression(kind, left, right, dtype, out))
         return result

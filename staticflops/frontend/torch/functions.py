@@ -790,7 +790,9 @@ def build_functions(t: TorchOps) -> dict:
     def binary(kind, name):
         def fn(interp, args, kwargs, node):
             other = args[1] if len(args) > 1 else kwargs.get("other", kwargs.get("exponent"))
-            result = t.framework.binary(interp, kind, args[0], other, node, label=name)
+            # x.div(y, rounding_mode="floor"): priced as a division, valued as it rounds
+            valued_as = {"floor": "floordiv", "trunc": "truncdiv"}.get(kwargs.get("rounding_mode")) if kind == "div" else None
+            result = t.framework.binary(interp, kind, args[0], other, node, label=name, valued_as=valued_as)
             if name.endswith("_") and isinstance(args[0], Tensor):  # x.add_(y): x now holds the result
                 args[0].values = result.values if isinstance(result, Tensor) else None
                 args[0].progression = result.progression if isinstance(result, Tensor) else None

@@ -1901,3 +1901,25 @@ def test_list_sort_dataclass_equality_and_the_iterator_protocol(tmp_path):
         f = first * 10 + next(it, 9)
         """, ["a", "b", "c", "d", "e", "f"])
     assert got == {"a": 1, "b": 3, "c": 3, "d": 10, "e": 6, "f": 19}
+
+
+def test_membership_uses_the_objects_own_equality(tmp_path):
+    """CPython: `x in [y]` is `y is x or y == x`, so an object whose __eq__ compares a field is
+    found in a list holding an equal one: a = 1; a list without one: b = 0; `not in` the
+    negation: c = 1 (comparing by identity alone gave a = 0)."""
+    got = run_probes(tmp_path, """
+        class Key:
+            def __init__(self, v):
+                self.v = v
+
+            def __eq__(self, other):
+                return isinstance(other, Key) and self.v == other.v
+
+            def __hash__(self):
+                return hash(self.v)
+        """, """
+        a = int(Key(3) in [Key(1), Key(3)])
+        b = int(Key(4) in (Key(1), Key(3)))
+        c = int(Key(4) not in [Key(3)])
+        """, ["a", "b", "c"])
+    assert got == {"a": 1, "b": 0, "c": 1}

@@ -439,6 +439,10 @@ class Interpreter(Statements, Expressions):
             if isinstance(found, Unknown):
                 return found
             return bool(found) if op_class is cst.In else not found
+        if op_class in (cst.In, cst.NotIn) and type(right) in _SEARCHED and (
+                self._own_equality(left) or any(self._own_equality(item) for item in right)):
+            found = self._search(left, right, node)  # the objects' own __eq__ decides, as in CPython
+            return found if isinstance(found, Unknown) or op_class is cst.In else not found
         if op_class in (cst.In, cst.NotIn):
             try:
                 found = left in right if not isinstance(right, Namespace) else left in right.members
@@ -461,6 +465,20 @@ class Interpreter(Statements, Expressions):
             return self.unknown(str(error), node)
         except TypeError:
             return self.unknown(f"comparison of {describe(left)} and {describe(right)}", node)
+
+    def _own_equality(self, value) -> bool:
+        """An object of the analysed code whose class defines ``__eq__``."""
+        return isinstance(value, Instance) and value.module is None and self.special_method(value, "__eq__") is not None
+
+    def _search(self, needle, items, node):
+        """``needle in items`` for a list or tuple: each item ``is`` it or ``==`` it, in order."""
+        for item in items:
+            if item is needle:
+                return True
+            same = self.truth(self.compare(cst.Equal, item, needle, node), node)
+            if same is not False:
+                return same  # True, or an unknown: the answer depends on it
+        return False
 
     def _rich_compare(self, op_class, left, right, node):
         """``a < b`` on objects of the analysed code: ``a.__lt__(b)``, else the reflected

@@ -1058,6 +1058,48 @@ class Interpreter(Statements, Expressions):
             self.anchor = previous_anchor
             self.budget.leave()
 
+    # ---- a frame entered more than once (contextlib.contextmanager: before and after its yield)
+    def open_frame(self, function: Function, args: list, kwargs: dict, node) -> Scope:
+        """The frame ``function`` would run in, its arguments bound, nothing run yet."""
+        scope = function.scope.child()
+        scope.qualname = function.qualname or function.name
+        if self.construction_memo.recorders:
+            self.construction_memo.frame(scope)
+        previous, self.source = self.source, function.source
+        try:
+            self.bind_arguments(function, args, kwargs, scope, node)
+        finally:
+            self.source = previous
+        return scope
+
+    def run_in_frame(self, function: Function, scope: Scope, statements, node) -> bool:
+        """Run part of ``function``'s body in its frame, as ``call_function`` runs all of it;
+        True when a ``return`` ended it."""
+        return self._in_frame(function, node, lambda: self.exec_block(statements, scope))
+
+    def evaluate_in_frame(self, function: Function, scope: Scope, expression, node):
+        found = []
+        self._in_frame(function, node, lambda: found.append(self.evaluate_node(expression, scope)))
+        return found[0]
+
+    def _in_frame(self, function: Function, node, work) -> bool:
+        self.budget.enter(self, node)
+        previous_anchor = self.anchor
+        if function.source is not None and function.source.internal and not (self.source and self.source.internal):
+            self.anchor = self.location(node)
+        previous, self.source = self.source, function.source
+        try:
+            work()
+            return False
+        except _Return:
+            return True
+        except _Jump as jump:
+            raise self.misplaced(jump) from None
+        finally:
+            self.source = previous
+            self.anchor = previous_anchor
+            self.budget.leave()
+
     def bind_arguments(self, function: Function, args, kwargs, scope: Scope, node) -> None:
         params = function.node.params
         plan = _BIND_PLANS.get(params)

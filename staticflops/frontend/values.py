@@ -338,12 +338,16 @@ def _statements_yield(statements, lines: list, positions: dict) -> bool:
     return False
 
 
-def _has_yield(node) -> bool:
+def has_yield(node) -> bool:
+    """Whether a ``yield`` is in ``node`` (outside the functions and classes it defines)."""
     if isinstance(node, cst.Yield):
         return True
     if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         return False
-    return any(_has_yield(child) for child in node.children)
+    return any(has_yield(child) for child in node.children)
+
+
+_has_yield = has_yield
 
 
 class NoOpMembers(dict):

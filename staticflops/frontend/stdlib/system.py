@@ -26,6 +26,7 @@ from __future__ import annotations
 import posixpath
 
 from staticflops.frontend import pathqueries, pyclasses
+from staticflops.frontend.stdlib.contextmanager import contextmanager_builtin
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.values import Builtin, Class, Namespace, NoOpMembers, Record, Unknown
 
@@ -78,8 +79,9 @@ def quiet_namespace(name: str, entries: dict | None = None) -> Namespace:
     return Namespace(name, QuietMembers(_builtin("no-op", lambda i, a, k, n: None), entries or {}))
 
 
-def _stub_namespace(interp, name: str, stub: str) -> Namespace:
-    """A module whose members come from a stand-in source, run on first use."""
+def _stub_namespace(interp, name: str, stub: str, builtins: dict | None = None) -> Namespace:
+    """A module whose members come from a stand-in source, run on first use; ``builtins``:
+    members made in Python instead (name -> a function making the member)."""
     namespace = Namespace(name, {})
 
     def load(member):
@@ -89,6 +91,8 @@ def _stub_namespace(interp, name: str, stub: str) -> Namespace:
             scope.vars = namespace.members
             scope.vars["__name__"] = name
             run_stub(interp, stub, scope)
+            for key, make in (builtins or {}).items():
+                namespace.members[key] = make()
         return namespace.members.get(member, MISSING)
 
     namespace.loader = load
@@ -221,7 +225,8 @@ def modules(interp, builtins: dict) -> dict:
         "os": os_module, "os.path": path, "sys": sys_module, "platform": platform, "importlib": importlib,
         "importlib.metadata": metadata, "importlib.util": util, "warnings": warnings, "threading": threading,
         "logging": _stub_namespace(interp, "logging", "logging.pyi"),
-        "contextlib": _stub_namespace(interp, "contextlib", "contextlib.pyi"),
+        "contextlib": _stub_namespace(interp, "contextlib", "contextlib.pyi",
+                                      {"contextmanager": lambda: contextmanager_builtin(interp)}),
         "contextvars": _stub_namespace(interp, "contextvars", "contextvars.pyi"),
         "abc": _stub_namespace(interp, "abc", "abc.pyi"),
     }

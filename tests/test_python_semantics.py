@@ -1923,3 +1923,78 @@ def test_membership_uses_the_objects_own_equality(tmp_path):
         c = int(Key(4) not in [Key(3)])
         """, ["a", "b", "c"])
     assert got == {"a": 1, "b": 0, "c": 1}
+
+
+def test_contextmanager_runs_its_clean_up_after_the_with_block(tmp_path):
+    """CPython: inside `with self.wide(2) as factor` the width is 8 and factor 2, so a is
+    Linear(1, 16); after it the `finally` restored 4 (b: 4); an exception from the block runs
+    the `finally` and propagates to the except clause, where the width is 4 again (c: 5).  A
+    module-level @contextmanager yielding a value: d = 7 * 10 + 1 = 71 (set before, cleared
+    after: inside 1, then 0).  (Run as a plain generator the clean-up came first: a was 4.)"""
+    got = run_probes(tmp_path, """
+        import contextlib
+
+        @contextlib.contextmanager
+        def flag(box):
+            box.append(1)
+            yield 7
+            box.clear()
+
+        class Holder:
+            def __init__(self):
+                self.width = 4
+
+            @contextlib.contextmanager
+            def wide(self, factor):
+                old = self.width
+                self.width = 8
+                try:
+                    yield factor
+                finally:
+                    self.width = old
+        """, """
+        h = Holder()
+        with h.wide(2) as factor:
+            a = h.width * factor
+        b = h.width
+        try:
+            with h.wide(3):
+                raise ValueError("inside")
+        except ValueError:
+            c = h.width + 1
+        box = []
+        with flag(box) as seven:
+            d = seven * 10 + len(box)
+        e = 100 + len(box)
+        """, ["a", "b", "c", "d", "e"])
+    assert got == {"a": 16, "b": 4, "c": 5, "d": 71, "e": 100}
+
+
+def test_a_contextmanager_of_another_shape_runs_as_before_with_a_warning(tmp_path):
+    """A yield inside a branch is not split: the function runs to its end on entering (its
+    clean-up first), the `as` name gets the first yielded value, and the report says the order
+    is not followed (SF131)."""
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent("""
+        import contextlib
+        import torch.nn as nn
+
+        @contextlib.contextmanager
+        def maybe(flag):
+            if flag:
+                yield 3
+            else:
+                yield 5
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                with maybe(True) as width:
+                    self.fc = nn.Linear(1, width)
+
+            def forward(self, x):
+                return self.fc(x)
+        """))
+    report = staticflops.analyze(path, inputs=["1x1"])
+    assert report.totals.params == 6  # Linear(1, 3): 3 weights + 3 biases
+    assert any(d.code == "SF131" and "maybe" in d.message for d in report.diagnostics), report.diagnostics

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from staticflops.frontend import syntax as cst
+from staticflops.frontend.statements import Raised
 from staticflops.frontend.values import Builtin, Class, Function, Instance, has_yield
 
 
@@ -83,8 +84,10 @@ def contextmanager_builtin(interp) -> Builtin:
             return False
         try:
             returned = interp.run_in_frame(function, frame, split.after, node)
-        finally:
+        except Raised:  # an exception of the analysed code: its `finally` runs, then it goes on
             interp.run_in_frame(function, frame, split.final, node)
+            raise
+        interp.run_in_frame(function, frame, split.final, node)
         if not returned:
             interp.run_in_frame(function, frame, split.rest, node)
         return None

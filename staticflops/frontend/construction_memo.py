@@ -265,21 +265,18 @@ class ConstructionMemo:
         if self.speculation is None:
             family, values = _family(key)
             if family is not None:
-                held = self.family_entries.get(family)
-                if held is not None:
-                    slots, recorded, entry = held
-                    if all(values[i] == recorded[i] or i in slots for i in range(len(values))) and (
-                            self.force or (entry.definitions == self.definition_writes and self._valid(entry, interp))):
-                        return self._reuse(entry, interp, node, [values[i] for i in slots])
-                first = self.family_first.setdefault(family, values)
-                slots = tuple(i for i in range(len(values)) if values[i] != first[i])
-                if slots and held is None and (family, slots) not in self.family_refused:
-                    return self._record_family(interp, key, family, slots, values, build, args, kwargs or {})
+                found = self._family_construct(interp, key, family, values, build, node, args, kwargs or {})
+                if found is not None:
+                    return found
         if self.refused.get(key, 0) >= _ATTEMPTS:
             return build()
         self.seen[key] = seen = self.seen.get(key, 0) + 1
         if seen == 1:  # recording costs (hooks, a copy): a key is recorded when it comes again
             return build()
+        return self._record_construction(interp, key, build)
+
+    def _record_construction(self, interp, key, build):
+        """``build()`` interpreted and recorded: its entry under ``key`` if memoisable."""
         recorder = Recorder()
         recorder.reaches_outside = _given_instances(key)
         instance, definitions = self.recorded(interp, recorder, build)
@@ -302,6 +299,24 @@ class ConstructionMemo:
             except NotMemoisable as why:
                 recorder.refused = str(why)
         return None
+
+    def _family_construct(self, interp, key, family, values: tuple, build, node, args, kwargs):
+        """A construction with ``int`` arguments (``values``), by its ``family`` (opaque_ints.py):
+        a copy of the family's entry with these ints, the construction recorded and run with
+        placeholders (``_record_family``) when its ints differ from the family's first one, or
+        None (the exact key decides)."""
+        held = self.family_entries.get(family)
+        if held is not None:
+            slots, recorded, entry = held
+            if all(values[i] == recorded[i] or i in slots for i in range(len(values))) and (
+                    self.force or (entry.definitions == self.definition_writes and self._valid(entry, interp))):
+                return self._reuse(entry, interp, node, [values[i] for i in slots])
+            return None
+        first = self.family_first.setdefault(family, values)
+        slots = tuple(i for i in range(len(values)) if values[i] != first[i])
+        if not slots or (family, slots) in self.family_refused:
+            return None
+        return self._record_family(interp, key, family, slots, values, build, args, kwargs)
 
     def _record_family(self, interp, key, family, slots: tuple, values: tuple, build, args, kwargs):
         """A construction of ``family`` whose ints differ from its first one in ``slots``:
@@ -403,6 +418,25 @@ class ConstructionMemo:
         return True
 
     # ---- hooks (called only while self.recorders is not empty) ---------------------------
+    def constructions_only(self) -> bool:
+        """Whether every call being recorded is a construction (not an apply call or a read)."""
+        for recorder in self.recorders:
+            if recorder.given is not None or recorder.watched is not None:
+                return False
+        return True
+
+    def read_reused(self, reads: list, watched: list, value) -> None:
+        """A read through a ``__getattribute__`` answered from its memo (getattribute_memo.py)
+        while constructions are recorded: each recorder takes its reads and watched
+        containers as its own, and lets the value in."""
+        for recorder in self.recorders:
+            for read in reads:
+                recorder.reads.setdefault(_read_key(read), read)
+            for container, shot in watched:
+                recorder.outside.setdefault(id(container), (container, shot, False))
+            recorder.reaches_outside = True
+            recorder.admit(value)
+
     def created(self, instance: Instance) -> None:
         for recorder in self.recorders:
             recorder.objects.add(id(instance))
@@ -433,7 +467,7 @@ class ConstructionMemo:
         """``name`` evaluated in ``scope`` (a frame running inside the construction) gave ``value``."""
         if self.speculation is not None:
             self.speculation.name_read(scope, value, node)
-        if name.startswith("__"):  # private-name mangling looks twice: keep it simple
+        if name.startswith("__") and not name.endswith("__"):  # private-name mangling looks twice: keep it simple
             self.refuse(f"reads mangled name {name}")
             return
         between, found, current = [], None, scope.parent

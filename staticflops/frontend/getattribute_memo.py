@@ -56,10 +56,19 @@ def read(interp, hook: BoundMethod, receiver: Instance, name, node):
     """``receiver.name`` answered by ``hook`` (the bound ``__getattribute__``): interpreted,
     recorded, or given from the memo as above."""
     memo = interp.construction_memo
-    if memo.recorders or not memo.enabled or type(name) is not str:
+    if not memo.enabled or type(name) is not str:
         return interp.call(hook, [name], {}, node)
     key = (hook.function, hook.owner, id(receiver), name, interp.missing_attributes_raise > 0,
            interp.import_guards > 0)
+    if memo.recorders:
+        if memo.constructions_only():
+            entry = memo.hook_reads.get(key)
+            if entry is not None and entry.receiver is receiver and entry.definitions == memo.definition_writes \
+                    and _valid(entry, interp.builtins):
+                memo.hook_hits += 1
+                memo.read_reused(entry.reads, entry.watched, entry.value)
+                return entry.value
+        return interp.call(hook, [name], {}, node)
     entry = memo.hook_reads.get(key)
     if entry is not None and entry.receiver is receiver and entry.definitions == memo.definition_writes \
             and _valid(entry, interp.builtins):

@@ -10,9 +10,17 @@ weight tying or ``requires_grad_(False)``, cannot affect another).
 inside staticflops' own stub code it is the user's call site), and the arguments, which must
 all be plain immutable values: ``int``, ``str``, ``bool``, ``None``, ``float`` (by ``repr``, so
 ``-0.0`` and ``0.0`` differ) and tuples of them, each with its exact type (``1``, ``1.0`` and
-``True`` are different keys).  Only ``nn.Module`` classes whose ``__init__`` is code of the
+``True`` are different keys), or instances that are not modules (a configuration object), by
+identity.  Only ``nn.Module`` classes whose ``__init__`` is code of the
 analysed program or of a library are memoised; framework layers (``nn.Linear``) are built
 directly, and nothing is memoised while the forward pass is traced.
+
+**Families.**  ``[Layer(config, i) for i in range(32)]`` has 32 keys.  Keys equal but for some
+``int`` arguments form a family; when a construction's ints differ from its family's first
+one, it is recorded and then run again with placeholders in the slots that differ
+(opaque_ints.py, which argues why): if the placeholders were only passed along and stored,
+the family's entry fills a copy with each later construction's ints; otherwise the exact
+keys decide, as above.
 
 **When.**  The first construction with a key is interpreted plainly (most keys occur once, a
 model's root among them, and recording costs); the second is interpreted and recorded; from
@@ -32,14 +40,26 @@ state from outside the construction can enter it, and every write outside:
   ``plain_attribute``; and of a function's default argument values - hooked in
   ``bind_arguments``.  Each is recorded with the value it gave.  The value must be immutable
   (plain data as above) or a definition (class, function, module namespace, builtin without
-  captured program data, a method bound to a class); anything else (a list, a dict, an
-  object, a tensor: what a counter, a registry or a shared mutable argument would be) makes
-  the key non-memoisable.  ``globals()`` and ``vars()`` (which hand out a namespace's own
-  dict) do too.
+  captured program data, a method bound to a class), an instance that is not a module (an
+  argument of the key, a config or registry object found as a global: what is read of it is
+  recorded as below), or a list, dict or tuple (of such values), which is *watched*
+  (watched_state.py: a snapshot of the very objects it holds, checked unchanged at the end of
+  the recording and before each reuse, so whatever the code asked of it gets the same
+  answer); anything else (a tensor, a module, an unknown) makes the key non-memoisable.
+  ``globals()`` and ``vars()`` (which hand out a namespace's own dict) do too.
+- *reads of an instance from outside*: each attribute read (hooked in ``plain_attribute``,
+  misses included, and ``getattr``/``hasattr`` on it) is recorded with what the instance's own
+  dict held for the name (or that it held nothing), and what it gave is let in as above.  As
+  builtins read their arguments without these hooks, a builtin may be handed something that
+  leads to such an instance (through containers and the objects the construction made) only
+  if it reads nothing but the type or reads through the hooks (``isinstance``, ``super``,
+  ``object.__getattribute__``, ``getattr``, ``hasattr``) or is a read-only dict method of a
+  watched dict-derived instance (``super().__getitem__`` of a registry).  A copy shares these
+  instances and containers, as interpreting would: only what the construction made is copied.
 - *writes* outside: ``global``/``nonlocal`` statements, setting an attribute on a class, a
   module namespace or a function, or on an object the construction did not create
-  (``Block.count += 1``, ``type(self).count += 1``) make the key non-memoisable.  Containers
-  from outside cannot be written: they could not enter.
+  (``Block.count += 1``, ``type(self).count += 1``) make the key non-memoisable; so does a
+  watched container found changed at the end of the recording.
 - *other effects*: a new unknown, warning or assumed branch, an op traced or a module call
   recorded while building (a dummy forward in ``__init__``), a ``sys.modules`` entry: the key
   is non-memoisable (the reports would otherwise be lost or misplaced).
@@ -53,15 +73,21 @@ any attribute write on a class or function, anywhere and at any time (``Base.__i
 other``, ``setattr(cls, ...)``), makes every entry recorded before it stale.  (Writes through
 ``vars(cls)`` or ``cls.__dict__`` are not seen; CPython refuses them, both are read-only.)
 
-A later construction with the same key reuses the copy only if no such write happened since
-and every recorded read still gives the identical value (the same object, or equal plain data of the same type) looked up
-the same way - a module-level width changed between two constructions, or a method replaced
-on the class, is a miss and the construction is interpreted again.  Since no write happened
+A later construction with the same key reuses the copy only if no such write happened since,
+every recorded read still gives the identical value (the same object, or equal plain data of
+the same type) looked up the same way and every watched container still holds the same
+objects - a module-level width changed between two constructions, a config attribute set or
+a list of the config appended to, or a method replaced on the class, is a miss and the
+construction is interpreted again.  Since no write happened
 outside, reading the same inputs gives the same result: the copy is what interpreting would
 have built.  A construction nested in a recorded one passes its records up, so the outer key
 is validated against everything the inner ones read.  What a reuse does not redo is the step
 budget (``--max-steps`` counts interpreted steps, and a reuse interprets none); the module
 budget (``--max-modules``) is charged for every copied module.
+
+A read through a ``__getattribute__`` of the analysed code (getattribute_memo.py) made while
+constructions are recorded is answered from that memo when it can be, its recorded reads and
+watched containers passed to the recorders as theirs.
 
 The memo lives on the interpreter (one analysis); ``hits`` counts reuses, for tests.  The same
 :class:`Recorder` and hooks also record the calls of ``Module.apply(fn)``, with the module the

@@ -31,7 +31,8 @@ So a later read with an equal key, while no class or function was written since
 is unchanged, would take the same path to the same object, with no effect: it is answered
 from the memo.  What is not redone is the step budget (``--max-steps``), as for the other memos.
 Nothing is memoised while a construction or an apply call is recorded (the outer recording
-must see the reads), nor reused then.
+must see the reads), nor reused while an apply call is; a read reused while constructions
+are recorded hands them its recorded reads and watched containers (construction_memo.py).
 """
 
 from __future__ import annotations

@@ -206,3 +206,38 @@ def test_the_same_layers_with_the_memo_off_give_the_same_figures(tmp_path, monke
         off = _analyse(tmp_path, _model(layer, net)).totals
         monkeypatch.undo()
         assert (on.params, on.forward_flops) == (off.params, off.forward_flops)
+
+
+TWO_INDICES = """
+import torch.nn as nn
+
+class Cfg:
+    d = 4
+
+class Layer(nn.Module):
+    def __init__(self, cfg, i, *, j):
+        super().__init__()
+        self.i = i
+        self.j = j
+        self.fc = nn.Linear(cfg.d, cfg.d)
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        cfg = Cfg()
+        self.layers = nn.ModuleList([Layer(cfg, i, j=2 * i) for i in range(8)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            if layer.i + layer.j == 6:
+                x = layer.fc(x)
+        return x
+"""
+
+
+def test_two_indices_one_given_by_keyword_are_both_filled_in(tmp_path, memo, monkeypatch):
+    # only layer 2 (i=2, j=4) runs its Linear: 32 FLOPs; forced, layers 2..7 copy layer 1 (1 + 2): 0
+    assert _analyse(tmp_path, TWO_INDICES).totals.forward_flops == 32
+    assert memo().hits == 6
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, TWO_INDICES).totals.forward_flops == 0

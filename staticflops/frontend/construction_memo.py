@@ -10,9 +10,17 @@ weight tying or ``requires_grad_(False)``, cannot affect another).
 inside staticflops' own stub code it is the user's call site), and the arguments, which must
 all be plain immutable values: ``int``, ``str``, ``bool``, ``None``, ``float`` (by ``repr``, so
 ``-0.0`` and ``0.0`` differ) and tuples of them, each with its exact type (``1``, ``1.0`` and
-``True`` are different keys).  Only ``nn.Module`` classes whose ``__init__`` is code of the
+``True`` are different keys), or instances that are not modules (a configuration object), by
+identity.  Only ``nn.Module`` classes whose ``__init__`` is code of the
 analysed program or of a library are memoised; framework layers (``nn.Linear``) are built
 directly, and nothing is memoised while the forward pass is traced.
+
+**Families.**  ``[Layer(config, i) for i in range(32)]`` has 32 keys.  Keys equal but for some
+``int`` arguments form a family; when a construction's ints differ from its family's first
+one, it is recorded and then run again with placeholders in the slots that differ
+(opaque_ints.py, which argues why): if the placeholders were only passed along and stored,
+the family's entry fills a copy with each later construction's ints; otherwise the exact
+keys decide, as above.
 
 **When.**  The first construction with a key is interpreted plainly (most keys occur once, a
 model's root among them, and recording costs); the second is interpreted and recorded; from
@@ -32,14 +40,26 @@ state from outside the construction can enter it, and every write outside:
   ``plain_attribute``; and of a function's default argument values - hooked in
   ``bind_arguments``.  Each is recorded with the value it gave.  The value must be immutable
   (plain data as above) or a definition (class, function, module namespace, builtin without
-  captured program data, a method bound to a class); anything else (a list, a dict, an
-  object, a tensor: what a counter, a registry or a shared mutable argument would be) makes
-  the key non-memoisable.  ``globals()`` and ``vars()`` (which hand out a namespace's own
-  dict) do too.
+  captured program data, a method bound to a class), an instance that is not a module (an
+  argument of the key, a config or registry object found as a global: what is read of it is
+  recorded as below), or a list, dict or tuple (of such values), which is *watched*
+  (watched_state.py: a snapshot of the very objects it holds, checked unchanged at the end of
+  the recording and before each reuse, so whatever the code asked of it gets the same
+  answer); anything else (a tensor, a module, an unknown) makes the key non-memoisable.
+  ``globals()`` and ``vars()`` (which hand out a namespace's own dict) do too.
+- *reads of an instance from outside*: each attribute read (hooked in ``plain_attribute``,
+  misses included, and ``getattr``/``hasattr`` on it) is recorded with what the instance's own
+  dict held for the name (or that it held nothing), and what it gave is let in as above.  As
+  builtins read their arguments without these hooks, a builtin may be handed something that
+  leads to such an instance (through containers and the objects the construction made) only
+  if it reads nothing but the type or reads through the hooks (``isinstance``, ``super``,
+  ``object.__getattribute__``, ``getattr``, ``hasattr``) or is a read-only dict method of a
+  watched dict-derived instance (``super().__getitem__`` of a registry).  A copy shares these
+  instances and containers, as interpreting would: only what the construction made is copied.
 - *writes* outside: ``global``/``nonlocal`` statements, setting an attribute on a class, a
   module namespace or a function, or on an object the construction did not create
-  (``Block.count += 1``, ``type(self).count += 1``) make the key non-memoisable.  Containers
-  from outside cannot be written: they could not enter.
+  (``Block.count += 1``, ``type(self).count += 1``) make the key non-memoisable; so does a
+  watched container found changed at the end of the recording.
 - *other effects*: a new unknown, warning or assumed branch, an op traced or a module call
   recorded while building (a dummy forward in ``__init__``), a ``sys.modules`` entry: the key
   is non-memoisable (the reports would otherwise be lost or misplaced).
@@ -53,15 +73,21 @@ any attribute write on a class or function, anywhere and at any time (``Base.__i
 other``, ``setattr(cls, ...)``), makes every entry recorded before it stale.  (Writes through
 ``vars(cls)`` or ``cls.__dict__`` are not seen; CPython refuses them, both are read-only.)
 
-A later construction with the same key reuses the copy only if no such write happened since
-and every recorded read still gives the identical value (the same object, or equal plain data of the same type) looked up
-the same way - a module-level width changed between two constructions, or a method replaced
-on the class, is a miss and the construction is interpreted again.  Since no write happened
+A later construction with the same key reuses the copy only if no such write happened since,
+every recorded read still gives the identical value (the same object, or equal plain data of
+the same type) looked up the same way and every watched container still holds the same
+objects - a module-level width changed between two constructions, a config attribute set or
+a list of the config appended to, or a method replaced on the class, is a miss and the
+construction is interpreted again.  Since no write happened
 outside, reading the same inputs gives the same result: the copy is what interpreting would
 have built.  A construction nested in a recorded one passes its records up, so the outer key
 is validated against everything the inner ones read.  What a reuse does not redo is the step
 budget (``--max-steps`` counts interpreted steps, and a reuse interprets none); the module
 budget (``--max-modules``) is charged for every copied module.
+
+A read through a ``__getattribute__`` of the analysed code (getattribute_memo.py) made while
+constructions are recorded is answered from that memo when it can be, its recorded reads and
+watched containers passed to the recorders as theirs.
 
 The memo lives on the interpreter (one analysis); ``hits`` counts reuses, for tests.  The same
 :class:`Recorder` and hooks also record the calls of ``Module.apply(fn)``, with the module the
@@ -74,8 +100,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from staticflops.diagnostics import Location
+from staticflops.frontend import opaque_ints
+from staticflops.frontend.opaque_ints import OpaqueInt, Touched
 from staticflops.frontend.scope import MISSING, Scope
-from staticflops.frontend.watched_state import Unwatchable, snapshot
+from staticflops.frontend.watched_state import Unwatchable, snapshot, unchanged
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, LazyValue, MethodWrapper, ModuleState, Namespace, Parameter,
     Partial, Record, SuperProxy, Tensor, Unknown,
@@ -95,13 +123,21 @@ class NotMemoisable(Exception):
 class Recorder:
     """What one construction being interpreted for the first time read, made and did."""
 
-    __slots__ = ("reads", "scopes", "objects", "refused", "given", "watched", "effects_only")
+    __slots__ = ("reads", "scopes", "objects", "_refused", "given", "watched", "effects_only", "outside",
+                 "reaches_outside", "speculative")
 
     def __init__(self, given: set | None = None, watch: bool = False, effects_only: bool = False):
         self.reads: dict = {}  # (kind, id(container), name) -> the read, as Entry.valid checks it
         self.scopes: set = set()  # id() of the frames created inside the construction
         self.objects: set = set()  # id() of the instances created inside it
-        self.refused: str | None = None  # why it cannot be memoised (None: it can)
+        self.speculative = False  # a run with placeholders (opaque_ints.py): it stops when refused
+        self._refused: str | None = None  # why it cannot be memoised (None: it can)
+        # A construction given or reading instances from outside (an argument, a global): the
+        # containers read from them, watched (watched_state.py): id() -> (container, snapshot,
+        # whether the snapshot is of a dict subclass's items); and whether any such instance
+        # was let in (builtins are then checked for reaching one).
+        self.outside: dict = {}
+        self.reaches_outside = False
         # Recording a call ``fn(module)`` of ``Module.apply`` (torch/apply_memo.py) instead of a
         # construction: id() of the module and of its own tensors, which the call may read
         # (they are in its key) but neither change nor hand to code that could.
@@ -116,6 +152,40 @@ class Recorder:
         # recorded, modules and tensors may be read, and only containers are watched (to see
         # a change through a builtin method, `items.append(x)`).
         self.effects_only = effects_only
+
+    @property
+    def refused(self) -> str | None:
+        return self._refused
+
+    @refused.setter
+    def refused(self, why: str | None) -> None:
+        self._refused = why
+        if why is not None and self.speculative:
+            raise Touched  # before whatever it refused happens
+
+    def admit(self, value) -> None:
+        """Let ``value``, read from an instance from outside or found as a global, into a
+        construction: plain data and definitions as they are, an instance (its reads are
+        hooks; not a module, whose state framework code reads without them), a container
+        (watched), else refuse."""
+        if _constant(value):
+            return
+        self.reaches_outside = True
+        if isinstance(value, Instance):
+            if value.module is not None:
+                self.refused = self.refused or "reads a module it did not create"
+                return
+            if isinstance(value, dict) and id(value) not in self.outside:  # a dict subclass: its items too
+                self._watch_outside(value, True)
+            return
+        if id(value) not in self.outside:
+            self._watch_outside(value, False)
+
+    def _watch_outside(self, value, items: bool) -> None:
+        try:
+            self.outside[id(value)] = (value, snapshot(dict(value) if items else value, _watch_plain), items)
+        except Unwatchable as why:
+            self.refused = self.refused or f"reads outside state that cannot be watched ({why})"
 
     def watch(self, value) -> None:
         """Let ``value``, read from outside, into a call recorded in watch mode: an instance
@@ -145,12 +215,13 @@ class Recorder:
 
 
 class Entry:
-    __slots__ = ("plan", "reads", "definitions")
+    __slots__ = ("plan", "reads", "definitions", "outside")
 
-    def __init__(self, plan: "Plan", reads: list, definitions: int):
+    def __init__(self, plan: "Plan", reads: list, definitions: int, outside: list = ()):
         self.plan = plan  # how to build a copy; it holds no object of the first result
         self.reads = reads
         self.definitions = definitions  # ConstructionMemo.definition_writes when recorded
+        self.outside = outside  # [(container, snapshot, items)]: Recorder.outside
 
 
 class ConstructionMemo:
@@ -160,6 +231,14 @@ class ConstructionMemo:
         self.seen: dict = {}  # key -> constructions so far
         self.recorders: list = []  # innermost last; empty: nothing is being recorded (the hooks' fast path)
         self.hits = 0  # reuses (tests)
+        # Families: keys equal but for their ``int`` arguments (opaque_ints.py).  The int values
+        # of a family's first construction; a family's entry built with placeholders in the
+        # slots that varied, as (those slots, the int values it was recorded with, Entry); the
+        # (family, slots) whose speculative run stopped.
+        self.family_first: dict = {}
+        self.family_entries: dict = {}
+        self.family_refused: set = set()
+        self.speculation = None  # opaque_ints.Speculation while a speculative run is under way
         # Module.apply's calls that changed nothing, by key (torch/apply_memo.py)
         self.apply_calls: dict = {}
         self.apply_refused: dict = {}
@@ -176,7 +255,8 @@ class ConstructionMemo:
         self.definition_writes = 0
 
     enabled = True  # tests compare with it off
-    # Tests only: reuse without any check, to show that the tests would catch a wrong reuse.
+    # Tests only: reuse without any check, to show that the tests would catch a wrong reuse
+    # (a family's int arguments are then ignored, as a memo without placeholders would).
     force = False
 
     # ---- keys ---------------------------------------------------------------------
@@ -191,15 +271,16 @@ class ConstructionMemo:
         if not isinstance(init, Function) or not interp.framework.is_module_class(cls):
             return None
         try:
-            plain_args = tuple(_plain_key(a) for a in args)
-            plain_kwargs = tuple((k, _plain_key(v)) for k, v in kwargs.items())  # in order: **kwargs sees it
+            plain_args = tuple(_argument_key(a) for a in args)
+            plain_kwargs = tuple((k, _argument_key(v)) for k, v in kwargs.items())  # in order: **kwargs sees it
         except NotMemoisable:
             return None
         return (cls, interp.location(node), interp.import_guards > 0, plain_args, plain_kwargs)
 
     # ---- construction -------------------------------------------------------------------
-    def construct(self, interp, key, build, node):
-        """``build()`` interpreted and recorded, or a copy of an earlier result with ``key``."""
+    def construct(self, interp, key, build, node, args: list = (), kwargs: dict | None = None):
+        """``build()`` interpreted and recorded, or a copy of an earlier result with ``key``.
+        ``build(args, kwargs)`` builds with other arguments (placeholders, opaque_ints.py)."""
         if self.recorders and (self.recorders[0].given is not None or self.recorders[0].watched is not None):
             self.refuse("builds a module")  # inside a recorded apply call or attribute read
             return build()
@@ -207,24 +288,116 @@ class ConstructionMemo:
         if entry is not None and (self.force or (entry.definitions == self.definition_writes
                                                  and self._valid(entry, interp))):
             return self._reuse(entry, interp, node)
+        if self.speculation is None:
+            family, values = _family(key)
+            if family is not None:
+                found = self._family_construct(interp, key, family, values, build, node, args, kwargs or {})
+                if found is not None:
+                    return found
         if self.refused.get(key, 0) >= _ATTEMPTS:
             return build()
         self.seen[key] = seen = self.seen.get(key, 0) + 1
         if seen == 1:  # recording costs (hooks, a copy): a key is recorded when it comes again
             return build()
+        return self._record_construction(interp, key, build)
+
+    def _record_construction(self, interp, key, build):
+        """``build()`` interpreted and recorded: its entry under ``key`` if memoisable."""
         recorder = Recorder()
+        recorder.reaches_outside = _given_instances(key)
         instance, definitions = self.recorded(interp, recorder, build)
-        if recorder.refused is None:
-            try:
-                plan = Plan(instance, recorder)
-            except NotMemoisable as why:
-                recorder.refused = str(why)
+        plan = self._plan(instance, recorder)
         if recorder.refused is not None:
             self.refused[key] = self.refused.get(key, 0) + 1
             self.entries.pop(key, None)
         else:
-            self.entries[key] = Entry(plan, list(recorder.reads.values()), definitions)
+            self.entries[key] = Entry(plan, list(recorder.reads.values()), definitions, list(recorder.outside.values()))
         return instance
+
+    def _plan(self, instance, recorder: Recorder, placeholders: tuple = ()) -> "Plan | None":
+        """The plan of a recorded construction's result, or None (``recorder`` refused)."""
+        if recorder.refused is None and not self.force and any(not _unchanged(*watched)
+                                                               for watched in recorder.outside.values()):
+            recorder.refused = "changed a container from outside"
+        if recorder.refused is None:
+            try:
+                return Plan(instance, recorder, placeholders)
+            except NotMemoisable as why:
+                recorder.refused = str(why)
+        return None
+
+    def _family_construct(self, interp, key, family, values: tuple, build, node, args, kwargs):
+        """A construction with ``int`` arguments (``values``), by its ``family`` (opaque_ints.py):
+        a copy of the family's entry with these ints, the construction recorded and run with
+        placeholders (``_record_family``) when its ints differ from the family's first one, or
+        None (the exact key decides)."""
+        held = self.family_entries.get(family)
+        if held is not None:
+            slots, recorded, entry = held
+            if all(values[i] == recorded[i] or i in slots for i in range(len(values))) and (
+                    self.force or (entry.definitions == self.definition_writes and self._valid(entry, interp))):
+                return self._reuse(entry, interp, node, [values[i] for i in slots])
+            return None
+        first = self.family_first.setdefault(family, values)
+        slots = tuple(i for i in range(len(values)) if values[i] != first[i])
+        if not slots or (family, slots) in self.family_refused:
+            return None
+        return self._record_family(interp, key, family, slots, values, build, args, kwargs)
+
+    def _record_family(self, interp, key, family, slots: tuple, values: tuple, build, args, kwargs):
+        """A construction of ``family`` whose ints differ from its first one in ``slots``:
+        interpreted and recorded, then, if memoisable, run again with placeholders in
+        ``slots`` (opaque_ints.py); the family's entry if that run completes."""
+        recorder = Recorder()
+        recorder.reaches_outside = _given_instances(key)
+        instance, definitions = self.recorded(interp, recorder, build)
+        plan = self._plan(instance, recorder)
+        if plan is None:
+            self.family_refused.add((family, slots))
+            return instance
+        if self.force:  # tests only: the ints ignored, as a memo without placeholders would
+            self.family_entries[family] = (slots, values, Entry(plan, [], definitions))
+            return instance
+        found = self._speculate(interp, [_int_slots(key)[i] for i in slots], build, args, kwargs)
+        if found is None:
+            self.family_refused.add((family, slots))
+            self.entries[key] = Entry(plan, list(recorder.reads.values()), definitions, list(recorder.outside.values()))
+        else:
+            plan, spec = found
+            self.family_entries[family] = (slots, values, Entry(plan, list(spec.reads.values()), definitions,
+                                                                list(spec.outside.values())))
+        return instance
+
+    def _speculate(self, interp, slots: list, build, args, kwargs):
+        """The construction run again with a placeholder in each of ``slots`` (opaque_ints.py):
+        (its plan, its recorder) if it completes using them only as values to pass along,
+        else None, with what it reported taken back and the steps it took given back."""
+        args, kwargs = list(args), dict(kwargs)
+        placeholders = tuple(OpaqueInt(number) for number in range(len(slots)))
+        for (where, at), placeholder in zip(slots, placeholders):
+            (args if where == "arg" else kwargs)[at] = placeholder
+        recorder = Recorder()
+        recorder.reaches_outside = True
+        recorder.speculative = True
+        marks, budget = _marks(interp), dict(vars(interp.budget))
+        outer, self.recorders = self.recorders, []  # an enclosing recording is not told of this run
+        self.speculation = opaque_ints.Speculation(recorder)
+        instance = None
+        try:
+            instance, _ = self.recorded(interp, recorder, lambda: build(args, kwargs))
+        except Touched:
+            instance = None
+        except Exception:  # (an error Python would raise, a budget): a path the recorded run did not take
+            instance = None
+        finally:
+            self.recorders, self.speculation = outer, None
+            vars(interp.budget).update(budget)
+            _take_back(interp, marks)
+        if instance is None:
+            return None
+        recorder.speculative = False
+        plan = self._plan(instance, recorder, placeholders)
+        return None if plan is None else (plan, recorder)
 
     def recorded(self, interp, recorder: Recorder, run) -> tuple:
         """``run()`` with ``recorder`` listening: (its result, the definition writes it started
@@ -243,9 +416,9 @@ class ConstructionMemo:
             recorder.refused = "reported, traced or imported something"
         return result, definitions
 
-    def _reuse(self, entry: Entry, interp, node) -> Instance:
+    def _reuse(self, entry: Entry, interp, node, values: list = ()) -> Instance:
         self.hits += 1
-        instance, made = entry.plan.build()
+        instance, made = entry.plan.build(values)
         for new in made:
             if new.module is not None:
                 interp.budget.module(interp, node)  # --max-modules bounds what is built, copied or not
@@ -254,6 +427,10 @@ class ConstructionMemo:
             for read in entry.reads:
                 if not (read[0] == "name" and isinstance(read[1], Scope) and recorder.inside(read[1])):
                     recorder.reads.setdefault(_read_key(read), read)
+            for watched in entry.outside:
+                recorder.outside.setdefault(id(watched[0]), watched)
+            if entry.plan.shares_outside or entry.outside:
+                recorder.reaches_outside = True
         return instance
 
     def _valid(self, entry: Entry, interp) -> bool:
@@ -261,16 +438,50 @@ class ConstructionMemo:
         for read in entry.reads:  # (a loop, not all() over a generator: ~20 reads per reuse of a block)
             if not _still(read, builtins):
                 return False
+        for watched in entry.outside:
+            if not _unchanged(*watched):
+                return False
         return True
 
     # ---- hooks (called only while self.recorders is not empty) ---------------------------
+    def constructions_only(self) -> bool:
+        """Whether every call being recorded is a construction (not an apply call or a read)."""
+        for recorder in self.recorders:
+            if recorder.given is not None or recorder.watched is not None:
+                return False
+        return True
+
+    def read_reused(self, reads: list, watched: list, value) -> None:
+        """A read through a ``__getattribute__`` answered from its memo (getattribute_memo.py)
+        while constructions are recorded: each recorder takes its reads and watched
+        containers as its own, and lets the value in."""
+        for recorder in self.recorders:
+            for read in reads:
+                recorder.reads.setdefault(_read_key(read), read)
+            for container, shot in watched:
+                recorder.outside.setdefault(id(container), (container, shot, False))
+            recorder.reaches_outside = True
+            recorder.admit(value)
+
     def created(self, instance: Instance) -> None:
         for recorder in self.recorders:
             recorder.objects.add(id(instance))
 
-    def frame(self, scope: Scope) -> None:
+    def frame(self, scope: Scope, function: Function) -> None:
         for recorder in self.recorders:
             recorder.scopes.add(id(scope))
+        if self.speculation is not None:
+            self.speculation.frame(scope, function)
+
+    def frame_handed_out(self) -> None:
+        """``locals()``: the running frame's names, read without the name hooks."""
+        if self.speculation is not None:
+            raise Touched
+
+    def module_run(self) -> None:
+        """A module's code is about to run (an import)."""
+        if self.speculation is not None:
+            raise Touched  # its effects could not be taken back
 
     def refuse(self, why: str) -> None:
         """Something outside every construction being recorded was written (or may be)."""
@@ -278,9 +489,11 @@ class ConstructionMemo:
             if recorder.refused is None:
                 recorder.refused = why
 
-    def name_read(self, scope: Scope, name: str, value, builtins: dict) -> None:
+    def name_read(self, scope: Scope, name: str, value, builtins: dict, node=None) -> None:
         """``name`` evaluated in ``scope`` (a frame running inside the construction) gave ``value``."""
-        if name.startswith("__"):  # private-name mangling looks twice: keep it simple
+        if self.speculation is not None:
+            self.speculation.name_read(scope, value, node)
+        if name.startswith("__") and not name.endswith("__"):  # private-name mangling looks twice: keep it simple
             self.refuse(f"reads mangled name {name}")
             return
         between, found, current = [], None, scope.parent
@@ -302,6 +515,8 @@ class ConstructionMemo:
             self._record(recorder, read, value, f"reads global or closure variable `{name}`")
 
     def attribute_read(self, receiver, name: str, value) -> None:
+        if self.speculation is not None:
+            self.speculation.attribute_read(value)
         if self.recorders[0].given is not None and _given_read(self.recorders[0], receiver, name, value):
             return
         if type(receiver) is Instance:
@@ -309,11 +524,15 @@ class ConstructionMemo:
                 self._watched_instance_read(receiver, name, value)
                 if name in receiver.attrs:
                     return
-            if name in receiver.attrs:
+            else:
                 for recorder in self.recorders:
                     if id(receiver) not in recorder.objects and recorder.refused is None:
-                        recorder.refused = "reads an object it did not create"
-                return
+                        if recorder.given is None:  # a construction: recorded, as a global is
+                            _outside_attribute(recorder, receiver, name, value)
+                        elif name in receiver.attrs:
+                            recorder.refused = "reads an object it did not create"
+                if name in receiver.attrs:
+                    return
             try:
                 raw = receiver.cls.lookup(name)
             except KeyError:
@@ -368,6 +587,14 @@ class ConstructionMemo:
         if own is not MISSING or value is receiver.attrs:  # (else the class answered: recorded below)
             recorder.watch(value)
 
+    def attribute_missed(self, receiver, name: str) -> None:
+        """``receiver.name`` raised AttributeError: for an instance from outside, that it held
+        no such attribute is a read too (``getattr(config, "x", default)``)."""
+        if type(receiver) is Instance:
+            for recorder in self.recorders:
+                if id(receiver) not in recorder.objects and recorder.given is None and recorder.watched is None:
+                    _outside_attribute(recorder, receiver, name, MISSING)
+
     def default_read(self, function: Function, name: str, value) -> None:
         read = ("default", function, name, value)
         for recorder in self.recorders:
@@ -378,7 +605,9 @@ class ConstructionMemo:
         self.definition_writes += 1
         self.refuse("writes an attribute of a class or function")
 
-    def attribute_write(self, receiver) -> None:
+    def attribute_write(self, receiver, value=None) -> None:
+        if self.speculation is not None:
+            self.speculation.stored(receiver, value)
         given = self.recorders[0].given
         if given is not None and id(receiver) in given:
             self.refuse("writes to the module it was given")
@@ -394,7 +623,14 @@ class ConstructionMemo:
         recorded apply call may hand its module or tensors only to builtins known to read
         nothing but their type (``isinstance``) or to do nothing (``nn.init.*``), and no
         builtin may get an instance from outside it (a child reached by iterating the module)."""
+        if self.speculation is not None:
+            self.speculation.arguments(args, kwargs)
         recorder = self.recorders[0]
+        if recorder.watched is None and recorder.given is None:
+            for recorder in self.recorders:
+                if recorder.reaches_outside and recorder.refused is None:
+                    _builtin_outside(recorder, builtin, args, kwargs)
+            return
         if recorder.watched is not None:
             # watch mode: a builtin may read a watched container (checked when reused) but not
             # an instance from outside, whose attributes it would read without the hooks
@@ -416,8 +652,10 @@ class ConstructionMemo:
             if recorder.effects_only:
                 return
         elif not _constant(value):
-            recorder.refused = why + " holding mutable state"
-            return
+            if recorder.given is not None:
+                recorder.refused = why + " holding mutable state"
+                return
+            recorder.admit(value)  # an instance (read through the hooks, as an argument is) or a watched container
         recorder.reads.setdefault(_read_key(read), read)
 
 
@@ -432,6 +670,87 @@ _READING_BUILTINS = frozenset({"isinstance", "type", "super", "object.__getattri
 # the recorder sees).
 _READ_ONLY_BUILTINS = _READING_BUILTINS | {"getattr", "hasattr", "issubclass", "callable", "len", "str", "repr",
                                            "id", "bool", "print"}
+
+
+def _outside_attribute(recorder: Recorder, receiver: Instance, name: str, value) -> None:
+    """A construction read ``receiver.name`` (``value``), ``receiver`` from outside it: recorded
+    with what the instance's own dict held (MISSING: the class answered, a read recorded on
+    its own), and what it gave let in."""
+    if receiver.module is not None:
+        recorder.refused = "reads a module it did not create"
+        return
+    own = receiver.attrs.get(name, MISSING)
+    read = ("attr", receiver, name, own)
+    recorder.reads.setdefault(_read_key(read), read)
+    recorder.reaches_outside = True
+    if own is not MISSING or value is receiver.attrs:  # (`__dict__`: the live dict, watched)
+        recorder.admit(value)
+
+
+def _builtin_outside(recorder: Recorder, builtin: Builtin, args, kwargs) -> None:
+    """A construction that let instances from outside in calls ``builtin``: builtins read
+    their arguments without the hooks, so none may be handed anything that reaches such an
+    instance, but those that read only the type or read through the hooks, ``getattr`` and
+    ``hasattr`` (their direct read of the instance's dict recorded here), and the read-only
+    dict methods of a watched dict-derived instance."""
+    name = builtin.name
+    if name in _READING_BUILTINS:
+        return
+    first = args[0] if args else None
+    if name in ("getattr", "hasattr") and len(args) >= 2 and type(args[1]) is str and isinstance(first, Instance) \
+            and id(first) not in recorder.objects:
+        _outside_attribute(recorder, first, args[1], MISSING)
+        try:
+            member = first.cls.lookup(args[1])
+        except KeyError:
+            member = MISSING
+        if _constant(member):
+            read = ("class", first.cls, args[1], member)
+            recorder.reads.setdefault(_read_key(read), read)
+        else:
+            recorder.refused = recorder.refused or f"reads attribute `{args[1]}` holding mutable state"
+        args = args[2:]
+    elif name in _DICT_READS and isinstance(first, dict) and isinstance(first, Instance) and id(first) in recorder.outside \
+            and any(cls.namespace.get(name) is builtin for cls in first.cls.mro()):  # (its dict base's own)
+        args = args[1:]
+    for value in (*args, *kwargs.values()):
+        if _reaches_outside(recorder, value):
+            recorder.refused = recorder.refused or f"hands an object from outside to {name}()"
+            return
+
+
+_DICT_READS = frozenset({"__getitem__", "__contains__", "__iter__", "__len__", "get", "items", "keys", "values"})
+
+
+def _reaches_outside(recorder: Recorder, value) -> bool:
+    """Whether ``value`` is or leads to an instance from outside, through containers, the
+    objects the construction made, bound methods and partials; a function it defined counts
+    as leading to one (its frame may)."""
+    objects = recorder.objects
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _PLAIN_SCALARS or kind is float or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if kind in _CONTAINERS or kind is frozenset:  # (one from outside is watched: reading it is safe)
+            stack.extend(item.items() if kind is dict else item)
+        elif isinstance(item, Instance):
+            if id(item) not in objects:
+                return True
+            stack.extend(item.attrs.values())
+            if isinstance(item, dict):
+                stack.extend(dict.items(item))
+        elif kind is BoundMethod:
+            stack.append(item.receiver)
+        elif kind is Partial:
+            stack.extend((item.function, *item.args, *item.kwargs.values()))
+        elif kind is Function and recorder.inside(item.scope):
+            return True
+        elif len(seen) > 5000:
+            return True
+    return False
 
 
 def _outside_instance(recorder: Recorder, value) -> bool:
@@ -606,6 +925,42 @@ def _plain_key(value):
     raise NotMemoisable(f"argument of type {kind.__name__}")
 
 
+def _argument_key(value):
+    """A construction's argument as part of its key: plain data by value, an instance that is
+    not a module by identity (its reads are recorded and checked, as globals are)."""
+    if type(value) is Instance and value.module is None:
+        return Instance, value  # (hashed by identity: Instance compares by identity)
+    return _plain_key(value)
+
+
+def _given_instances(key) -> bool:
+    return any(part[0] is Instance for part in key[3]) or any(part[1][0] is Instance for part in key[4])
+
+
+def _int_slots(key) -> list:
+    """Where a key's ``int`` arguments are: ("arg", position) or ("kw", name), in order."""
+    slots = [("arg", i) for i, part in enumerate(key[3]) if part[0] is int]
+    return slots + [("kw", name) for name, part in key[4] if part[0] is int]
+
+
+_ANY_INT = (int, None)
+
+
+def _family(key) -> tuple:
+    """(the key with its ``int`` arguments left out, their values), or (None, None) without any."""
+    args, kwargs = key[3], key[4]
+    values = tuple(part[1] for part in args if part[0] is int) + tuple(part[1] for _, part in kwargs if part[0] is int)
+    if not values:
+        return None, None
+    family = (*key[:3], tuple(_ANY_INT if part[0] is int else part for part in args),
+              tuple((name, _ANY_INT if part[0] is int else part) for name, part in kwargs))
+    return family, values
+
+
+def _unchanged(container, shot, items: bool) -> bool:
+    return unchanged(dict(container) if items else container, shot)
+
+
 # Values that cannot change: reading them from outside is recorded, not refused.
 _DEFINITIONS = (Class, Function, Namespace, MethodWrapper)
 _IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), Fraction, Expr, range, slice, Location)
@@ -628,6 +983,34 @@ def _constant(value, depth: int = 0) -> bool:
     if isinstance(value, LazyValue):
         return value.done and _constant(value.resolved, depth + 1)
     return False
+
+
+def _container_ids(container, shot):
+    """id() of ``container``'s nested containers that ``shot`` (its snapshot) covers."""
+    kind, items, nested = shot
+    inner = items[1] if kind is dict else items
+    for index, inner_shot in nested:
+        yield id(inner[index])
+        yield from _container_ids(inner[index], inner_shot)
+
+
+def _marks(interp) -> tuple:
+    """What a speculative run could report, to take back: sizes and copies (small while building)."""
+    tracer, cache = interp.framework.tracer, interp.framework.call_cache
+    return (len(interp.unknowns), len(interp.diagnostics), set(interp.noted), set(interp.assumptions),
+            dict(tracer.module_outputs), dict(tracer.module_calls), dict(tracer.module_call_inputs),
+            dict(cache.calls), len(tracer.ops))
+
+
+def _take_back(interp, marks: tuple) -> None:
+    unknowns, diagnostics, noted, assumptions, outputs, calls, inputs, cached, ops = marks
+    tracer, cache = interp.framework.tracer, interp.framework.call_cache
+    interp.hold_back(unknowns)
+    del interp.diagnostics[diagnostics:], tracer.ops[ops:]
+    for target, saved in ((interp.noted, noted), (interp.assumptions, assumptions), (tracer.module_outputs, outputs),
+                          (tracer.module_calls, calls), (tracer.module_call_inputs, inputs), (cache.calls, cached)):
+        target.clear()
+        target.update(saved)
 
 
 def _filled(cell) -> bool:
@@ -655,15 +1038,29 @@ class Plan:
     construction refuses, since it closes over the construction's frame and would be shared
     between the copies."""
 
-    def __init__(self, root, recorder: Recorder | None = None):
+    def __init__(self, root, recorder: Recorder | None = None, placeholders: tuple = ()):
         self.recorder = recorder
+        # Objects from outside the construction, shared by every copy as plain interpretation
+        # shares them: the instances it did not create, and the containers read from them
+        # (with those nested in them).
+        self.outside = set()
+        if recorder is not None:
+            for container, shot, items in recorder.outside.values():
+                self.outside.update(_container_ids(dict(container) if items else container, shot))
+                self.outside.add(id(container))
+        self.shares_outside = False
+        self.slots: list = []  # (node number, placeholder number): filled with a copy's ints
         self.index: dict = {}  # id(object) -> node number
         self.nodes: list = []  # per node: (kind, prefilled contents)
         self.refs: list = []  # (node number, is an object (fill its __dict__), [(slot, node number)])
         self.tuple_order: list = []  # tuple-like nodes, inner ones first: (node number, kind, items, record)
         self.instances: list = []  # node numbers of Instances
+        for placeholder in placeholders:
+            number = self._node(placeholder)
+            self.nodes[number] = (OpaqueInt, None)
+            self.slots.append((number, placeholder.slot))
         self.root = self._encode(root)[0]
-        del self.index, self.recorder  # the plan keeps no reference to the original objects
+        del self.index, self.recorder, self.outside  # the plan keeps no reference to the original objects
 
     def _encode(self, value) -> tuple:
         """(node number, None) for an object rebuilt per copy, (-1, value) for a shared one."""
@@ -673,6 +1070,10 @@ class Plan:
         known = self.index.get(id(value))
         if known is not None:
             return known, None
+        if self.recorder is not None and (id(value) in self.outside or kind is Instance
+                                          and id(value) not in self.recorder.objects):
+            self.shares_outside = True
+            return -1, value
         if kind in _COPIED_OBJECTS or kind is list or kind is dict:
             number = self._node(value)
             if kind is Instance:
@@ -723,8 +1124,9 @@ class Plan:
         self.nodes.append(None)
         return number
 
-    def build(self) -> tuple:
-        """(a new copy of the tree's root, its new Instances)."""
+    def build(self, values=()) -> tuple:
+        """(a new copy of the tree's root, its new Instances), with ``values[n]`` where
+        placeholder ``n`` was."""
         made = []
         append = made.append  # (~90 nodes per copy of a transformer block)
         new = object.__new__
@@ -737,6 +1139,8 @@ class Plan:
                 obj = new(kind)
                 obj.__dict__ = prefilled.copy()
                 append(obj)
+        for number, slot in self.slots:
+            made[number] = values[slot]
         for number, kind, items, record in self.tuple_order:
             if kind is dict:
                 made[number] = {(made[kn] if kn >= 0 else k): (made[vn] if vn >= 0 else v)

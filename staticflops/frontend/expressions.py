@@ -40,7 +40,7 @@ class Expressions:
             return self.unknown(f"name `{name}` is not defined", node)
         value = value.force() if isinstance(value, LazyValue) else value
         if self.construction_memo.recorders:  # a global or closure read by a construction is recorded
-            self.construction_memo.name_read(scope, name, value, self.builtins)
+            self.construction_memo.name_read(scope, name, value, self.builtins, node)
         return value
 
     # Numbers straight from their text, which libcst has already checked is a valid literal:
@@ -312,6 +312,8 @@ class Expressions:
         if function is not None and function is self.builtins.get("locals") and not node.args:
             # the calling scope's names (a snapshot, as CPython gives inside a function; the
             # module's own namespace at the module level): only the call site knows the scope
+            if self.construction_memo.recorders:
+                self.construction_memo.frame_handed_out()
             return scope.vars if scope is scope.module else dict(scope.vars)
         args, kwargs = [], {}
         for arg in node.args:

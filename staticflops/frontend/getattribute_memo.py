@@ -31,7 +31,8 @@ So a later read with an equal key, while no class or function was written since
 is unchanged, would take the same path to the same object, with no effect: it is answered
 from the memo.  What is not redone is the step budget (``--max-steps``), as for the other memos.
 Nothing is memoised while a construction or an apply call is recorded (the outer recording
-must see the reads), nor reused then.
+must see the reads), nor reused while an apply call is; a read reused while constructions
+are recorded hands them its recorded reads and watched containers (construction_memo.py).
 """
 
 from __future__ import annotations
@@ -56,10 +57,19 @@ def read(interp, hook: BoundMethod, receiver: Instance, name, node):
     """``receiver.name`` answered by ``hook`` (the bound ``__getattribute__``): interpreted,
     recorded, or given from the memo as above."""
     memo = interp.construction_memo
-    if memo.recorders or not memo.enabled or type(name) is not str:
+    if not memo.enabled or type(name) is not str:
         return interp.call(hook, [name], {}, node)
     key = (hook.function, hook.owner, id(receiver), name, interp.missing_attributes_raise > 0,
            interp.import_guards > 0)
+    if memo.recorders:
+        if memo.constructions_only():
+            entry = memo.hook_reads.get(key)
+            if entry is not None and entry.receiver is receiver and entry.definitions == memo.definition_writes \
+                    and _valid(entry, interp.builtins):
+                memo.hook_hits += 1
+                memo.read_reused(entry.reads, entry.watched, entry.value)
+                return entry.value
+        return interp.call(hook, [name], {}, node)
     entry = memo.hook_reads.get(key)
     if entry is not None and entry.receiver is receiver and entry.definitions == memo.definition_writes \
             and _valid(entry, interp.builtins):

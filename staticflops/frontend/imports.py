@@ -205,6 +205,8 @@ class ProjectImports:
             namespace.loader = _PackageLoader(self, path, namespace, files)
             self.modules[path] = namespace
             return namespace
+        if self.interp.construction_memo.recorders:
+            self.interp.construction_memo.module_run()  # (a speculative construction stops here)
         namespace = Namespace(name, {}, loader=_no_loader)
         self.modules[path] = namespace  # before running: circular imports see a partial module
         self.run(path, namespace, node, files)
@@ -257,6 +259,8 @@ class _PackageLoader:
 
     def run_init(self) -> None:
         if not self.ran:
+            if self.imports.interp.construction_memo.recorders:
+                self.imports.interp.construction_memo.module_run()  # (a speculative construction stops here)
             self.ran = True
             self.imports.run(self.init_file, self.namespace, files=self.files)
 

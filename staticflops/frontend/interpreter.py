@@ -262,7 +262,7 @@ class Interpreter(Statements, Expressions):
         if isinstance(receiver, (Class, Function)):  # memoised constructions recorded before it are stale
             self.construction_memo.definition_written()
         elif self.construction_memo.recorders:  # a write outside a construction makes it non-memoisable
-            self.construction_memo.attribute_write(receiver)
+            self.construction_memo.attribute_write(receiver, value)
         if isinstance(receiver, Instance):
             try:
                 hook = receiver.cls.lookup("__setattr__")
@@ -690,9 +690,14 @@ class Interpreter(Statements, Expressions):
 
     def plain_attribute(self, receiver, name: str, node, strict: bool = False):
         """``object.__getattribute__``: the instance dict, then the class and its bases."""
-        value = self._plain_attribute(receiver, name, node, strict)
-        if self.construction_memo.recorders:  # a read from outside a construction is recorded
-            self.construction_memo.attribute_read(receiver, name, value)
+        if not self.construction_memo.recorders:
+            return self._plain_attribute(receiver, name, node, strict)
+        try:
+            value = self._plain_attribute(receiver, name, node, strict)
+        except AnalysisError:  # AttributeError: that it is missing is a read too
+            self.construction_memo.attribute_missed(receiver, name)
+            raise
+        self.construction_memo.attribute_read(receiver, name, value)  # a read from outside a construction is recorded
         return value
 
     def _plain_attribute(self, receiver, name: str, node, strict: bool = False):
@@ -1031,7 +1036,7 @@ class Interpreter(Statements, Expressions):
         scope = function.scope.child()
         scope.qualname = function.qualname or function.name
         if self.construction_memo.recorders:  # a frame of the construction being recorded: its own state
-            self.construction_memo.frame(scope)
+            self.construction_memo.frame(scope, function)
         previous_anchor = self.anchor
         if function.source is not None and function.source.internal and not (self.source and self.source.internal):
             self.anchor = self.location(node)

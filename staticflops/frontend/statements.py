@@ -9,6 +9,7 @@ from staticflops.frontend import inert_branch, pyclasses
 from staticflops.frontend.bindings import always_raises, bound_names
 from staticflops.frontend.budget import CLOCK_EVERY
 from staticflops.frontend.imports import all_members
+from staticflops.frontend.opaque_ints import Touched
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.values import (
     Class, Function, Instance, LazyValue, MethodWrapper, Namespace, Tensor, Unknown, dotted_name,
@@ -497,8 +498,8 @@ class Statements:
         # exception: the body goes on with it, and the `except` blocks do not run.
         try:
             self._try_and_handle(node, scope)
-        except BudgetExceeded:
-            raise  # a spent budget ends the analysis: no more code runs
+        except (BudgetExceeded, Touched):
+            raise  # a spent budget ends the analysis, a used placeholder the speculative run: no more code runs
         except BaseException:
             if node.finalbody is not None:
                 self.exec_statement(node.finalbody.body, scope)

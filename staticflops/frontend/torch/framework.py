@@ -333,7 +333,8 @@ class TorchFramework:
         memo = interp.construction_memo
         key = memo.key(interp, cls, args, kwargs, node) if self.memoises_constructions else None
         if key is not None:
-            return memo.construct(interp, key, lambda: self._instantiate(interp, cls, args, kwargs, node), node)
+            return memo.construct(interp, key, lambda a=args, k=kwargs: self._instantiate(interp, cls, a, k, node), node,
+                                  args, kwargs)
         return self._instantiate(interp, cls, args, kwargs, node)
 
     def _instantiate(self, interp, cls: Class, args, kwargs, node):

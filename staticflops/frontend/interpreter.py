@@ -1069,7 +1069,7 @@ class Interpreter(Statements, Expressions):
         scope = function.scope.child()
         scope.qualname = function.qualname or function.name
         if self.construction_memo.recorders:
-            self.construction_memo.frame(scope)
+            self.construction_memo.frame(scope, function)
         previous, self.source = self.source, function.source
         try:
             self.bind_arguments(function, args, kwargs, scope, node)

@@ -83,6 +83,7 @@ from staticflops.frontend.values import (
 from staticflops.shapes import Expr
 
 
+
 # A key refused this often is interpreted from then on without recording.  Not once: a first
 # construction may refuse for a reason that does not recur (a package member loaded on first use).
 _ATTEMPTS = 2
@@ -95,7 +96,8 @@ class NotMemoisable(Exception):
 class Recorder:
     """What one construction being interpreted for the first time read, made and did."""
 
-    __slots__ = ("reads", "scopes", "objects", "refused", "given", "watched", "effects_only")
+    __slots__ = ("reads", "scopes", "objects", "refused", "given", "watched", "effects_only", "receiver", "module",
+                 "writes")
 
     def __init__(self, given: set | None = None, watch: bool = False, effects_only: bool = False):
         self.reads: dict = {}  # (kind, id(container), name) -> the read, as Entry.valid checks it
@@ -116,6 +118,12 @@ class Recorder:
         # recorded, modules and tensors may be read, and only containers are watched (to see
         # a change through a builtin method, `items.append(x)`).
         self.effects_only = effects_only
+        # Recording a call ``fn(module, ...)`` (torch/call_memo.py): given and watched both set;
+        # the given module, the bound receiver (an outside object whose reads are recorded even
+        # if it is a module), and the attribute writes of the module it made: [(name, value)].
+        self.receiver = None
+        self.module = None
+        self.writes: list | None = None
 
     def watch(self, value) -> None:
         """Let ``value``, read from outside, into a call recorded in watch mode: an instance
@@ -168,6 +176,12 @@ class ConstructionMemo:
         self.hook_reads: dict = {}
         self.hook_refused: dict = {}
         self.hook_hits = 0  # reads answered from the memo (tests)
+        # Calls fn(module, *plain) made while building (torch/call_memo.py)
+        self.module_calls: dict = {}
+        self.call_refused: dict = {}
+        self.call_seen: dict = {}
+        self.call_functions: dict = {}  # function -> [entries kept, recordings refused]
+        self.call_hits = 0  # calls answered from the memo (tests)
         # Attribute writes on any class or function, ever: the interpreter also looks methods
         # up on its own (``__init__`` of a class built inside, ``__setattr__``, special
         # methods), not only through the reads recorded below, so an entry recorded before
@@ -358,9 +372,13 @@ class ConstructionMemo:
         recorder = self.recorders[0]
         if id(receiver) in recorder.objects or recorder.refused is not None:
             return
+        if recorder.given is not None and id(receiver) in recorder.given:
+            return  # a module call's given module (torch/call_memo.py): its state is in the key
         if receiver.module is not None and not recorder.effects_only:
-            recorder.refused = "reads a module it did not create"
-            return
+            if receiver is not recorder.receiver or name not in receiver.attrs and not _on_class(receiver, name):
+                # (the receiver's own dict and class are read here; its children and framework state are not)
+                recorder.refused = "reads a module it did not create"
+                return
         own = receiver.attrs.get(name, MISSING)
         if not recorder.effects_only:
             read = ("attr", receiver, name, own)
@@ -378,8 +396,11 @@ class ConstructionMemo:
         self.definition_writes += 1
         self.refuse("writes an attribute of a class or function")
 
-    def attribute_write(self, receiver) -> None:
-        given = self.recorders[0].given
+    def attribute_write(self, receiver, name=None, value=None) -> None:
+        recorder = self.recorders[0]
+        if recorder.writes is not None and _plain_write(recorder, receiver, name, value):
+            return  # the one effect a module call may have, made again when it is reused
+        given = recorder.given
         if given is not None and id(receiver) in given:
             self.refuse("writes to the module it was given")
         if type(receiver) is Instance:
@@ -395,6 +416,9 @@ class ConstructionMemo:
         nothing but their type (``isinstance``) or to do nothing (``nn.init.*``), and no
         builtin may get an instance from outside it (a child reached by iterating the module)."""
         recorder = self.recorders[0]
+        if recorder.writes is not None:
+            self._module_call_builtin(recorder, builtin, args, kwargs)
+            return
         if recorder.watched is not None:
             # watch mode: a builtin may read a watched container (checked when reused) but not
             # an instance from outside, whose attributes it would read without the hooks
@@ -407,6 +431,54 @@ class ConstructionMemo:
             return
         if any(_outside(recorder, value) for value in (*args, *kwargs.values())):
             self.refuse(f"hands what it was given to {builtin.name}()")
+
+    def _module_call_builtin(self, recorder: Recorder, builtin: Builtin, args, kwargs) -> None:
+        """A builtin called in a recorded module call (torch/call_memo.py): it may get the given
+        objects or an outside instance only if it reads nothing but their type or does nothing,
+        or reads and writes them through the hooked paths (``getattr``/``hasattr``: what they
+        ask of an outside instance's own dict and class is recorded here; ``setattr``)."""
+        name = builtin.name
+        if name in _HARMLESS_BUILTINS or name in _READING_BUILTINS or name == "setattr":
+            return
+        if name in ("getattr", "hasattr") and len(args) >= 2 and type(args[1]) is str and not kwargs:
+            self._probed(recorder, args[0], args[1])
+            return
+        if any(_outside(recorder, value) or _holds(value, _is_tensor) for value in (*args, *kwargs.values())):
+            self.refuse(f"hands what it was given or an object from outside to {name}()")
+
+    def _probed(self, recorder: Recorder, target, name: str) -> None:
+        """``getattr``/``hasattr(target, name)``: whether ``hasattr`` finds the name depends on
+        the instance's own dict and its class, which it reads without the hooks."""
+        if id(target) in recorder.given or id(target) in recorder.objects:
+            return  # the given module's or tensor's state is in the key; the call's own objects
+        if type(target) is Instance:
+            own = target.attrs.get(name, MISSING)
+            try:
+                member = target.cls.lookup(name)
+            except KeyError:
+                member = MISSING
+            if target.module is not None and (target is not recorder.receiver or own is MISSING):
+                self.refuse("asks a module it did not create for an attribute")
+                return
+            # (recorded as found, not let in: hasattr only asks whether it is there, and a
+            # getattr reads it again through the hooks)
+            for read in (("attr", target, name, own), ("class", target.cls, name, member)):
+                recorder.reads.setdefault(_read_key(read), read)
+        elif isinstance(target, Class):
+            try:
+                member = target.lookup(name)
+            except KeyError:
+                member = MISSING
+            read = ("class", target, name, member)
+            recorder.reads.setdefault(_read_key(read), read)
+        elif isinstance(target, Namespace) and target.replaced_by is None and name in target.members:
+            read = ("namespace", target, name, target.members[name])
+            self._record(recorder, read, read[3], f"reads module attribute `{name}`")
+        elif isinstance(target, Function):
+            read = ("function", target, name, target.attrs.get(name, MISSING))
+            self._record(recorder, read, read[3], f"reads attribute `{name}`")
+        elif isinstance(target, Namespace) or not _constant(target):
+            self.refuse("asks an object from outside for an attribute")
 
     def _record(self, recorder: Recorder, read: tuple, value, why: str) -> None:
         if recorder.refused is not None:
@@ -481,6 +553,44 @@ def _watch_plain(item) -> bool:
     raise Unwatchable(f"holds a {type(item).__name__}")
 
 
+def _on_class(instance: Instance, name: str) -> bool:
+    try:
+        instance.cls.lookup(name)
+    except KeyError:
+        return False
+    return True
+
+
+def _plain_write(recorder: Recorder, receiver, name, value) -> bool:
+    """Whether ``receiver.name = value`` in a recorded module call (torch/call_memo.py) is the
+    write it may make (recorded then): to the given module, of plain data, through nn.Module's
+    own ``__setattr__`` (no ``__setattr__`` of the analysed code, no descriptor on the class)."""
+    if receiver is not recorder.module or type(name) is not str:
+        return False
+    try:
+        _plain_key(value)
+    except NotMemoisable:
+        return False
+    cls = receiver.cls
+    try:
+        if isinstance(cls.lookup("__setattr__"), Function):
+            return False
+    except KeyError:
+        pass
+    try:
+        member = cls.lookup(name)
+    except KeyError:
+        member = MISSING
+    if member is not MISSING and (isinstance(member, (MethodWrapper, Instance)) or not _constant(member)):
+        return False  # a descriptor decides what the write does
+    recorder.writes.append((name, value))
+    return True
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, Tensor)
+
+
 def _outside(recorder: Recorder, value) -> bool:
     """Whether ``value`` is, or holds, a given object or an instance the call did not create."""
     return _holds(value, lambda item: id(item) in recorder.given
@@ -496,6 +606,9 @@ def _given_read(recorder: Recorder, receiver, name: str, value) -> bool:
     builtin method of an instance from outside (the bound method's receiver)."""
     if id(receiver) in recorder.given:
         if type(receiver) is not Instance:
+            if recorder.writes is not None and receiver.python_attrs and name in receiver.python_attrs \
+                    and value is receiver.python_attrs[name] and _constant(value):
+                return True  # a module call's key holds the marks set on its module's tensors
             recorder.refused = recorder.refused or f"reads `.{name}` of a tensor it was given"
             return True
         if name in receiver.attrs:
@@ -512,6 +625,8 @@ def _given_read(recorder: Recorder, receiver, name: str, value) -> bool:
             recorder.refused = recorder.refused or f"reads `.{name}` of the module it was given"
             return True
         return False  # a method or class attribute: recorded below as any class read
+    if recorder.watched is not None:
+        return False  # a module call (torch/call_memo.py): outside instances are read as in watch mode
     if type(receiver) is Instance and id(receiver) not in recorder.objects and name not in receiver.attrs:
         try:
             member = receiver.cls.lookup(name)

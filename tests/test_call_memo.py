@@ -1,0 +1,319 @@
+"""Calls ``fn(module, *plain)`` made while a model is built (frontend/torch/call_memo.py): a call
+that only read its module and set plain attributes on it is answered for a later module in the
+same state by making the same writes; a call whose path depends on something that changed, or
+that changes anything else, is interpreted every time.
+
+Every model below builds four Linear(4, 4) (4*4 weights + 4 biases = 20 parameters each, 80)
+and calls the function on each in turn: the first call with a key is interpreted, the second
+recorded, the third and fourth answered from the memo (``call_hits`` 2) when nothing changed.
+Its effects decide the width N of a head Linear(4, N): 4N + N = 5N parameters, 80 + 5N in all.
+Each negative case also runs with its check switched off (``ConstructionMemo.force``: record
+without refusing, reuse with no check; or a key without the module's state), to show that its
+assertion would catch a wrong reuse."""
+
+from memo_helpers import analyse as _analyse
+from memo_helpers import force_reuse as _forced
+
+from staticflops.frontend.torch import call_memo
+
+
+def _model(prelude: str, call: str, between: str = "pass", head: str = "sum(m.k for m in mods)",
+           members: str = "") -> str:
+    """Four Linear(4, 4) given to ``call`` in turn (``between`` runs before each, with ``i``
+    its index), then a head Linear(4, ``head``)."""
+    return f"""
+import torch.nn as nn
+
+{prelude}
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.std = 1
+        self.count = 0
+        mods = [nn.Linear(4, 4) for _ in range(4)]
+        self.a = mods[0]
+        self.b = mods[1]
+        self.c = mods[2]
+        self.d = mods[3]
+        for i, m in enumerate(mods):
+            {between}
+            {call}
+        self.head = nn.Linear(4, {head})
+{members}
+    def forward(self, x):
+        return self.head(self.d(self.c(self.b(self.a(x)))))
+"""
+
+
+def _params(n: int) -> int:
+    return 80 + 5 * n
+
+
+# transformers' pattern: a method of the model, a flag set on each module it initialised.
+INIT_METHOD = _model("", "self._init(m, False)", members="""
+    def _init(self, module, custom):
+        if getattr(module, "k", False):
+            return
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, std=self.std)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+        module.k = 1
+""")
+
+
+def test_a_repeated_init_call_is_answered_with_its_writes(tmp_path, memo):
+    # every module marked: N = 4 (the two answered calls made their write: else N = 2)
+    assert _analyse(tmp_path, INIT_METHOD).totals.params == _params(4)
+    assert memo().call_hits == 2
+
+
+def test_without_the_memo_the_answer_is_the_same(tmp_path, memo, monkeypatch):
+    from staticflops.frontend.construction_memo import ConstructionMemo
+    monkeypatch.setattr(ConstructionMemo, "enabled", False)
+    assert _analyse(tmp_path, INIT_METHOD).totals.params == _params(4)
+    assert memo().call_hits == 0
+
+
+# A plain function, the value it writes read from a global that changes before the third
+# call: 1 + 1 + 3 + 3 = 8.
+GLOBAL_CHANGED = _model("""
+SCALE = 1
+
+def set_scale(value):
+    global SCALE
+    SCALE = value
+
+def mark(m):
+    m.k = SCALE
+""", "mark(m)", between="if i == 2: set_scale(3)")
+
+
+def test_a_global_read_is_checked_again(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, GLOBAL_CHANGED).totals.params == _params(8)
+    assert memo().call_hits == 1  # the fourth call, after the third was recorded again
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, GLOBAL_CHANGED).totals.params == _params(4)  # forced: 1 + 1 + 1 + 1
+
+
+# The module's own attribute decides the value written: the first two Linears are tagged 1,
+# the last two 5; 1 + 1 + 5 + 5 = 12.
+MODULE_STATE = _model("""
+def mark(m):
+    m.k = m.tag
+""", "mark(m)", between="m.tag = 1 if i < 2 else 5")
+
+
+def test_the_modules_state_is_part_of_the_key(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, MODULE_STATE).totals.params == _params(12)
+    assert memo().call_hits == 0  # each key is met twice: interpreted, then recorded
+    monkeypatch.setattr(call_memo, "_state", lambda module, attrs, receiver: module.cls)  # a key without it
+    assert _analyse(tmp_path, MODULE_STATE).totals.params == _params(1 + 1 + 1 + 1)
+
+
+# The call appends to a list from outside: N counts the calls (4).
+OUTSIDE_LIST = _model("""
+LOG = []
+
+def mark(m):
+    LOG.append(1)
+    m.k = 1
+""", "mark(m)", head="len(LOG)")
+
+
+def test_a_call_that_changes_an_outside_list_runs_every_time(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, OUTSIDE_LIST).totals.params == _params(4)
+    assert memo().call_hits == 0
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, OUTSIDE_LIST).totals.params == _params(2)  # forced: the last two skipped
+
+
+# A global counter through a `global` statement: N = 4.
+GLOBAL_COUNTER = _model("""
+N = 0
+
+def mark(m):
+    global N
+    N += 1
+""", "mark(m)", head="N")
+
+
+def test_a_global_counter_counts_every_call(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, GLOBAL_COUNTER).totals.params == _params(4)
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, GLOBAL_COUNTER).totals.params == _params(2)
+
+
+# The value written is read from an outside dict whose item changes before the third call:
+# 1 + 1 + 5 + 5 = 12.
+OUTSIDE_DICT = _model("""
+SIZES = {"k": 1}
+
+def mark(m):
+    m.k = SIZES["k"]
+""", "mark(m)", between="if i == 2: SIZES['k'] = 5")
+
+
+def test_an_outside_dict_read_is_watched(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, OUTSIDE_DICT).totals.params == _params(12)
+    assert memo().call_hits == 1
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, OUTSIDE_DICT).totals.params == _params(4)
+
+
+# A class attribute of the module's class read by the call, replaced before the third call:
+# 1 + 1 + 3 + 3 = 8.
+CLASS_ATTRIBUTE = _model("""
+class Tagged(nn.Linear):
+    TAG = 1
+
+def mark(m):
+    m.k = m.TAG
+""", "mark(m)", between="if i == 2: Tagged.TAG = 3").replace("nn.Linear(4, 4) for", "Tagged(4, 4) for")
+
+
+def test_a_replaced_class_attribute_is_seen(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, CLASS_ATTRIBUTE).totals.params == _params(8)
+    assert memo().call_hits == 1
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, CLASS_ATTRIBUTE).totals.params == _params(4)
+
+
+# The receiver's attribute read by the method changes before the third call: 1 + 1 + 2 + 2 = 6.
+RECEIVER_READ = _model("", "self._mark(m)", between="if i == 2: self.std = 2", members="""
+    def _mark(self, module):
+        module.k = self.std
+""")
+
+
+def test_a_receiver_attribute_read_is_checked_again(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, RECEIVER_READ).totals.params == _params(6)
+    assert memo().call_hits == 1
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, RECEIVER_READ).totals.params == _params(4)
+
+
+# Whether the receiver has an attribute (hasattr, no hook) changes before the third call:
+# 1 + 1 + 2 + 2 = 6.
+RECEIVER_PROBE = _model("", "self._mark(m)", between="if i == 2: self.wide = True", members="""
+    def _mark(self, module):
+        module.k = 2 if hasattr(self, "wide") else 1
+""")
+
+
+def test_whether_the_receiver_has_an_attribute_is_checked_again(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, RECEIVER_PROBE).totals.params == _params(6)
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, RECEIVER_PROBE).totals.params == _params(4)
+
+
+# The method counts its calls on the receiver: N = 4.
+RECEIVER_WRITE = _model("", "self._mark(m)", head="self.count", members="""
+    def _mark(self, module):
+        self.count += 1
+""")
+
+
+def test_a_write_to_the_receiver_runs_every_time(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, RECEIVER_WRITE).totals.params == _params(4)
+    assert memo().call_hits == 0
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, RECEIVER_WRITE).totals.params == _params(2)
+
+
+# The call marks the module's weight (a tensor: not the write it may make): N counts marked
+# weights (4).
+TENSOR_WRITE = _model("""
+def mark(m):
+    m.weight.seen = True
+""", "mark(m)", head="sum(1 for m in mods if getattr(m.weight, 'seen', False))")
+
+
+def test_a_write_to_a_tensor_of_the_module_runs_every_time(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, TENSOR_WRITE).totals.params == _params(4)
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, TENSOR_WRITE).totals.params == _params(2)
+
+
+# Whether a child of the module is a ReLU decides the write: Sequential(Linear, ReLU) twice,
+# then Sequential(Linear, Tanh) twice; the children's names are the same ("0", "1"), their
+# classes are in the key.  The head is Linear(4, 1 + the sum of the marks).
+CHILD_CLASS = """
+import torch.nn as nn
+
+def mark(m):
+    k = 0
+    for child in m:
+        if isinstance(child, nn.ReLU):
+            k += 1
+    m.k = k
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        mods = [nn.Sequential(nn.Linear(4, 4), nn.ReLU() if i < 2 else nn.Tanh()) for i in range(4)]
+        self.blocks = nn.ModuleList(mods)
+        for m in mods:
+            mark(m)
+        self.head = nn.Linear(4, 1 + sum(m.k for m in mods))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+"""
+
+
+def test_the_classes_of_the_modules_children_are_in_the_key(tmp_path, memo, monkeypatch):
+    # head Linear(4, 1 + 1 + 1 + 0 + 0) = 4*3 + 3 = 15, after 4 * 20
+    assert _analyse(tmp_path, CHILD_CLASS).totals.params == 80 + 15
+
+    def without_child_classes(module, attrs, receiver, state=call_memo._state):
+        return state(module, attrs, receiver)[:-1]
+    monkeypatch.setattr(call_memo, "_state", without_child_classes)
+    # the Tanh blocks answered as the ReLU ones: 1 + 4 = 5; 4*5 + 5 = 25
+    assert _analyse(tmp_path, CHILD_CLASS).totals.params == 80 + 25
+
+
+# transformers' weight initialisation as a recursion over children, twice (an inner model's
+# post_init, then the outer one's, where every module is already marked).  Modules per pass:
+# 4 Linears and the root.  First pass: Linear keys met 4 times (interpreted, recorded, 2
+# answered); second pass: the marked Linears are a new key (interpreted, recorded, 2 answered);
+# the root (unmarked, then marked) is two keys met once.  4 calls answered.
+RECURSION = """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.std = 0.02
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 4)
+        self.c = nn.Linear(4, 4)
+        self.d = nn.Linear(4, 4)
+        self.walk(self, self._initialize, False)
+        self.walk(self, self._initialize, False)
+
+    def walk(self, module, fn, custom):
+        for child in module.children():
+            self.walk(child, fn, custom)
+        fn(module, custom)
+
+    def _initialize(self, module, custom):
+        if getattr(module, "_done", False):
+            return
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, mean=0.0, std=self.std)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+        module._done = True
+
+    def forward(self, x):
+        return self.d(self.c(self.b(self.a(x))))
+"""
+
+
+def test_a_recursive_initialisation_is_answered_for_repeated_modules(tmp_path, memo):
+    assert _analyse(tmp_path, RECURSION).totals.params == 80
+    assert memo().call_hits == 4

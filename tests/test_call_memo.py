@@ -14,7 +14,7 @@ assertion would catch a wrong reuse."""
 from memo_helpers import analyse as _analyse
 from memo_helpers import force_reuse as _forced
 
-from staticflops.frontend.torch import call_memo
+from staticflops.frontend.torch import apply_memo, call_memo
 
 
 def _model(prelude: str, call: str, between: str = "pass", head: str = "sum(m.k for m in mods)",
@@ -97,19 +97,63 @@ def test_a_global_read_is_checked_again(tmp_path, memo, monkeypatch):
     assert _analyse(tmp_path, GLOBAL_CHANGED).totals.params == _params(4)  # forced: 1 + 1 + 1 + 1
 
 
-# The module's own attribute decides the value written: the first two Linears are tagged 1,
-# the last two 5; 1 + 1 + 5 + 5 = 12.
+# The module's own plain attribute decides the value written: the first two Linears are
+# tagged 1, the last two 5 (the key has its type; the value read is checked before a reuse);
+# 1 + 1 + 5 + 5 = 12.
 MODULE_STATE = _model("""
 def mark(m):
     m.k = m.tag
 """, "mark(m)", between="m.tag = 1 if i < 2 else 5")
 
 
-def test_the_modules_state_is_part_of_the_key(tmp_path, memo, monkeypatch):
+def test_a_plain_attribute_of_the_module_read_is_checked(tmp_path, memo, monkeypatch):
     assert _analyse(tmp_path, MODULE_STATE).totals.params == _params(12)
-    assert memo().call_hits == 0  # each key is met twice: interpreted, then recorded
-    monkeypatch.setattr(call_memo, "_state", lambda module, attrs, receiver: module.cls)  # a key without it
+    assert memo().call_hits == 1  # the fourth call: the third did not match the entry, a second was recorded
+    _forced(monkeypatch)
     assert _analyse(tmp_path, MODULE_STATE).totals.params == _params(1 + 1 + 1 + 1)
+
+
+# An attribute the call does not read differs between the modules (transformers' layer_idx):
+# the calls are answered all the same.  N = 4 marks.
+UNREAD_ATTRIBUTE = _model("""
+def mark(m):
+    m.k = 1
+""", "mark(m)", between="m.layer_idx = i")
+
+
+def test_an_attribute_the_call_does_not_read_does_not_split_the_key(tmp_path, memo):
+    assert _analyse(tmp_path, UNREAD_ATTRIBUTE).totals.params == _params(4)
+    assert memo().call_hits == 2
+
+
+# A module whose own attribute is a dict of lists (not plain data): the key has only its
+# kind, so reading it refuses and every call runs: 2 + 2 + 7 + 7 = 18.
+MODULE_DICT = _model("""
+def mark(m):
+    m.k = m.sizes["k"][0]
+""", "mark(m)", between="m.sizes = {'k': [2] if i < 2 else [7]}")
+
+
+def test_a_container_of_the_module_is_not_read_from_the_memo(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, MODULE_DICT).totals.params == _params(18)
+    assert memo().call_hits == 0
+    _forced(monkeypatch)
+    assert _analyse(tmp_path, MODULE_DICT).totals.params == _params(8)
+
+
+# A mark the code set on the module's weight (transformers' `_is_hf_initialized` on a
+# tensor) decides the value written; the mark is False on the first two weights, True on the
+# last two: 1 + 1 + 2 + 2 = 6.
+TENSOR_MARK = _model("""
+def mark(m):
+    m.k = 2 if getattr(m.weight, "seen", False) else 1
+""", "mark(m)", between="m.weight.seen = i >= 2")
+
+
+def test_the_marks_on_the_modules_tensors_are_in_the_key(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, TENSOR_MARK).totals.params == _params(6)
+    monkeypatch.setattr(apply_memo, "_plain_dict", lambda value: ("other", dict))  # a key without them
+    assert _analyse(tmp_path, TENSOR_MARK).totals.params == _params(4)
 
 
 # The call appends to a list from outside: N counts the calls (4).
@@ -269,8 +313,8 @@ def test_the_classes_of_the_modules_children_are_in_the_key(tmp_path, memo, monk
     # head Linear(4, 1 + 1 + 1 + 0 + 0) = 4*3 + 3 = 15, after 4 * 20
     assert _analyse(tmp_path, CHILD_CLASS).totals.params == 80 + 15
 
-    def without_child_classes(module, attrs, receiver, state=call_memo._state):
-        return state(module, attrs, receiver)[:-1]
+    def without_child_classes(module, attrs, index, receivers, deep, state=call_memo._state):
+        return state(module, attrs, index, receivers, deep)[:-1]
     monkeypatch.setattr(call_memo, "_state", without_child_classes)
     # the Tanh blocks answered as the ReLU ones: 1 + 4 = 5; 4*5 + 5 = 25
     assert _analyse(tmp_path, CHILD_CLASS).totals.params == 80 + 25
@@ -317,3 +361,103 @@ class Net(nn.Module):
 def test_a_recursive_initialisation_is_answered_for_repeated_modules(tmp_path, memo):
     assert _analyse(tmp_path, RECURSION).totals.params == 80
     assert memo().call_hits == 4
+
+
+# A walk over the tree that calls a function on every module (transformers' `smart_apply`):
+# a call for a module with children reads them, so the function's calls are keyed by the
+# whole subtree.  Six blocks, each a Linear(4, 4) whose `wide` flag (plain: read and checked)
+# is True in the fifth block only, and an index the walk does not read.  The mark is 1, or 2
+# when wide: 1 + 1 + 1 + 1 + 2 + 1 = 7; head Linear(4, 7).
+WALK = """
+import torch.nn as nn
+
+def walk(module, fn):
+    for child in module.children():
+        walk(child, fn)
+    fn(module)
+    return module
+
+def mark(m):
+    if isinstance(m, nn.Linear):
+        m.k = 2 if m.wide else 1
+
+class Block(nn.Module):
+    def __init__(self, index, wide):
+        super().__init__()
+        self.index = index
+        self.fc = nn.Linear(4, 4)
+        self.fc.wide = wide
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(i, i == 4) for i in range(6)])
+        walk(self.blocks, mark)
+        self.head = nn.Linear(4, sum(block.fc.k for block in self.blocks))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block.fc(x)
+        return self.head(x)
+"""
+
+
+def test_a_walk_over_repeated_blocks_is_answered_with_the_writes_below(tmp_path, memo, monkeypatch):
+    # 6 * 20 + (4 * 7 + 7).  The walks of the blocks: the first interpreted; the second
+    # recorded, it reads the children: the function's calls are keyed by subtree from then
+    # on; the third interpreted, the fourth recorded, the fifth (wide) does not match the
+    # entry and is recorded as a second one, the sixth is answered.
+    assert _analyse(tmp_path, WALK).totals.params == 120 + 35
+    assert memo().call_hits >= 1
+    monkeypatch.setattr(call_memo, "_same", lambda now, then: True)  # the plain values read not checked
+    # the fifth block answered as a narrow one: 6 marks of 1
+    assert _analyse(tmp_path, WALK).totals.params == 120 + 30
+
+
+# The same walk over six blocks holding an empty module each, a Tag, but an Other in the fifth
+# block: two classes with the same state; the subtree's classes are in the key.  Tags are
+# marked: 5 marks, head Linear(4, 5): 4*5 + 5 = 25 parameters, the only ones.
+WALK_CLASSES = """
+import torch.nn as nn
+
+def walk(module, fn):
+    for child in module.children():
+        walk(child, fn)
+    fn(module)
+    return module
+
+def mark(m):
+    if isinstance(m, Tag):
+        m.k = 1
+
+class Tag(nn.Module):
+    pass
+
+class Other(nn.Module):
+    pass
+
+class Block(nn.Module):
+    def __init__(self, index):
+        super().__init__()
+        self.inner = Other() if index == 4 else Tag()
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(i) for i in range(6)])
+        walk(self.blocks, mark)
+        self.head = nn.Linear(4, sum(getattr(block.inner, "k", 0) for block in self.blocks))
+
+    def forward(self, x):
+        return self.head(x)
+"""
+
+
+def test_the_classes_of_the_subtree_are_in_the_key(tmp_path, memo, monkeypatch):
+    assert _analyse(tmp_path, WALK_CLASSES).totals.params == 4 * 5 + 5
+
+    def without_classes(module, attrs, index, receivers, deep, state=call_memo._state):
+        return state(module, attrs, index, receivers, deep)[1:]
+    monkeypatch.setattr(call_memo, "_state", without_classes)
+    # the Other answered as a Tag: marked too, 6 marks
+    assert _analyse(tmp_path, WALK_CLASSES).totals.params == 4 * 6 + 6

@@ -96,8 +96,7 @@ class NotMemoisable(Exception):
 class Recorder:
     """What one construction being interpreted for the first time read, made and did."""
 
-    __slots__ = ("reads", "scopes", "objects", "refused", "given", "watched", "effects_only", "receiver", "module",
-                 "writes")
+    __slots__ = ("reads", "scopes", "objects", "refused", "given", "watched", "effects_only", "call")
 
     def __init__(self, given: set | None = None, watch: bool = False, effects_only: bool = False):
         self.reads: dict = {}  # (kind, id(container), name) -> the read, as Entry.valid checks it
@@ -118,12 +117,9 @@ class Recorder:
         # recorded, modules and tensors may be read, and only containers are watched (to see
         # a change through a builtin method, `items.append(x)`).
         self.effects_only = effects_only
-        # Recording a call ``fn(module, ...)`` (torch/call_memo.py): given and watched both set;
-        # the given module, the bound receiver (an outside object whose reads are recorded even
-        # if it is a module), and the attribute writes of the module it made: [(name, value)].
-        self.receiver = None
-        self.module = None
-        self.writes: list | None = None
+        # Recording a call ``fn(module, ...)`` (torch/call_memo.py): given and watched both set,
+        # and what is particular to such a call here (None: not in that mode).
+        self.call: CallRecord | None = None
 
     def watch(self, value) -> None:
         """Let ``value``, read from outside, into a call recorded in watch mode: an instance
@@ -150,6 +146,20 @@ class Recorder:
                 return True
             scope = scope.parent
         return False
+
+
+class CallRecord:
+    """What a module call being recorded (torch/call_memo.py) may read and write, and did."""
+
+    __slots__ = ("index", "receivers", "reads", "writes", "deep", "wants_subtree")
+
+    def __init__(self, index: dict, receivers: set, deep: bool):
+        self.index = index  # id() of each given module -> its place in the key's list of modules
+        self.receivers = receivers  # id() of the bound receivers: outside modules whose own dict may be read
+        self.reads: dict = {}  # (place, name) -> the plain value a given module's own dict gave (not in the key)
+        self.writes: list = []  # (place, name, plain value) set on a given module, in order
+        self.deep = deep  # the module's whole subtree is given (else only the module)
+        self.wants_subtree = False  # it read a module it was not given (a child, when not deep)
 
 
 class Entry:
@@ -180,7 +190,7 @@ class ConstructionMemo:
         self.module_calls: dict = {}
         self.call_refused: dict = {}
         self.call_seen: dict = {}
-        self.call_functions: dict = {}  # function -> [entries kept, recordings refused]
+        self.call_functions: dict = {}  # function -> what was learnt of its calls
         self.call_hits = 0  # calls answered from the memo (tests)
         # Attribute writes on any class or function, ever: the interpreter also looks methods
         # up on its own (``__init__`` of a class built inside, ``__setattr__``, special
@@ -375,9 +385,13 @@ class ConstructionMemo:
         if recorder.given is not None and id(receiver) in recorder.given:
             return  # a module call's given module (torch/call_memo.py): its state is in the key
         if receiver.module is not None and not recorder.effects_only:
-            if receiver is not recorder.receiver or name not in receiver.attrs and not _on_class(receiver, name):
-                # (the receiver's own dict and class are read here; its children and framework state are not)
+            call = recorder.call
+            if call is None or id(receiver) not in call.receivers or name not in receiver.attrs \
+                    and not _on_class(receiver, name):
+                # (a receiver's own dict and class are read here; its children and framework state are not)
                 recorder.refused = "reads a module it did not create"
+                if call is not None:
+                    call.wants_subtree = True
                 return
         own = receiver.attrs.get(name, MISSING)
         if not recorder.effects_only:
@@ -398,7 +412,7 @@ class ConstructionMemo:
 
     def attribute_write(self, receiver, name=None, value=None) -> None:
         recorder = self.recorders[0]
-        if recorder.writes is not None and _plain_write(recorder, receiver, name, value):
+        if recorder.call is not None and _plain_write(recorder.call, receiver, name, value):
             return  # the one effect a module call may have, made again when it is reused
         given = recorder.given
         if given is not None and id(receiver) in given:
@@ -416,7 +430,7 @@ class ConstructionMemo:
         nothing but their type (``isinstance``) or to do nothing (``nn.init.*``), and no
         builtin may get an instance from outside it (a child reached by iterating the module)."""
         recorder = self.recorders[0]
-        if recorder.writes is not None:
+        if recorder.call is not None:
             self._module_call_builtin(recorder, builtin, args, kwargs)
             return
         if recorder.watched is not None:
@@ -440,6 +454,8 @@ class ConstructionMemo:
         name = builtin.name
         if name in _HARMLESS_BUILTINS or name in _READING_BUILTINS or name == "setattr":
             return
+        if name in _walks(recorder.call) and args and id(args[0]) in recorder.given:
+            return  # the given module's children (or subtree): their places and classes are in the key
         if name in ("getattr", "hasattr") and len(args) >= 2 and type(args[1]) is str and not kwargs:
             self._probed(recorder, args[0], args[1])
             return
@@ -457,8 +473,9 @@ class ConstructionMemo:
                 member = target.cls.lookup(name)
             except KeyError:
                 member = MISSING
-            if target.module is not None and (target is not recorder.receiver or own is MISSING):
+            if target.module is not None and (id(target) not in recorder.call.receivers or own is MISSING):
                 self.refuse("asks a module it did not create for an attribute")
+                recorder.call.wants_subtree = True
                 return
             # (recorded as found, not let in: hasattr only asks whether it is there, and a
             # getattr reads it again through the hooks)
@@ -561,11 +578,28 @@ def _on_class(instance: Instance, name: str) -> bool:
     return True
 
 
-def _plain_write(recorder: Recorder, receiver, name, value) -> bool:
+# Module methods that hand out a module's children, and its whole subtree: a recorded module
+# call may call them on a given module (its children's places and classes are in the key; the
+# subtree only when it is all given).
+_CHILDREN_WALKS = frozenset({"Module.children", "Module.named_children"})
+_SUBTREE_WALKS = _CHILDREN_WALKS | {"Module.modules", "Module.named_modules"}
+
+
+def _walks(call: CallRecord) -> frozenset:
+    return _SUBTREE_WALKS if call.deep else _CHILDREN_WALKS
+
+
+# Values of a given module's own dict left out of a module call's key: each one read is
+# recorded with its value and compared when the entry is reused.
+_READ_CHECKED = frozenset({int, float, str, bool, type(None)})
+
+
+def _plain_write(call: CallRecord, receiver, name, value) -> bool:
     """Whether ``receiver.name = value`` in a recorded module call (torch/call_memo.py) is the
-    write it may make (recorded then): to the given module, of plain data, through nn.Module's
+    write it may make (recorded then): to a given module, of plain data, through nn.Module's
     own ``__setattr__`` (no ``__setattr__`` of the analysed code, no descriptor on the class)."""
-    if receiver is not recorder.module or type(name) is not str:
+    place = call.index.get(id(receiver))
+    if place is None or type(receiver) is not Instance or type(name) is not str:
         return False
     try:
         _plain_key(value)
@@ -583,7 +617,7 @@ def _plain_write(recorder: Recorder, receiver, name, value) -> bool:
         member = MISSING
     if member is not MISSING and (isinstance(member, (MethodWrapper, Instance)) or not _constant(member)):
         return False  # a descriptor decides what the write does
-    recorder.writes.append((name, value))
+    call.writes.append((place, name, value))
     return True
 
 
@@ -606,14 +640,21 @@ def _given_read(recorder: Recorder, receiver, name: str, value) -> bool:
     builtin method of an instance from outside (the bound method's receiver)."""
     if id(receiver) in recorder.given:
         if type(receiver) is not Instance:
-            if recorder.writes is not None and receiver.python_attrs and name in receiver.python_attrs \
+            if recorder.call is not None and receiver.python_attrs and name in receiver.python_attrs \
                     and value is receiver.python_attrs[name] and _constant(value):
                 return True  # a module call's key holds the marks set on its module's tensors
             recorder.refused = recorder.refused or f"reads `.{name}` of a tensor it was given"
             return True
+        call = recorder.call
         if name in receiver.attrs:
             if isinstance(value, Tensor) and value is receiver.attrs[name]:
                 recorder.given.add(id(value))
+            elif call is not None and value is receiver.attrs[name] and (
+                    type(value) in _READ_CHECKED or type(value) is Instance and id(value) in recorder.given):
+                # a module call: a plain value is checked when reused (the key has its type);
+                # a module of the given subtree has its place in the key
+                if type(value) is not Instance:
+                    call.reads.setdefault((call.index[id(receiver)], name), value)
             elif not _constant(value):
                 recorder.refused = recorder.refused or f"reads `.{name}` of the module it was given"
             return True
@@ -621,7 +662,8 @@ def _given_read(recorder: Recorder, receiver, name: str, value) -> bool:
             member = receiver.cls.lookup(name)
         except KeyError:
             member = MISSING
-        if member is MISSING and not _constant(value) or isinstance(member, Builtin):
+        if member is MISSING and not _constant(value) or isinstance(member, Builtin) and not (
+                call is not None and member.name in _walks(call)):
             recorder.refused = recorder.refused or f"reads `.{name}` of the module it was given"
             return True
         return False  # a method or class attribute: recorded below as any class read

@@ -51,25 +51,43 @@ budget (``--max-steps``), as for the other memos.
 from __future__ import annotations
 
 from staticflops.frontend.construction_memo import (
-    _ATTEMPTS, NotMemoisable, Recorder, _plain_key, _still,
+    _ATTEMPTS, _READ_CHECKED, CallRecord, NotMemoisable, Recorder, _plain_key, _same, _still,
 )
-from staticflops.frontend.torch.apply_memo import _describe
-from staticflops.frontend.values import BoundMethod, Class, Instance, Tensor
+from staticflops.frontend.scope import MISSING
+from staticflops.frontend.torch.apply_memo import _value
+from staticflops.frontend.values import BoundMethod, Class, Function, Instance, Tensor
 from staticflops.frontend.watched_state import unchanged
 
 # A function whose recordings refused this often, none kept, is called plainly from then on.
 _FUNCTION_ATTEMPTS = 2 * _ATTEMPTS
+# Entries kept per key (calls that read different values of the module's own plain attributes).
+_ENTRIES = 4
+# A subtree larger than this is not described: a call given one is interpreted.
+_SUBTREE = 64
 
 
 class _Call:
-    __slots__ = ("reads", "watched", "definitions", "writes", "value")
+    __slots__ = ("reads", "given_reads", "watched", "definitions", "writes", "value", "returns")
 
-    def __init__(self, reads, watched, definitions, writes, value):
+    def __init__(self, reads, given_reads, watched, definitions, writes, value, returns):
         self.reads = reads
+        self.given_reads = given_reads  # [((place, name), value)] read from the given modules' own dicts
         self.watched = watched  # [(container, snapshot)]
         self.definitions = definitions
-        self.writes = writes  # [(name, plain value)], made again in order on a hit
+        self.writes = writes  # [(place, name, plain value)], made again in order on a hit
         self.value = value
+        self.returns = returns  # the place of the given module it returned (None: it returned value)
+
+
+class _Function:
+    """What the memo learnt of one function: entries kept, recordings refused, and whether its
+    calls read the module's children (then the whole subtree is given and keyed)."""
+    __slots__ = ("kept", "refused", "deep")
+
+    def __init__(self):
+        self.kept = 0
+        self.refused = 0
+        self.deep = False
 
 
 def module_call(interp, function, args: list, kwargs: dict, node, run):
@@ -79,118 +97,205 @@ def module_call(interp, function, args: list, kwargs: dict, node, run):
     if not memo.enabled or memo.recorders or interp.framework.tracer.active:
         return run()
     code = function.function if type(function) is BoundMethod else function
-    counts = memo.call_functions.get(code)
-    if counts is not None and counts[1] >= _FUNCTION_ATTEMPTS and not counts[0]:
+    learnt = memo.call_functions.get(code)
+    if learnt is not None and learnt.refused >= _FUNCTION_ATTEMPTS and not learnt.kept:
         return run()
-    key = _key(interp, function, args, kwargs)
+    deep = learnt is not None and learnt.deep
+    modules = _subtree(args[0]) if deep else [args[0]]
+    if modules is None:
+        return run()
+    receivers = _receivers(function, args, kwargs)
+    key = None if receivers is None else _key(interp, function, args, kwargs, modules, receivers, deep)
     if key is None:
         return run()
-    module = args[0]
     try:
-        entry = memo.module_calls.get(key)
+        entries = memo.module_calls.get(key)
     except TypeError:  # an unhashable value in the module's description
         return run()
-    if entry is not None and (memo.force or (entry.definitions == memo.definition_writes and _valid(entry, interp))):
-        memo.call_hits += 1
-        for name, value in entry.writes:
-            interp.set_attribute(module, name, value, node)
-        return entry.value
+    if entries:
+        for entry in entries:
+            if memo.force or (entry.definitions == memo.definition_writes and _valid(entry, modules, interp)):
+                memo.call_hits += 1
+                for place, name, value in entry.writes:
+                    interp.set_attribute(modules[place], name, value, node)
+                return entry.value if entry.returns is None else modules[entry.returns]
     if memo.call_refused.get(key, 0) >= _ATTEMPTS:
         return run()
     memo.call_seen[key] = seen = memo.call_seen.get(key, 0) + 1
-    if seen == 1:
+    if seen == 1 or entries and len(entries) >= _ENTRIES:
         return run()
-    if counts is None:
-        counts = memo.call_functions[code] = [0, 0]  # [entries kept, recordings refused]
-    receiver = function.receiver if type(function) is BoundMethod else None
-    recorder = Recorder(given=_given(module), watch=True)
-    recorder.receiver, recorder.module, recorder.writes = receiver, module, []
-    before = dict(module.attrs)
+    if learnt is None:
+        learnt = memo.call_functions[code] = _Function()
+    given = _given(modules)
+    recorder = Recorder(given=given, watch=True)
+    recorder.call = call = CallRecord({id(m): place for place, m in enumerate(modules)}, set(map(id, receivers)),
+                                      deep)
+    before = [dict(m.attrs) for m in modules]
     try:
         value, definitions = memo.recorded(interp, recorder, run)
     except BaseException:
-        counts[1] += 1
-        memo.call_refused[key] = memo.call_refused.get(key, 0) + 1
+        _refused(memo, learnt, key, call, deep)
         raise
     if recorder.refused is None and not memo.force:
-        recorder.refused = _refusal(recorder, module, before, key, value)
+        recorder.refused = _refusal(recorder, modules, before, receivers, key, value)
     if recorder.refused is not None:
-        counts[1] += 1
-        memo.call_refused[key] = memo.call_refused.get(key, 0) + 1
-        memo.module_calls.pop(key, None)
+        _refused(memo, learnt, key, call, deep)
     else:
-        counts[0] += 1
-        memo.module_calls[key] = _Call(list(recorder.reads.values()), list(recorder.watched.values()),
-                                       definitions, recorder.writes, value)
+        learnt.kept += 1
+        returns = call.index.get(id(value)) if type(value) is Instance else None
+        entry = _Call(list(recorder.reads.values()), list(call.reads.items()), list(recorder.watched.values()),
+                      definitions, call.writes, None if returns is not None else value, returns)
+        memo.module_calls.setdefault(key, []).append(entry)
     return value
 
 
-def _key(interp, function, args: list, kwargs: dict):
+def _refused(memo, learnt: _Function, key, call: CallRecord, deep: bool) -> None:
+    learnt.refused += 1
+    memo.call_refused[key] = memo.call_refused.get(key, 0) + 1
+    if call.wants_subtree and not deep:
+        learnt.deep = True  # it reads the module's children: from now on the subtree is given
+
+
+def _receivers(function, args: list, kwargs: dict) -> list | None:
+    """The receivers of the bound method called and of bound methods passed to it (their reads
+    are recorded); None when one is not an instance or a class."""
+    found = []
+    for value in (function, *args, *kwargs.values()):
+        if type(value) is BoundMethod:
+            if type(value.receiver) is not Instance and not isinstance(value.receiver, Class):
+                return None
+            found.append(value.receiver)
+    return found
+
+
+def _key(interp, function, args: list, kwargs: dict, modules: list, receivers: list, deep: bool):
     if type(function) is BoundMethod:
-        receiver = function.receiver
-        if type(receiver) is not Instance and not isinstance(receiver, Class):
-            return None
-        code = (function.function, function.owner, receiver)
+        code = (function.function, function.owner, function.receiver)
     else:  # a plain function: super() in it would use the caller's method frame
-        receiver = None
         code = (function, interp.frames[-1] if interp.frames else None)
     try:
-        plain = tuple([_plain_key(value) for value in args[1:]])
-        named = tuple([(name, _plain_key(value)) for name, value in kwargs.items()])
+        plain = tuple([_argument(value) for value in args[1:]])
+        named = tuple([(name, _argument(value)) for name, value in kwargs.items()])
     except NotMemoisable:
         return None
-    module = args[0]
+    index = {id(m): place for place, m in enumerate(modules)}
     try:
-        state = _state(module, module.attrs, receiver)
+        states = tuple([_state(m, m.attrs, index, receivers, deep) for m in modules])
     except (NotMemoisable, TypeError):  # TypeError: an unhashable field value
         return None
-    return code, plain, named, interp.missing_attributes_raise > 0, interp.import_guards > 0, state
+    places = tuple([index.get(id(r)) for r in receivers])  # a receiver may be one of the modules
+    return code, plain, named, interp.missing_attributes_raise > 0, interp.import_guards > 0, deep, places, states
 
 
-def _given(module: Instance) -> set:
-    """id() of the module and of the tensors its key describes."""
-    state = module.module
-    return {id(module), *(id(t) for values in (module.attrs, state.parameters, state.buffers)
-                          for t in values.values() if isinstance(t, Tensor))}
+def _argument(value):
+    """An argument besides the module in the key: plain data, a function of the analysed code
+    (itself: what it reads from its closure is recorded), or such a function bound to an
+    instance or class (the function, class and receiver: the receiver's reads are recorded)."""
+    kind = type(value)
+    if kind is Function:
+        return "function", value
+    if kind is BoundMethod and type(value.function) is Function:
+        return "bound", value.function, value.owner, value.receiver
+    return _plain_key(value)
 
 
-def _state(module: Instance, attrs: dict, receiver) -> tuple:
+def _subtree(root: Instance) -> list | None:
+    """The module and its descendants, each once, in breadth-first order; None if too large."""
+    order = [root]
+    seen = {id(root)}
+    for module in order:
+        for child in module.module.children.values():
+            if child is not None and id(child) not in seen:
+                if type(child) is not Instance or child.module is None:
+                    return None
+                seen.add(id(child))
+                order.append(child)
+                if len(order) > _SUBTREE:
+                    return None
+    return order
+
+
+def _given(modules: list) -> set:
+    """id() of the modules and of the tensors their key describes."""
+    given = set()
+    for module in modules:
+        state = module.module
+        given.add(id(module))
+        for values in (module.attrs, state.parameters, state.buffers):
+            for value in values.values():
+                if isinstance(value, Tensor):
+                    given.add(id(value))
+    return given
+
+
+def _state(module: Instance, attrs: dict, index: dict, receivers: list, deep: bool) -> tuple:
+    """A module as the key describes it: apply_memo's description, except that plain values of
+    its own dict give only their type (each one read is checked when reused), and its children
+    by their place among the given modules (deep) or by their class and which are the same."""
     numbers: dict = {}
     state = module.module
-    # children: their class and which are the same object (the module itself: 0, the receiver: 1)
-    same = {id(module): 0, id(receiver): 1}
-    children = tuple([None if child is None else (child.cls, same.setdefault(id(child), len(same)))
-                      for child in state.children.values()])
-    return (module.cls, module is receiver, _describe(attrs, module, numbers), state.kind, state.frozen,
-            _describe(state.parameters, module, numbers), _describe(state.buffers, module, numbers),
-            tuple(state.children), children)
+    if deep:
+        children = tuple([None if child is None else index[id(child)] for child in state.children.values()])
+    else:  # iterating the module hands them out: isinstance may be asked of them, nothing else
+        same = {id(module): 0}
+        for receiver in receivers:  # (a child may be one)
+            same.setdefault(id(receiver), len(same))
+        children = tuple([None if child is None else (child.cls, same.setdefault(id(child), len(same)))
+                          for child in state.children.values()])
+    return (module.cls, tuple([module is r for r in receivers]), _own(attrs, module, numbers, index),
+            state.kind, state.frozen, _own(state.parameters, module, numbers, index),
+            _own(state.buffers, module, numbers, index), tuple(state.children), children)
 
 
-def _refusal(recorder: Recorder, module: Instance, before: dict, key: tuple, value) -> str | None:
+def _own(values: dict, module: Instance, numbers: dict, index: dict) -> tuple:
+    if not values:
+        return ()
+    described = []
+    for value in values.values():
+        kind = type(value)
+        if kind in _READ_CHECKED:
+            described.append(kind)
+        elif kind is Instance and id(value) in index:
+            described.append(("module", index[id(value)]))
+        else:
+            described.append(_value(value, module, numbers))
+    return tuple(values), tuple(described)
+
+
+def _refusal(recorder: Recorder, modules: list, before: list, receivers: list, key: tuple, value) -> str | None:
     """Why the recorded call cannot be reused, or None."""
     for container, shot in recorder.watched.values():
         if not unchanged(container, shot):
             return "changed a container from outside"
+    if type(value) is not Instance or id(value) not in recorder.call.index:  # (it may return a given module)
+        try:
+            _plain_key(value)
+        except NotMemoisable:
+            return "gives a value that is not plain data"
+    # Each module must be what the key described, with the recorded writes made.
+    expected = [dict(attrs) for attrs in before]
+    for place, name, written in recorder.call.writes:
+        expected[place][name] = written
+    for module, attrs in zip(modules, expected):
+        if list(module.attrs) != list(attrs) or any(module.attrs[name] is not attrs[name] for name in attrs):
+            return "changed a module other than by the writes recorded"
+    index = {id(m): place for place, m in enumerate(modules)}
+    deep = recorder.call.deep
     try:
-        _plain_key(value)
-    except NotMemoisable:
-        return "gives a value that is not plain data"
-    # The module must be what the key described, with the recorded writes made.
-    expected = dict(before)
-    for name, written in recorder.writes:
-        expected[name] = written
-    attrs = module.attrs
-    if list(attrs) != list(expected) or any(attrs[name] is not expected[name] for name in expected):
-        return "changed its module other than by the writes recorded"
-    try:
-        if _state(module, before, recorder.receiver) != key[-1]:
-            return "changed its module other than by the writes recorded"
+        if _subtree(modules[0]) != modules if deep else False:
+            return "changed the modules' tree"
+        states = tuple([_state(m, attrs, index, receivers, deep) for m, attrs in zip(modules, before)])
     except (NotMemoisable, TypeError):
-        return "changed its module other than by the writes recorded"
+        return "changed a module other than by the writes recorded"
+    if states != key[-1]:
+        return "changed a module other than by the writes recorded"
     return None
 
 
-def _valid(entry: _Call, interp) -> bool:
+def _valid(entry: _Call, modules: list, interp) -> bool:
+    for (place, name), value in entry.given_reads:
+        if not _same(modules[place].attrs.get(name, MISSING), value):
+            return False
     for container, shot in entry.watched:
         if not unchanged(container, shot):
             return False

@@ -1,51 +1,63 @@
-"""``fn(module, *plain)`` while a model is built: a call that only read its module, plain data
-and definitions, and at most set plain attributes of its module, is not interpreted again for
-a module in the same state; its attribute writes are made again instead.
+"""``fn(module, ...)`` while a model is built: a call that only read its module (or the
+module's subtree), plain data and definitions, and at most set plain attributes of those
+modules, is not interpreted again for modules in the same state; its writes are made again.
 
-transformers initialises weights by a recursion over the module tree that calls
-``self._initialize_weights(module, flag)`` for every module (~420 calls for Llama-3-8B, each
-an isinstance chain, ``init.normal_(module.weight, std=self.config.initializer_range)`` and
-``module._is_hf_initialized = True``).  ``Module.apply(fn)`` has its own memo (apply_memo.py)
-for calls that change nothing; this one is for any call of analysed code whose first
-positional argument is a module, with or without a bound receiver.
+transformers initialises weights with ``smart_apply(module, fn, flag)``, a recursion over the
+module tree that calls ``fn(module, flag)`` = ``self._initialize_weights(module, flag)`` for
+every module (~420 calls per pass for Llama-3-8B, two passes: an isinstance chain,
+``init.normal_(module.weight, std=self.config.initializer_range)``, then
+``module._is_hf_initialized = True``).  ``Module.apply(fn)`` has its own memo for calls that
+change nothing (apply_memo.py); this one is for any call of analysed code whose first
+positional argument is a module, made while the model is built (not while it is traced).
 
-**Key.**  The function (for a bound method: the function, the class it was found on, and the
-receiver itself, compared by identity and kept alive by the key), for a plain function the
-method frame ``super()`` would use, the other arguments (plain immutable data only, as the
-construction memo's keys), the interpreter's modes a call can depend on (whether a missing
-attribute raises, whether an import guard is open), and the module's observable state as
-apply_memo.py describes it, with its buffers, the class of each child and which children are
-the same object (iterating the module hands out its children: ``isinstance`` may be asked of
-them; anything else read from them refuses).
+**Key.**  The function (for a bound method: the function, the class it was found on and the
+receiver itself, compared by identity and kept alive by the key); for a plain function the
+method frame ``super()`` would use; the other arguments: plain immutable data as in the
+construction memo's keys, functions of the analysed code and methods of it bound to an
+instance or class (by identity, as the called function); the interpreter's modes a call can
+depend on (a missing attribute raises, an import guard is open); and the given modules'
+observable state as apply_memo.py describes it, with their buffers, except that a plain value
+(int, float, str, bool, None) of a module's own dict gives only its name and type: each one
+the call reads is recorded with its value and compared before an entry is reused (up to four
+entries per key), so an attribute the call does not read (a layer index) does not split the
+key.  The given modules are the module alone, with its children by class and by which are
+the same object (iterating it or ``children()`` hands them out: ``isinstance`` may be asked of
+them, nothing else); or, for a function whose recorded call read a child, the module's whole
+subtree (up to 64 modules), each module with its children's places in it.
 
 **Soundness.**  The second call with a key is recorded with the construction memo's
-:class:`Recorder` in a mode that joins apply_memo's and getattribute_memo's: the module and
-its tensors are *given* (their state is in the key); the receiver and the instances reached
-from it are *outside* objects whose reads are recorded with what their own dict held
-(getattribute_memo.py: a config read through its ``__getattribute__``), and a container read
-from outside is watched (watched_state.py).  Globals, class, module and function attributes
-and default values are recorded with the value they gave.  Builtins may get a given or
-outside object only when they read nothing but its type or do nothing (``isinstance``,
-``nn.init.*``), or read it through the hooked paths: ``getattr``/``hasattr`` (on an outside
-instance the read of its own dict and class is recorded; on a given tensor they read only
-the marks the code set on it, which the key holds) and ``setattr`` (a write, as below).
+:class:`Recorder` in a mode that joins apply_memo's and getattribute_memo's: the given modules
+and their tensors are *given* (their state is in the key or their reads checked); the
+receivers (of the function and of bound-method arguments) and the instances reached from
+them are *outside* objects whose reads are recorded with what their own dict held, a
+receiver's children and framework state excepted (getattribute_memo.py: a config read through
+its ``__getattribute__``, whose memo entries are reused inside such a recording, their reads
+handed to it); a container read from outside is watched (watched_state.py).  Globals, class,
+module and function attributes and default values are recorded with the value they gave.
+Builtins may get a given or outside object only when they read nothing but its type or do
+nothing (``isinstance``, ``nn.init.*``), or read it through the hooked paths:
+``getattr``/``hasattr`` (on an outside instance, class, module or function the presence of the
+name is recorded; on a given tensor they read only the marks the code set on it, which the
+key holds), ``setattr`` (a write, as below), and a given module's ``children()`` /
+``named_children()`` (``modules()`` / ``named_modules()`` when its subtree is given).
 Everything else refuses: any other builtin on such objects, reading a given object's
-attribute that is not plain data or its tensor, reading a module other than the given one and
-the receiver, reading the receiver's children or framework state, writing any attribute
-outside the call but the given module's, building a module, any report, traced op or import.
+attribute that is not plain data, a given module or its tensor, reading any other module,
+writing any attribute outside the call but a given module's, building a module, any report,
+traced op or import.
 
-The one effect allowed is setting an attribute of the given module to a plain value, through
-nn.Module's own ``__setattr__`` (no property, no ``__setattr__`` of the analysed code).  Each
-such write is recorded in order.  After the recorded call, its module must be exactly what
-the key described with those writes made (else something a hook did not see changed it), the
-watched containers unchanged, and the result plain data.  A later call with an equal key,
-while no class or function was written since (``definition_writes``), every recorded read
-gives the same value and every watched container is unchanged, would take the same path:
-it is answered by making the same writes (through ``set_attribute``, as the call did) and
-returning the same result.  The first call with a key is interpreted plainly (most keys
-occur once, and recording costs); a key refused twice, or a function refused four times
-without an entry, is no longer recorded.  What a skipped call does not redo is the step
-budget (``--max-steps``), as for the other memos.
+The one effect allowed is setting an attribute of a given module to plain data through
+nn.Module's own ``__setattr__`` (no property, no ``__setattr__`` of the analysed code): each
+such write is recorded in order.  After the recorded call, each given module must be exactly
+what the key described with those writes made (else something a hook did not see changed
+it), the subtree the same, the watched containers unchanged, and the result plain data or a
+given module.  A later call with an equal key, while no class or function was written since
+(``definition_writes``), every recorded read gives the same value, every plain value read
+from a given module is equal and every watched container is unchanged, would take the same
+path: it is answered by making the same writes on the corresponding modules (through
+``set_attribute``, as the call did) and returning the same result.  The first call with a key
+is interpreted plainly (most keys occur once, and recording costs); a key refused twice, or a
+function refused four times without an entry, is no longer recorded.  What a skipped call
+does not redo is the step budget (``--max-steps``), as for the other memos.
 """
 
 from __future__ import annotations

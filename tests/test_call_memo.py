@@ -321,10 +321,10 @@ def test_the_classes_of_the_modules_children_are_in_the_key(tmp_path, memo, monk
 
 
 # transformers' weight initialisation as a recursion over children, twice (an inner model's
-# post_init, then the outer one's, where every module is already marked).  Modules per pass:
-# 4 Linears and the root.  First pass: Linear keys met 4 times (interpreted, recorded, 2
-# answered); second pass: the marked Linears are a new key (interpreted, recorded, 2 answered);
-# the root (unmarked, then marked) is two keys met once.  4 calls answered.
+# post_init, then the outer one's, where every module is already marked).  Per pass, the walk
+# of each Linear (which calls `fn` on it): the first interpreted, the second recorded, the
+# other two answered; in the second pass the marked Linears are a new key.  The walks of the
+# root (unmarked, then marked) are two keys met once.  4 calls answered.
 RECURSION = """
 import torch.nn as nn
 

@@ -83,7 +83,6 @@ from staticflops.frontend.values import (
 from staticflops.shapes import Expr
 
 
-
 # A key refused this often is interpreted from then on without recording.  Not once: a first
 # construction may refuse for a reason that does not recur (a package member loaded on first use).
 _ATTEMPTS = 2
@@ -589,6 +588,9 @@ def _walks(call: CallRecord) -> frozenset:
     return _SUBTREE_WALKS if call.deep else _CHILDREN_WALKS
 
 
+# Marks the code set on a tensor that a module call's key holds exactly (apply_memo._plain_dict).
+_MARKS = frozenset({int, str, bool, type(None)})
+
 # Values of a given module's own dict left out of a module call's key: each one read is
 # recorded with its value and compared when the entry is reused.
 _READ_CHECKED = frozenset({int, float, str, bool, type(None)})
@@ -640,9 +642,10 @@ def _given_read(recorder: Recorder, receiver, name: str, value) -> bool:
     builtin method of an instance from outside (the bound method's receiver)."""
     if id(receiver) in recorder.given:
         if type(receiver) is not Instance:
-            if recorder.call is not None and receiver.python_attrs and name in receiver.python_attrs \
-                    and value is receiver.python_attrs[name] and _constant(value):
-                return True  # a module call's key holds the marks set on its module's tensors
+            marks = receiver.python_attrs
+            if recorder.call is not None and marks and name in marks and value is marks[name] \
+                    and all(type(item) in _MARKS for item in marks.values()):
+                return True  # a module call's key holds these marks set on its module's tensors
             recorder.refused = recorder.refused or f"reads `.{name}` of a tensor it was given"
             return True
         call = recorder.call

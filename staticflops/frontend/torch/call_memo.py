@@ -55,8 +55,10 @@ given module.  A later call with an equal key, while no class or function was wr
 from a given module is equal and every watched container is unchanged, would take the same
 path: it is answered by making the same writes on the corresponding modules (through
 ``set_attribute``, as the call did) and returning the same result.  The first call with a key
-is interpreted plainly (most keys occur once, and recording costs); a key refused twice, or a
-function refused four times without an entry, is no longer recorded.  What a skipped call
+is interpreted plainly (most keys occur once, and recording costs), unless the function's
+recordings were mostly kept and the call is given all it may read (a module without children,
+or its subtree); a key refused twice, or a function refused four times without an entry, is
+no longer recorded.  What a skipped call
 does not redo is the step budget (``--max-steps``), as for the other memos.
 """
 
@@ -134,7 +136,7 @@ def module_call(interp, function, args: list, kwargs: dict, node, run):
     if memo.call_refused.get(key, 0) >= _ATTEMPTS:
         return run()
     memo.call_seen[key] = seen = memo.call_seen.get(key, 0) + 1
-    if seen == 1 or entries and len(entries) >= _ENTRIES:
+    if seen == 1 and not _eager(learnt, deep, args[0]) or entries and len(entries) >= _ENTRIES:
         return run()
     if learnt is None:
         learnt = memo.call_functions[code] = _Function()
@@ -159,6 +161,13 @@ def module_call(interp, function, args: list, kwargs: dict, node, run):
                       definitions, call.writes, None if returns is not None else value, returns)
         memo.module_calls.setdefault(key, []).append(entry)
     return value
+
+
+def _eager(learnt: _Function | None, deep: bool, module: Instance) -> bool:
+    """Whether to record the first call with a key: when the function's recordings were mostly
+    kept, and the call cannot read modules it is not given (a recording that refuses would
+    interpret every call inside it too)."""
+    return learnt is not None and learnt.kept > 2 * learnt.refused and (deep or not module.module.children)
 
 
 def _refused(memo, learnt: _Function, key, call: CallRecord, deep: bool) -> None:

@@ -124,7 +124,7 @@ class Recorder:
     """What one construction being interpreted for the first time read, made and did."""
 
     __slots__ = ("reads", "scopes", "objects", "_refused", "given", "watched", "effects_only", "outside",
-                 "reaches_outside", "speculative")
+                 "reaches_outside", "speculative", "call")
 
     def __init__(self, given: set | None = None, watch: bool = False, effects_only: bool = False):
         self.reads: dict = {}  # (kind, id(container), name) -> the read, as Entry.valid checks it
@@ -152,6 +152,9 @@ class Recorder:
         # recorded, modules and tensors may be read, and only containers are watched (to see
         # a change through a builtin method, `items.append(x)`).
         self.effects_only = effects_only
+        # Recording a call ``fn(module, ...)`` (torch/call_memo.py): given and watched both set,
+        # and what is particular to such a call here (None: not in that mode).
+        self.call: CallRecord | None = None
 
     @property
     def refused(self) -> str | None:
@@ -214,6 +217,20 @@ class Recorder:
         return False
 
 
+class CallRecord:
+    """What a module call being recorded (torch/call_memo.py) may read and write, and did."""
+
+    __slots__ = ("index", "receivers", "reads", "writes", "deep", "wants_subtree")
+
+    def __init__(self, index: dict, receivers: set, deep: bool):
+        self.index = index  # id() of each given module -> its place in the key's list of modules
+        self.receivers = receivers  # id() of the bound receivers: outside modules whose own dict may be read
+        self.reads: dict = {}  # (place, name) -> the plain value a given module's own dict gave (not in the key)
+        self.writes: list = []  # (place, name, plain value) set on a given module, in order
+        self.deep = deep  # the module's whole subtree is given (else only the module)
+        self.wants_subtree = False  # it read a module it was not given (a child, when not deep)
+
+
 class Entry:
     __slots__ = ("plan", "reads", "definitions", "outside")
 
@@ -247,6 +264,12 @@ class ConstructionMemo:
         self.hook_reads: dict = {}
         self.hook_refused: dict = {}
         self.hook_hits = 0  # reads answered from the memo (tests)
+        # Calls fn(module, *plain) made while building (torch/call_memo.py)
+        self.module_calls: dict = {}
+        self.call_refused: dict = {}
+        self.call_seen: dict = {}
+        self.call_functions: dict = {}  # function -> what was learnt of its calls
+        self.call_hits = 0  # calls answered from the memo (tests)
         # Attribute writes on any class or function, ever: the interpreter also looks methods
         # up on its own (``__init__`` of a class built inside, ``__setattr__``, special
         # methods), not only through the reads recorded below, so an entry recorded before
@@ -577,9 +600,17 @@ class ConstructionMemo:
         recorder = self.recorders[0]
         if id(receiver) in recorder.objects or recorder.refused is not None:
             return
+        if recorder.given is not None and id(receiver) in recorder.given:
+            return  # a module call's given module (torch/call_memo.py): its state is in the key
         if receiver.module is not None and not recorder.effects_only:
-            recorder.refused = "reads a module it did not create"
-            return
+            call = recorder.call
+            if call is None or id(receiver) not in call.receivers or name not in receiver.attrs \
+                    and not _on_class(receiver, name):
+                # (a receiver's own dict and class are read here; its children and framework state are not)
+                recorder.refused = "reads a module it did not create"
+                if call is not None:
+                    call.wants_subtree = True
+                return
         own = receiver.attrs.get(name, MISSING)
         if not recorder.effects_only:
             read = ("attr", receiver, name, own)
@@ -605,10 +636,13 @@ class ConstructionMemo:
         self.definition_writes += 1
         self.refuse("writes an attribute of a class or function")
 
-    def attribute_write(self, receiver, value=None) -> None:
+    def attribute_write(self, receiver, name=None, value=None) -> None:
         if self.speculation is not None:
             self.speculation.stored(receiver, value)
-        given = self.recorders[0].given
+        recorder = self.recorders[0]
+        if recorder.call is not None and _plain_write(recorder.call, receiver, name, value):
+            return  # the one effect a module call may have, made again when it is reused
+        given = recorder.given
         if given is not None and id(receiver) in given:
             self.refuse("writes to the module it was given")
         if type(receiver) is Instance:
@@ -626,6 +660,9 @@ class ConstructionMemo:
         if self.speculation is not None:
             self.speculation.arguments(args, kwargs)
         recorder = self.recorders[0]
+        if recorder.call is not None:
+            self._module_call_builtin(recorder, builtin, args, kwargs)
+            return
         if recorder.watched is None and recorder.given is None:
             for recorder in self.recorders:
                 if recorder.reaches_outside and recorder.refused is None:
@@ -643,6 +680,57 @@ class ConstructionMemo:
             return
         if any(_outside(recorder, value) for value in (*args, *kwargs.values())):
             self.refuse(f"hands what it was given to {builtin.name}()")
+
+    def _module_call_builtin(self, recorder: Recorder, builtin: Builtin, args, kwargs) -> None:
+        """A builtin called in a recorded module call (torch/call_memo.py): it may get the given
+        objects or an outside instance only if it reads nothing but their type or does nothing,
+        or reads and writes them through the hooked paths (``getattr``/``hasattr``: what they
+        ask of an outside instance's own dict and class is recorded here; ``setattr``)."""
+        name = builtin.name
+        if name in _HARMLESS_BUILTINS or name in _READING_BUILTINS or name == "setattr":
+            return
+        if name in _walks(recorder.call) and args and id(args[0]) in recorder.given:
+            return  # the given module's children (or subtree): their places and classes are in the key
+        if name in ("getattr", "hasattr") and len(args) >= 2 and type(args[1]) is str and not kwargs:
+            self._probed(recorder, args[0], args[1])
+            return
+        if any(_outside(recorder, value) or _holds(value, _is_tensor) for value in (*args, *kwargs.values())):
+            self.refuse(f"hands what it was given or an object from outside to {name}()")
+
+    def _probed(self, recorder: Recorder, target, name: str) -> None:
+        """``getattr``/``hasattr(target, name)``: whether ``hasattr`` finds the name depends on
+        the instance's own dict and its class, which it reads without the hooks."""
+        if id(target) in recorder.given or id(target) in recorder.objects:
+            return  # the given module's or tensor's state is in the key; the call's own objects
+        if type(target) is Instance:
+            own = target.attrs.get(name, MISSING)
+            try:
+                member = target.cls.lookup(name)
+            except KeyError:
+                member = MISSING
+            if target.module is not None and (id(target) not in recorder.call.receivers or own is MISSING):
+                self.refuse("asks a module it did not create for an attribute")
+                recorder.call.wants_subtree = True
+                return
+            # (recorded as found, not let in: hasattr only asks whether it is there, and a
+            # getattr reads it again through the hooks)
+            for read in (("attr", target, name, own), ("class", target.cls, name, member)):
+                recorder.reads.setdefault(_read_key(read), read)
+        elif isinstance(target, Class):
+            try:
+                member = target.lookup(name)
+            except KeyError:
+                member = MISSING
+            read = ("class", target, name, member)
+            recorder.reads.setdefault(_read_key(read), read)
+        elif isinstance(target, Namespace) and target.replaced_by is None and name in target.members:
+            read = ("namespace", target, name, target.members[name])
+            self._record(recorder, read, read[3], f"reads module attribute `{name}`")
+        elif isinstance(target, Function):
+            read = ("function", target, name, target.attrs.get(name, MISSING))
+            self._record(recorder, read, read[3], f"reads attribute `{name}`")
+        elif isinstance(target, Namespace) or not _constant(target):
+            self.refuse("asks an object from outside for an attribute")
 
     def _record(self, recorder: Recorder, read: tuple, value, why: str) -> None:
         if recorder.refused is not None:
@@ -800,6 +888,64 @@ def _watch_plain(item) -> bool:
     raise Unwatchable(f"holds a {type(item).__name__}")
 
 
+def _on_class(instance: Instance, name: str) -> bool:
+    try:
+        instance.cls.lookup(name)
+    except KeyError:
+        return False
+    return True
+
+
+# Module methods that hand out a module's children, and its whole subtree: a recorded module
+# call may call them on a given module (its children's places and classes are in the key; the
+# subtree only when it is all given).
+_CHILDREN_WALKS = frozenset({"Module.children", "Module.named_children"})
+_SUBTREE_WALKS = _CHILDREN_WALKS | {"Module.modules", "Module.named_modules"}
+
+
+def _walks(call: CallRecord) -> frozenset:
+    return _SUBTREE_WALKS if call.deep else _CHILDREN_WALKS
+
+
+# Marks the code set on a tensor that a module call's key holds exactly (apply_memo._plain_dict).
+_MARKS = frozenset({int, str, bool, type(None)})
+
+# Values of a given module's own dict left out of a module call's key: each one read is
+# recorded with its value and compared when the entry is reused.
+_READ_CHECKED = frozenset({int, float, str, bool, type(None)})
+
+
+def _plain_write(call: CallRecord, receiver, name, value) -> bool:
+    """Whether ``receiver.name = value`` in a recorded module call (torch/call_memo.py) is the
+    write it may make (recorded then): to a given module, of plain data, through nn.Module's
+    own ``__setattr__`` (no ``__setattr__`` of the analysed code, no descriptor on the class)."""
+    place = call.index.get(id(receiver))
+    if place is None or type(receiver) is not Instance or type(name) is not str:
+        return False
+    try:
+        _plain_key(value)
+    except NotMemoisable:
+        return False
+    cls = receiver.cls
+    try:
+        if isinstance(cls.lookup("__setattr__"), Function):
+            return False
+    except KeyError:
+        pass
+    try:
+        member = cls.lookup(name)
+    except KeyError:
+        member = MISSING
+    if member is not MISSING and (isinstance(member, (MethodWrapper, Instance)) or not _constant(member)):
+        return False  # a descriptor decides what the write does
+    call.writes.append((place, name, value))
+    return True
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, Tensor)
+
+
 def _outside(recorder: Recorder, value) -> bool:
     """Whether ``value`` is, or holds, a given object or an instance the call did not create."""
     return _holds(value, lambda item: id(item) in recorder.given
@@ -815,11 +961,22 @@ def _given_read(recorder: Recorder, receiver, name: str, value) -> bool:
     builtin method of an instance from outside (the bound method's receiver)."""
     if id(receiver) in recorder.given:
         if type(receiver) is not Instance:
+            marks = receiver.python_attrs
+            if recorder.call is not None and marks and name in marks and value is marks[name] \
+                    and all(type(item) in _MARKS for item in marks.values()):
+                return True  # a module call's key holds these marks set on its module's tensors
             recorder.refused = recorder.refused or f"reads `.{name}` of a tensor it was given"
             return True
+        call = recorder.call
         if name in receiver.attrs:
             if isinstance(value, Tensor) and value is receiver.attrs[name]:
                 recorder.given.add(id(value))
+            elif call is not None and value is receiver.attrs[name] and (
+                    type(value) in _READ_CHECKED or type(value) is Instance and id(value) in recorder.given):
+                # a module call: a plain value is checked when reused (the key has its type);
+                # a module of the given subtree has its place in the key
+                if type(value) is not Instance:
+                    call.reads.setdefault((call.index[id(receiver)], name), value)
             elif not _constant(value):
                 recorder.refused = recorder.refused or f"reads `.{name}` of the module it was given"
             return True
@@ -827,10 +984,13 @@ def _given_read(recorder: Recorder, receiver, name: str, value) -> bool:
             member = receiver.cls.lookup(name)
         except KeyError:
             member = MISSING
-        if member is MISSING and not _constant(value) or isinstance(member, Builtin):
+        if member is MISSING and not _constant(value) or isinstance(member, Builtin) and not (
+                call is not None and member.name in _walks(call)):
             recorder.refused = recorder.refused or f"reads `.{name}` of the module it was given"
             return True
         return False  # a method or class attribute: recorded below as any class read
+    if recorder.watched is not None:
+        return False  # a module call (torch/call_memo.py): outside instances are read as in watch mode
     if type(receiver) is Instance and id(receiver) not in recorder.objects and name not in receiver.attrs:
         try:
             member = receiver.cls.lookup(name)

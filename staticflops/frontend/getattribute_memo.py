@@ -32,12 +32,15 @@ is unchanged, would take the same path to the same object, with no effect: it is
 from the memo.  What is not redone is the step budget (``--max-steps``), as for the other memos.
 Nothing is memoised while a construction or an apply call is recorded (the outer recording
 must see the reads), nor reused while an apply call is; a read reused while constructions
-are recorded hands them its recorded reads and watched containers (construction_memo.py).
+are recorded hands them its recorded reads and watched containers (construction_memo.py), and
+inside a recorded module call (torch/call_memo.py) an entry is reused and its reads and watched
+containers handed to that recording, which then holds what interpreting the read would have
+recorded.
 """
 
 from __future__ import annotations
 
-from staticflops.frontend.construction_memo import _ATTEMPTS, Recorder, _constant, _still
+from staticflops.frontend.construction_memo import _ATTEMPTS, Recorder, _constant, _read_key, _still
 from staticflops.frontend.values import BoundMethod, Instance
 from staticflops.frontend.watched_state import unchanged
 
@@ -69,7 +72,8 @@ def read(interp, hook: BoundMethod, receiver: Instance, name, node):
                 memo.hook_hits += 1
                 memo.read_reused(entry.reads, entry.watched, entry.value)
                 return entry.value
-        return interp.call(hook, [name], {}, node)
+            return interp.call(hook, [name], {}, node)
+        return _inside_module_call(interp, memo, key, hook, receiver, name, node)
     entry = memo.hook_reads.get(key)
     if entry is not None and entry.receiver is receiver and entry.definitions == memo.definition_writes \
             and _valid(entry, interp.builtins):
@@ -88,6 +92,27 @@ def read(interp, hook: BoundMethod, receiver: Instance, name, node):
         memo.hook_reads[key] = _Read(receiver, value, list(recorder.reads.values()),
                                      list(recorder.watched.values()), definitions)
     return value
+
+
+def _inside_module_call(interp, memo, key, hook: BoundMethod, receiver: Instance, name, node):
+    """A read while something is recorded: interpreted (the recording sees its reads), except
+    inside a recorded module call (torch/call_memo.py), whose recorder has the same rules for
+    outside state as this memo's: a valid entry answers, and its reads and watched containers
+    are handed to that recorder, as interpreting the read would have recorded them."""
+    outer = memo.recorders[0]
+    if len(memo.recorders) > 1 or outer.call is None:
+        return interp.call(hook, [name], {}, node)
+    entry = memo.hook_reads.get(key)
+    if entry is None or entry.receiver is not receiver or entry.definitions != memo.definition_writes \
+            or not _valid(entry, interp.builtins):
+        return interp.call(hook, [name], {}, node)
+    memo.hook_hits += 1
+    for one in entry.reads:
+        outer.reads.setdefault(_read_key(one), one)
+    for container, shot in entry.watched:
+        outer.watched.setdefault(id(container), (container, shot))
+    outer.watch(entry.value)
+    return entry.value
 
 
 def _refusal(recorder: Recorder, value) -> str | None:

@@ -262,7 +262,7 @@ class Interpreter(Statements, Expressions):
         if isinstance(receiver, (Class, Function)):  # memoised constructions recorded before it are stale
             self.construction_memo.definition_written()
         elif self.construction_memo.recorders:  # a write outside a construction makes it non-memoisable
-            self.construction_memo.attribute_write(receiver, value)
+            self.construction_memo.attribute_write(receiver, name, value)
         if isinstance(receiver, Instance):
             try:
                 hook = receiver.cls.lookup("__setattr__")
@@ -925,6 +925,9 @@ class Interpreter(Statements, Expressions):
     def call(self, function, args: list, kwargs: dict, node):
         kind = type(function)  # the two most frequent kinds first, by exact type (neither has subclasses)
         if kind is Function:
+            if args and type(args[0]) is Instance and args[0].module is not None:  # fn(module, ...): maybe memoised
+                return self.framework.module_call(self, function, args, kwargs, node,
+                                                  lambda: self.call_function(function, args, kwargs, node))
             return self.call_function(function, args, kwargs, node)
         if kind is Builtin:
             return self.call_builtin(function, args, kwargs, node)
@@ -932,11 +935,10 @@ class Interpreter(Statements, Expressions):
             return partial_dict.plain(function)
         if isinstance(function, BoundMethod):
             if isinstance(function.function, Function) and function.owner is not None:
-                self.frames.append((function.owner, function.receiver))
-                try:
-                    return self.call_function(function.function, [function.receiver, *args], kwargs, node)
-                finally:
-                    self.frames.pop()
+                if args and type(args[0]) is Instance and args[0].module is not None:  # obj.fn(module, ...)
+                    return self.framework.module_call(self, function, args, kwargs, node,
+                                                      lambda: self._call_method(function, args, kwargs, node))
+                return self._call_method(function, args, kwargs, node)
             return self.call(function.function, [function.receiver, *args], kwargs, node)
         if isinstance(function, Builtin):
             return self.call_builtin(function, args, kwargs, node)
@@ -950,6 +952,13 @@ class Interpreter(Statements, Expressions):
                 return self.call(meta_call, args, kwargs, node)
             return self.construct(function, args, kwargs, node)
         return self._call_other(function, args, kwargs, node)
+
+    def _call_method(self, method: BoundMethod, args: list, kwargs: dict, node):
+        self.frames.append((method.owner, method.receiver))
+        try:
+            return self.call_function(method.function, [method.receiver, *args], kwargs, node)
+        finally:
+            self.frames.pop()
 
     def _metaclass_call(self, cls: Class):
         """``Meta.__call__`` bound to ``cls`` when its metaclass defines one, else None."""

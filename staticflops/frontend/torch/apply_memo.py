@@ -133,6 +133,14 @@ def _describe(values: dict, module: Instance, numbers: dict) -> tuple:
     return tuple(values), types, items
 
 
+def _plain_dict(value: dict):
+    """A dict of plain values (the marks the code set on a tensor: ``_is_hf_initialized``)
+    exactly; any other dict by its kind only (reading it refuses)."""
+    if all(type(item) in _SCALARS for item in value.values()):
+        return dict, tuple(value.items())
+    return "other", dict
+
+
 def _value(value, module: Instance, numbers: dict):
     kind = type(value)
     if kind in _TENSORS:  # most values described here: a layer's weight and bias (as the isinstance test below)
@@ -156,6 +164,8 @@ def _value(value, module: Instance, numbers: dict):
     if kind is list:
         return list, tuple([_value(item, module, numbers) if type(item) not in _SCALARS else (type(item), item)
                             for item in value])
+    if kind is dict:
+        return _plain_dict(value)
     try:
         return _plain_key(value)
     except NotMemoisable:

@@ -17,7 +17,7 @@ from staticflops.frontend.values import (
     Unknown,
     stable_order,
 )
-from staticflops.frontend.torch import accelerators, constants, modules, numpy_scalars, routing
+from staticflops.frontend.torch import accelerators, call_memo, constants, modules, numpy_scalars, routing
 from staticflops.frontend.torch.tensor_attribute_names import NAMES as TENSOR_ATTRIBUTE_NAMES
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functional_table import build_functional
@@ -356,6 +356,11 @@ class TorchFramework:
             raise
         self.after_init(instance)
         return instance
+
+    def module_call(self, interp, function, args: list, kwargs: dict, node, run):
+        """``function(module, ...)`` (a function or bound method of the analysed code) while the
+        model is built: ``run()``, or answered from the memo of such calls (call_memo.py)."""
+        return call_memo.module_call(interp, function, args, kwargs, node, run)
 
     def is_module_class(self, cls: Class) -> bool:
         return cls.is_subclass_of(self.module_class)

@@ -347,3 +347,38 @@ def test_html_honours_exact_and_by_type(tmp_path):
         types = {cells[0]: cells for cells in _table_rows(typed.stdout, "types")}
         assert types["Linear"] == ["Linear", "2", *counts, "212", "100.0%"]
         assert types["ReLU"][:4] == ["ReLU", "1", "0", "0"]
+
+
+GATED = textwrap.dedent('''
+    import torch.nn as nn
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(4, 4)
+
+        def forward(self, x):
+            if x.shape[1] > 1:
+                return self.a(x)
+            return x
+''')
+
+
+def test_a_size_compared_with_a_number_gets_a_hint_and_assume_settles_it(tmp_path):
+    """`x.shape[1] > 1` with T symbolic cannot be decided: the table and the Markdown say how to
+    state T's range; with --assume T>=2 the Linear runs on T rows, 2*T*4*4 = 32*T FLOPs, complete,
+    and the totals line says the range."""
+    (tmp_path / "m.py").write_text(GATED)
+    table = run("analyze", "m.py", "--input", "1xTx4", "--no-cache", cwd=tmp_path)
+    assert "hint: T is compared with a number: state its range with --assume" in table.stdout
+    markdown = run("analyze", "m.py", "--input", "1xTx4", "--no-cache", "--format", "markdown", cwd=tmp_path)
+    assert "state its range with --assume" in markdown.stdout
+    settled = run("analyze", "m.py", "--input", "1xTx4", "--assume", "T>=2", "--no-cache", "--format", "json",
+                  cwd=tmp_path)
+    report = json.loads(settled.stdout)
+    assert report["totals"]["forward_flops"] == "32*T" and report["totals"]["complete"]
+    assert report["assumed"] == ["2 <= T"] and report["unknown"] == []
+    table = run("analyze", "m.py", "--input", "1xTx4", "--assume", "T>=2", "--no-cache", cwd=tmp_path)
+    assert "FLOPs·T — for 2 <= T" in table.stdout and "hint:" not in table.stdout
+    refused = run("analyze", "m.py", "--input", "1xTx4", "--assume", "S>=2", "--no-cache", cwd=tmp_path)
+    assert refused.returncode == 1 and "S is not a size named in --input" in refused.stderr

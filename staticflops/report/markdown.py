@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from staticflops.report.escape import MAX_MESSAGE, md_code, visible
-from staticflops.report.units import completeness, human, notes, partial_banner, share
+from staticflops.report.units import completeness, human, notes, partial_banner, range_hint, share
 
 if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
     from staticflops.report.schema import Report
@@ -49,6 +49,9 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
     if report.unknown:
         lines += ["", f"**Not resolved ({len(report.unknown)})** — totals are lower bounds:", ""]
         lines += [f"- {md_code(u.location)}: {_message(u.what)} [{md_code(u.code)}]" for u in report.unknown]
+        hint = range_hint(report)
+        if hint:
+            lines += ["", f"Hint: {_message(hint)}"]
     listed = notes(report)
     if listed:
         lines += ["", f"**Notes ({len(listed)})**:", ""]

@@ -14,7 +14,7 @@ from staticflops.report.repeats import Shown, collapsed
 from staticflops.report.schema import Report
 from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim
 from staticflops.report.training_lines import rule_of_thumb, run_line
-from staticflops.report.units import completeness, human, notes, partial_banner, share
+from staticflops.report.units import completeness, human, notes, partial_banner, range_hint, share
 
 
 def _shape(shape, calls: int = 1, short=str) -> str:
@@ -108,6 +108,9 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
         console.print(f"\n[bold yellow]Not resolved ({len(report.unknown)}); totals are lower bounds:[/bold yellow]")
         for entry in report.unknown:
             console.print(Text(f"  {visible(entry.location)}: {_message(entry.what)} [{visible(entry.code)}]"))
+        hint = range_hint(report)
+        if hint:
+            console.print(Text(f"  hint: {visible(hint)}"))
     listed = notes(report)
     if listed:
         console.print(f"\n[bold]Notes ({len(listed)}):[/bold]")

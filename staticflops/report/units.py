@@ -99,3 +99,22 @@ def notes(report) -> list:
     said = {(u.location, u.what) for u in report.unknown}
     return [d for d in report.diagnostics
             if d is not report.stopped and d.severity != "error" and (d.location, d.message) not in said]
+
+
+def range_hint(report) -> str | None:
+    """A line for the unresolved list when the code compared a symbolic size of the inputs with
+    a number (`q_length > 1`): a range given with ``--assume`` decides such a comparison."""
+    named = {part for spec in report.inputs for part in re.split(r"[x,×]", spec.split(":")[0].split("=")[0])
+             if _SIZE_NAMES.fullmatch(part)}
+    for unknown in report.unknown:
+        found = _COMPARED.search(unknown.what)
+        if found and found.group(1) in named:
+            size = found.group(1)
+            return (f"{size} is compared with a number: state its range with --assume "
+                    f"(e.g. --assume '{size}>={int(found.group(2)) + 1}' or '{size}<={found.group(2)}') to decide it.")
+    return None
+
+
+_COMPARED = re.compile(r"cannot compare ([A-Za-z_][A-Za-z0-9_]*) with (\d{1,18})\b")
+_SIZE_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+

@@ -1998,3 +1998,14 @@ def test_a_contextmanager_of_another_shape_runs_as_before_with_a_warning(tmp_pat
     report = staticflops.analyze(path, inputs=["1x1"])
     assert report.totals.params == 6  # Linear(1, 3): 3 weights + 3 biases
     assert any(d.code == "SF131" and "maybe" in d.message for d in report.diagnostics), report.diagnostics
+
+
+def test_f_string_conversions_of_containers(tmp_path):
+    """CPython: f"{[1, 2]!s}" is "[1, 2]" (6); f"{(3, 'a')!r}" is "(3, 'a')" (8); f"{[None]!s:>9}"
+    pads "[None]" to 9 (ultralytics logs each layer's arguments this way)."""
+    got = run_probes(tmp_path, "", """
+        a = len(f"{[1, 2]!s}")
+        b = len(f"{(3, 'a')!r}")
+        c = len(f"{[None]!s:>9}")
+        """, ["a", "b", "c"])
+    assert got == {"a": 6, "b": 8, "c": 9}

@@ -137,9 +137,7 @@ class Expressions:
                     return format(text, spec) if spec else text  # f"{obj!r:>10}": the spec applies to the text
             if spec:
                 return self.unknown(f"unsupported format string passed to {value.cls.name}.__format__", node)
-        if conversion is not None:
-            if not isinstance(value, _FORMATTABLE):
-                return self.unknown(f"`!{conversion}` of {describe(value)} in an f-string is not evaluated", node)
+        if conversion is not None:  # (a container's items by their own repr; ours for the analyser's values)
             value = {"r": repr, "s": str, "a": ascii}[conversion](value)
         if not spec:
             return str(value)

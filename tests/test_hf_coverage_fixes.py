@@ -1,0 +1,48 @@
+"""Interpreter gaps found by the transformers folder run (tools/transformers_folder_run.py,
+README "Coverage over the whole library"), each shown on a few lines of model code that mimic
+the library's pattern.  Expected numbers are worked out by hand in the comments, or are the
+torch 2.13 semantics named next to them (checked by running torch, not staticflops)."""
+
+import textwrap
+
+import staticflops
+
+
+def analyse(tmp_path, source, inputs=("1x1",)):
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent(source))
+    return staticflops.analyze(path, inputs=list(inputs))
+
+
+def test_multihead_attention_exposes_its_projection_tensors(tmp_path):
+    # torch 2.13: nn.MultiheadAttention(8, 2) has in_proj_weight (24, 8) and in_proj_bias (24,),
+    # no separate q/k/v weights; with kdim=4, vdim=6, bias=False, add_bias_kv=True:
+    # in_proj_weight None, q (8, 8), k (8, 4), v (8, 6), bias_k (1, 1, 8).
+    report = analyse(tmp_path, """
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=True)
+        other = nn.MultiheadAttention(8, 2, kdim=4, vdim=6, bias=False, add_bias_kv=True)
+        nn.init.xavier_uniform_(self.attn.in_proj_weight)
+        nn.init.zeros_(self.attn.in_proj_bias)
+        assert other.in_proj_weight is None and other.in_proj_bias is None
+        # 8*8 + 8*4 + 8*6 + 8 = 64 + 32 + 48 + 8 = 152 -> Linear(1, 152): 152 + 152 = 304 params
+        sizes = other.q_proj_weight.numel() + other.k_proj_weight.numel() + other.v_proj_weight.numel() \\
+            + other.bias_k.numel()
+        self.probe = nn.Linear(1, sizes)
+
+    def forward(self, x):
+        # (1, 5, 8) @ (8, 24)^T + bias: 5*8*24 = 960 MACs = 1,920 FLOPs (the bias add is not
+        # counted, as FlopCounterMode's addmm)
+        return F.linear(x, self.attn.in_proj_weight, self.attn.in_proj_bias)
+""", inputs=("1x5x8",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 5, 24]] and report.totals.forward_flops == 1920
+    layers = {row.name: row for row in report.layers}
+    assert layers["probe"].params == 304
+    # the MultiheadAttention's own parameters (its rule): 3*8*8 + 3*8 + 8*8 + 8 = 288
+    assert report.totals.params == 288 + 304

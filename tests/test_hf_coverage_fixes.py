@@ -46,3 +46,43 @@ class Net(nn.Module):
     assert layers["probe"].params == 304
     # the MultiheadAttention's own parameters (its rule): 3*8*8 + 3*8 + 8*8 + 8 = 288
     assert report.totals.params == 288 + 304
+
+
+def test_builtin_abs_of_a_tensor_is_its_abs(tmp_path):
+    # abs(t) calls Tensor.__abs__ (torch.abs): same shape, one op per element.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        bound = abs(self.up[0]) * abs(x)
+        return bound
+""", inputs=("2x4",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[2, 4]]
+
+
+def test_builtin_abs_calls_a_class_dunder(tmp_path):
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Size:
+    def __abs__(self):
+        return 5
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # CPython: abs(Size()) is Size.__abs__() = 5 -> Linear(1, 5): 5 weights + 5 biases = 10
+        self.lin = nn.Linear(1, abs(Size()))
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 10

@@ -163,7 +163,15 @@ def build_builtins(object_class: Class) -> dict:
     b["any"], b["all"] = reducer(any, "any"), reducer(all, "all")
     b["sorted"] = reducer(sorted, "sorted")
 
-    b["abs"] = _plain(abs, "abs")
+    plain_abs = _plain(abs, "abs").fn
+
+    def abs_(interp, args, kwargs, node):
+        # abs(x) is type(x).__abs__(x): a tensor's is Tensor.abs(), a class's its own
+        if len(args) == 1 and not kwargs and isinstance(args[0], (Tensor, Instance)):
+            method = "abs" if isinstance(args[0], Tensor) else "__abs__"
+            return interp.call(interp.get_attribute(args[0], method, node), [], {}, node)
+        return plain_abs(interp, args, kwargs, node)
+    b["abs"] = Builtin("abs", abs_, bind_self=False)
     b["round"] = _plain(round, "round")
     b["divmod"] = _plain(divmod, "divmod")
     b["pow"] = Builtin("pow", _bounded_pow, bind_self=False)

@@ -86,3 +86,30 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert report.totals.params == 10
+
+
+def test_an_unknown_appended_to_a_list_stays_an_item(tmp_path):
+    # CPython: after frames.append(y) and frames.insert(0, y) the list has 2 items, whatever y is;
+    # y is unknown here (an op staticflops does not model), so frames[0] is that located unknown
+    # and len(frames) = 2 sizes Linear(1, 2): 2 weights + 2 biases = 4 params.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        frames = []
+        frames.append(torch.frobnicate(torch.ones(2)))
+        frames.insert(0, torch.frobnicate(torch.ones(2)))
+        self.lin = nn.Linear(1, len(frames))
+
+    def forward(self, x):
+        frames = []
+        for i in range(0, 1):
+            frames.append(torch.frobnicate(x))
+        return frames[0]
+""", inputs=("2x4",))
+    assert report.totals.params == 4
+    assert {u.what for u in report.unknown} == {"`torch.frobnicate` is not modelled"}
+    assert report.totals.complete is False

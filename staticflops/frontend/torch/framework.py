@@ -410,8 +410,12 @@ class TorchFramework:
 
     def call_python_method(self, interp, value, name: str, args: list, kwargs: dict, node):
         """``value.name(*args, **kwargs)`` for a method ``python_attribute`` allows."""
+        # An unknown stored in a list stays there as an item (it is opaque, not absent): a later
+        # `frames[0]` reads the unknown with its first cause instead of failing on a short list.
+        stored = args[1:] if type(value) is list and name == "insert" else \
+            args[:1] if type(value) is list and name == "append" else ()
         for argument in args:
-            if isinstance(argument, Unknown):
+            if isinstance(argument, Unknown) and not any(argument is item for item in stored):
                 return argument
         if name in GROWING_METHODS:  # the others build nothing the budget measures
             interp.budget.check_method(interp, value, name, args, kwargs, node)

@@ -113,3 +113,41 @@ class Net(nn.Module):
     assert report.totals.params == 4
     assert {u.what for u in report.unknown} == {"`torch.frobnicate` is not modelled"}
     assert report.totals.complete is False
+
+
+def test_numpy_lcm_gcd_and_argsort_of_known_numbers(tmp_path):
+    report = analyse(tmp_path, """
+import numpy as np
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # numpy: lcm(4, 6) = 12, gcd(4, 6) = 2; argsort([32, 16, 8]) = [2, 1, 0]
+        order = np.argsort([32, 16, 8], axis=0).tolist()
+        widths = [5, 7, 9]
+        # Linear(1, 12 + 2 + widths[2]) = Linear(1, 23): 23 + 23 = 46 params
+        self.lin = nn.Linear(1, int(np.lcm(4, 6)) + int(np.gcd(4, 6)) + widths[order[0]])
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 46
+
+
+def test_numpy_argsort_with_ties_is_unknown(tmp_path):
+    report = analyse(tmp_path, """
+import numpy as np
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        order = np.argsort([1, 1, 0]).tolist()
+        self.lin = nn.Linear(1, 2)
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert any("numpy.argsort" in u.what for u in report.unknown), report.unknown

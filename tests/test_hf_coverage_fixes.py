@@ -151,3 +151,52 @@ class Net(nn.Module):
         return self.lin(x)
 """)
     assert any("numpy.argsort" in u.what for u in report.unknown), report.unknown
+
+
+def test_flatten_and_constant_pad_keep_known_values(tmp_path):
+    # torch 2.13: F.pad(arange(6).view(2, 3), (1, 2, 1, 0), value=9) is
+    # [[9,9,9,9,9,9], [9,0,1,2,9,9], [9,3,4,5,9,9]]: sum 15 + 12*9 = 123, [2, 3] = 5,
+    # flatten()[10] = 9; a long tensor padded with 0.5 holds 0 there (the fill cast toward zero).
+    # Longformer decides `(mask > 0).flatten().any().item()` on a mask padded like this.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        x = F.pad(torch.arange(6).view(2, 3), (1, 2, 1, 0), value=9)
+        cast = F.pad(torch.ones(2, dtype=torch.long), (1, 0), value=0.5)
+        wide = F.pad(torch.ones(1, 32, dtype=torch.long), (0, 480), value=0)
+        assert not bool((wide < 0).flatten().any().item())
+        # Linear(1, 123 + 5 + 9 + 0 + 32) = Linear(1, 169): 169 + 169 = 338 params
+        self.lin = nn.Linear(1, x.sum().item() + x[2, 3].item() + x.flatten()[10].item() + cast[0].item()
+                             + wide.flatten().sum().item())
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 338
+
+
+def test_view_keeps_an_integer_dtype(tmp_path):
+    # torch: arange(6) is int64 and so is its view; its sum().item() is the int 15 (a float
+    # 15.0 would be refused as a layer width) -> Linear(1, 15): 15 + 15 = 30 params
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        grid = torch.arange(6).view(2, 3)
+        assert grid.dtype == torch.int64
+        self.lin = nn.Linear(1, grid.sum().item())
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 30

@@ -119,6 +119,34 @@ def known(shape: tuple, values: list | None) -> list | None:
     return values if len(values) == count and count <= MAX_VALUES else None
 
 
+def padded(values: list | None, shape: tuple, amounts: list, fill) -> list | None:
+    """The values of ``F.pad(x, amounts, value=fill)`` (constant mode) for a tensor of ``shape``:
+    ``amounts`` pairs (before, after) from the last dim backwards, each non-negative; None when
+    a size or a pad is not a known non-negative int."""
+    if known(shape, values) is None or not all(type(a) is int and a >= 0 for a in amounts) or \
+            type(fill) not in (int, float, bool):
+        return None
+    pads = [(0, 0)] * (len(shape) - len(amounts) // 2) + \
+        [(amounts[2 * i], amounts[2 * i + 1]) for i in reversed(range(len(amounts) // 2))]
+    out = 1
+    for d, (before, after) in zip(shape, pads):
+        out *= d + before + after
+    if out > MAX_VALUES:
+        return None
+
+    def pad(flat, dims, pairs):
+        if not dims:
+            return flat
+        step = len(flat) // dims[0] if dims[0] else 0
+        inner = 1
+        for d, (b, a) in zip(dims[1:], pairs[1:]):
+            inner *= d + b + a
+        rows = [pad(flat[i * step:(i + 1) * step], dims[1:], pairs[1:]) for i in range(dims[0])]
+        before, after = pairs[0]
+        return [fill] * (before * inner) + [v for row in rows for v in row] + [fill] * (after * inner)
+    return pad(list(values), tuple(shape), pads)
+
+
 def reshaped(values: list | None, shape: tuple) -> list | None:
     """The values of a view/reshape/unsqueeze/squeeze to ``shape``: row-major order is kept."""
     return known(shape, values)

@@ -167,6 +167,7 @@ def build_functions(t: TorchOps) -> dict:
             return view_dtype(interp, args[0], x, wanted, node)
         new = _sizes(args[1:]) or list(kwargs.get("shape", kwargs.get("size", ())))
         result = t.reshape_like(interp, x, new, node, "view/reshape")
+        result.dtype = args[0].dtype  # the same elements: an integer tensor stays integer
         result.values = constants.reshaped(args[0].values, result.shape)
         return result
     f["view"] = f["reshape"] = view
@@ -188,7 +189,8 @@ def build_functions(t: TorchOps) -> dict:
         x = shape(interp, args[0], node)
         start = _dim_arg(args, kwargs, 1, 0, "start_dim")
         end = _dim_arg(args, kwargs, 2, -1, "end_dim")
-        return Tensor(t.moved(interp, ops.flatten, "flatten", node, x, start, end), args[0].dtype)
+        new = t.moved(interp, ops.flatten, "flatten", node, x, start, end)
+        return Tensor(new, args[0].dtype, values=constants.reshaped(args[0].values, new))  # row-major order kept
     f["flatten"] = flatten
 
     def permute(interp, args, kwargs, node):
@@ -292,9 +294,17 @@ def build_functions(t: TorchOps) -> dict:
             return unknown  # an unresolved padding size: the padded size is unknown, and says why
         if len(amounts) % 2 or len(amounts) // 2 > len(x):
             raise CannotKnow(f"F.pad with {len(amounts)} padding sizes for a {len(x)}-dimensional tensor")
+        before = tuple(x)
         for i in range(len(amounts) // 2):
             x[-1 - i] = x[-1 - i] + amounts[2 * i] + amounts[2 * i + 1]
-        return Tensor(tuple(x), args[0].dtype)
+        mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+        fill = args[3] if len(args) > 3 else kwargs.get("value", 0)
+        fill = 0 if fill is None else fill
+        if args[0].dtype.startswith(("int", "uint")) and type(fill) is float:
+            fill = int(fill)  # torch casts the fill to the tensor's dtype: toward zero
+        values = constants.padded(args[0].values, before, list(amounts), fill) \
+            if mode == "constant" and args[0].dtype != "bool" else None
+        return Tensor(tuple(x), args[0].dtype, values=values)
     f["pad"] = pad
 
     def new_tensor(interp, args, kwargs, node, label="new_tensor"):

@@ -200,3 +200,35 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert report.totals.params == 30
+
+
+def test_a_plain_subclass_of_a_dataclass_is_one(tmp_path):
+    # CPython: __dataclass_fields__ is inherited, so fields(Sub(...)) lists the base's fields
+    # (a, b; Sub's own annotation c is not a field) and is_dataclass(Sub) is True:
+    # Linear(1, 2 + 1) -> 3 + 3 = 6 params.  transformers' `class XOutput(BaseModelOutput): pass`
+    # reaches fields(self) in ModelOutput.__setattr__.
+    report = analyse(tmp_path, """
+import dataclasses
+from dataclasses import dataclass, fields
+import torch.nn as nn
+
+@dataclass
+class Base:
+    a: int = 1
+    b: int = 2
+
+class Sub(Base):
+    c: int = 3
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        names = [f.name for f in fields(Sub(5))]
+        assert names == ["a", "b"] and dataclasses.asdict(Sub(5)) == {"a": 5, "b": 2}
+        self.lin = nn.Linear(1, len(names) + int(dataclasses.is_dataclass(Sub)))
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 6

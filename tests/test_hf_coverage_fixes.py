@@ -232,3 +232,43 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert report.totals.params == 6
+
+
+def test_pad_sizes_held_in_integer_tensors(tmp_path):
+    # Mimi/EnCodec-style causal padding computed from int64 buffers. torch 2.13 gives, for a
+    # length-6 input, kernel 3, padding 2, stride 2: frames = ceil((6 - 3 + 2) / 2 + 1) - 1 = 3,
+    # ideal length 3*2 + 3 - 2 = 7, extra = 1, so F.pad(x, (2, extra)) is 1x4x9 (6 + 2 + 1).
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("stride", torch.tensor(2, dtype=torch.int64), persistent=False)
+        self.register_buffer("kernel_size", torch.tensor(3, dtype=torch.int64), persistent=False)
+        self.register_buffer("padding_total", torch.tensor(2, dtype=torch.int64), persistent=False)
+
+    def forward(self, x):
+        length = x.shape[-1]
+        frames = (length - self.kernel_size + self.padding_total) / self.stride + 1
+        frames = torch.ceil(frames).to(torch.int64) - 1
+        extra = frames * self.stride + self.kernel_size - self.padding_total - length
+        return F.pad(x, (2, extra))
+""", inputs=("1x4x6",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 4, 9]]
+
+
+def test_pad_size_in_a_tensor_of_unknown_value_is_a_located_unknown(tmp_path):
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Net(nn.Module):
+    def forward(self, x, n):
+        return F.pad(x, (0, n.sum()))
+""", inputs=("1x4x6", "3:int64"))
+    assert any("F.pad with a size held in a tensor" in u.what for u in report.unknown), report.unknown

@@ -107,6 +107,18 @@ def _sizes(args) -> list:
     return list(args)
 
 
+def _tensor_int(value, label: str):
+    """A size given as a one-element integer tensor (torch reads its value, as Mimi's
+    ``F.pad(x, (left, extra))`` with ``extra`` computed from tensor buffers): its known value;
+    anything else is returned as it is."""
+    if not isinstance(value, Tensor):
+        return value
+    if value.dtype.startswith(("int", "uint")) and value.shape in ((), (1,)) and value.values is not None \
+            and len(value.values) == 1 and type(value.values[0]) is int:
+        return value.values[0]
+    raise CannotKnow(f"{label} with a size held in a tensor whose value is not known while the model is built")
+
+
 def _dim_arg(args, kwargs, position, default=None, name="dim"):
     if name in kwargs:
         return kwargs[name]
@@ -292,6 +304,7 @@ def build_functions(t: TorchOps) -> dict:
             return amounts
         if unknown := next((a for a in amounts if isinstance(a, Unknown)), None):
             return unknown  # an unresolved padding size: the padded size is unknown, and says why
+        amounts = [_tensor_int(a, "F.pad") for a in amounts]
         if len(amounts) % 2 or len(amounts) // 2 > len(x):
             raise CannotKnow(f"F.pad with {len(amounts)} padding sizes for a {len(x)}-dimensional tensor")
         before = tuple(x)

@@ -272,3 +272,24 @@ class Net(nn.Module):
         return F.pad(x, (0, n.sum()))
 """, inputs=("1x4x6", "3:int64"))
     assert any("F.pad with a size held in a tensor" in u.what for u in report.unknown), report.unknown
+
+
+def test_builtin_max_min_of_numbers_and_known_one_element_tensors(tmp_path):
+    # torch 2.13 / CPython: max(1, tensor(3)) is tensor(3), max(4, tensor(3)) is 4,
+    # min(tensor(2), 2) is tensor(2) (the first of equals).  The pads are 3 + 4 = 7 and 2,
+    # so F.pad of 1x4x6 by (3 + 4, 2) is 1x4x15 (6 + 7 + 2).
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Net(nn.Module):
+    def forward(self, x):
+        three = torch.tensor(3)
+        left = max(1, three) + max(4, three)
+        right = min(torch.tensor(2), 2)
+        assert isinstance(right, torch.Tensor)
+        return F.pad(x, (left, right))
+""", inputs=("1x4x6",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 4, 15]]

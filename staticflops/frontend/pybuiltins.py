@@ -39,6 +39,18 @@ def _plain(python_fn, name):
     return Builtin(name, fn, bind_self=False)
 
 
+def _known_number(value) -> bool:
+    """A plain number, or a one-element tensor whose value is known: comparable by value."""
+    if isinstance(value, Tensor):
+        return value.shape is not None and all(d == 1 for d in value.shape) and value.values is not None \
+            and len(value.values) == 1 and type(value.values[0]) in (int, float, bool)
+    return type(value) in (int, float, bool)
+
+
+def _known_number_value(value):
+    return value.values[0] if isinstance(value, Tensor) else value
+
+
 def _bounded_pow(interp, args, kwargs, node):
     """``pow(2, 10**9)`` is ``2 ** 10**9``: the same integer-size budget applies."""
     if len(args) == 2 and not kwargs:
@@ -148,6 +160,10 @@ def build_builtins(object_class: Class) -> dict:
             if any(isinstance(v, Unknown) for v in items):
                 return next(v for v in items if isinstance(v, Unknown))
             if any(isinstance(v, Tensor) for v in items):
+                if name in ("min", "max") and not kwargs and items and all(map(_known_number, items)):
+                    # max(pad, tensor(3)): each comparison is a one-element tensor's truth, decided
+                    # by the known values; the winner is the item itself (first of equals, as CPython)
+                    return python_fn(items, key=_known_number_value)
                 return interp.unknown(f"{name}() over tensors", node)
             try:
                 if name == "sum":

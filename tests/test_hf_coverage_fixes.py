@@ -293,3 +293,25 @@ class Net(nn.Module):
 """, inputs=("1x4x6",))
     assert report.unknown == [], report.unknown
     assert report.outputs == [[1, 4, 15]]
+
+
+def test_identity_returns_a_tuple_it_is_given(tmp_path):
+    # torch: nn.Identity()(x) is x for any x, here a tuple of two 1x2x3 maps; the model returns
+    # the tuple's second item through a Linear(3, 5): 1x2x5, 3*5 + 5 = 20 params,
+    # 2*3*5 = 30 MACs = 60 FLOPs.
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fpn = nn.Identity()
+        self.lin = nn.Linear(3, 5)
+
+    def forward(self, x):
+        maps = self.fpn((x, x * 2))
+        return self.lin(maps[1])
+""", inputs=("1x2x3",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 2, 5]]
+    assert report.totals.params == 20 and report.totals.forward_flops == 60

@@ -594,6 +594,8 @@ class LayerFactory:
         state = layer.module
         if state.kind is None:
             return interp.unknown(f"{layer.cls.name} could not be built, so its output is unknown", node)
+        if state.kind == "identity" and len(inputs) == 1 and not kwargs and not isinstance(inputs[0], (Tensor, Unknown)):
+            return inputs[0]  # nn.Identity returns whatever it is given (a tuple of feature maps)
         tensors = [v for v in inputs if isinstance(v, (Tensor, Unknown))]
         for value in tensors:
             if isinstance(value, Unknown):

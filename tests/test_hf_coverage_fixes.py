@@ -315,3 +315,27 @@ class Net(nn.Module):
     assert report.unknown == [], report.unknown
     assert report.outputs == [[1, 2, 5]]
     assert report.totals.params == 20 and report.totals.forward_flops == 60
+
+
+def test_legacy_typed_tensor_constructors(tmp_path):
+    # torch 2.13: LongTensor([[0, 1, 2], [2, 1, 0]]).view(3, 2) is int64 with sum 6 and [2, 1] = 0;
+    # LongTensor(2, 3) is an uninitialised 2x3 int64 tensor.  Linear(1, 6 + 0 + 2*3) = Linear(1, 12):
+    # 12 + 12 = 24 params (LeViT's attention_bias_idxs buffer is built this way).
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        idxs = torch.LongTensor([[0, 1, 2], [2, 1, 0]]).view(3, 2)
+        empty = torch.LongTensor(2, 3)
+        assert idxs.dtype == torch.int64 and empty.dtype == torch.long
+        assert torch.BoolTensor([True, False]).dtype == torch.bool
+        self.lin = nn.Linear(1, idxs.sum().item() + idxs[2, 1].item() + empty.numel())
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 24

@@ -1095,6 +1095,11 @@ def dtype_objects() -> dict:
     return objects
 
 
+# The legacy typed constructors: torch.LongTensor(data) or torch.LongTensor(*sizes), of this dtype
+_TYPED_TENSORS = {"Tensor": "float32", "FloatTensor": "float32", "LongTensor": "int64", "IntTensor": "int64",
+                  "BoolTensor": "bool"}
+
+
 def build_constructors(t: TorchOps) -> dict:
     c: dict = {}
 
@@ -1106,18 +1111,20 @@ def build_constructors(t: TorchOps) -> dict:
 
     def creator(name):
         def create(interp, args, kwargs, node):
-            if name in ("Tensor", "FloatTensor") and len(args) == 1 and isinstance(args[0], (list, Tensor)):
+            typed = _TYPED_TENSORS.get(name)
+            if typed and len(args) == 1 and isinstance(args[0], (list, Tensor)):
                 # torch.Tensor(data): a float32 copy of a list or an array (BiT's per-block drop
-                # rates are torch.Tensor(np.linspace(...))), not a size
-                return tensor(interp, args, {"dtype": "float32"}, node)
+                # rates are torch.Tensor(np.linspace(...))), not a size; LongTensor(data) an int64 one
+                return tensor(interp, args, {"dtype": typed}, node)
             sizes = _sizes(args) or list(kwargs.get("size", ()))
             for s in sizes:
                 if isinstance(s, Unknown):
                     return s
-            made = Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node, sizes), dtype_of(kwargs))
+            made = Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node, sizes),
+                          typed or dtype_of(kwargs))
             return filled(made, _FILLS.get(name))
         return create
-    for name in ("zeros", "ones", "randn", "rand", "empty", "Tensor", "FloatTensor"):
+    for name in ("zeros", "ones", "randn", "rand", "empty", *_TYPED_TENSORS):
         c[name] = creator(name)
 
     def full(interp, args, kwargs, node):

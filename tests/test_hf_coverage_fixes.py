@@ -271,7 +271,8 @@ class Net(nn.Module):
     def forward(self, x, n):
         return F.pad(x, (0, n.sum()))
 """, inputs=("1x4x6", "3:int64"))
-    assert any("F.pad with a size held in a tensor" in u.what for u in report.unknown), report.unknown
+    assert [u.what for u in report.unknown] == [
+        "`F.pad` on a size held in a tensor whose value is not known while the model is built"]
 
 
 def test_builtin_max_min_of_numbers_and_known_one_element_tensors(tmp_path):
@@ -339,3 +340,25 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert report.totals.params == 24
+
+
+def test_sizes_given_as_tensors(tmp_path):
+    # torch 2.13 reads a one-element integer tensor as a size: zeros((1, tensor(5), 4)) is 1x5x4,
+    # new_zeros(tensor(3), 2) is 3x2, full((tensor(2),), 7) is (2,).  A size whose value is not
+    # known (the largest of an input's sums: FastSpeech2's length regulator) is a located unknown,
+    # never a shape holding a tensor.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def forward(self, x, durations):
+        a = torch.zeros((1, torch.tensor(5), 4))
+        b = x.new_zeros(torch.tensor(3), 2)
+        c = torch.full((torch.tensor(2),), 7)
+        d = torch.zeros((1, durations.sum(dim=1).max(), 4))
+        return a, b, c, d
+""", inputs=("1x4", "1x3:int64"))
+    assert report.outputs[:3] == [[1, 5, 4], [3, 2], [2]]
+    assert [u.what for u in report.unknown] == [
+        "`torch.zeros` on a size held in a tensor whose value is not known while the model is built"]

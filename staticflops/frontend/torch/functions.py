@@ -107,7 +107,7 @@ def _sizes(args) -> list:
     return list(args)
 
 
-def _tensor_int(value, label: str):
+def _tensor_int(value):
     """A size given as a one-element integer tensor (torch reads its value, as Mimi's
     ``F.pad(x, (left, extra))`` with ``extra`` computed from tensor buffers): its known value;
     anything else is returned as it is."""
@@ -116,7 +116,7 @@ def _tensor_int(value, label: str):
     if value.dtype.startswith(("int", "uint")) and value.shape in ((), (1,)) and value.values is not None \
             and len(value.values) == 1 and type(value.values[0]) is int:
         return value.values[0]
-    raise CannotKnow(f"{label} with a size held in a tensor whose value is not known while the model is built")
+    raise CannotKnow("a size held in a tensor whose value is not known while the model is built")
 
 
 def _dim_arg(args, kwargs, position, default=None, name="dim"):
@@ -304,7 +304,7 @@ def build_functions(t: TorchOps) -> dict:
             return amounts
         if unknown := next((a for a in amounts if isinstance(a, Unknown)), None):
             return unknown  # an unresolved padding size: the padded size is unknown, and says why
-        amounts = [_tensor_int(a, "F.pad") for a in amounts]
+        amounts = [_tensor_int(a) for a in amounts]
         if len(amounts) % 2 or len(amounts) // 2 > len(x):
             raise CannotKnow(f"F.pad with {len(amounts)} padding sizes for a {len(x)}-dimensional tensor")
         before = tuple(x)
@@ -321,7 +321,10 @@ def build_functions(t: TorchOps) -> dict:
     f["pad"] = pad
 
     def new_tensor(interp, args, kwargs, node, label="new_tensor"):
-        sizes = t.moved(interp, ops.new_shape, label, node, _sizes(args[1:]) or list(kwargs.get("size", ())))
+        wanted = _sizes(args[1:]) or list(kwargs.get("size", ()))
+        if unknown := next((s for s in wanted if isinstance(s, Unknown)), None):
+            return unknown
+        sizes = t.moved(interp, ops.new_shape, label, node, [_tensor_int(s) for s in wanted])
         return Tensor(sizes, kwargs.get("dtype", args[0].dtype) if isinstance(kwargs.get("dtype"), str) else args[0].dtype)
     for name in ("new_zeros", "new_ones", "new_empty"):
         f[name] = lambda interp, args, kwargs, node, label=name: new_tensor(interp, args, kwargs, node, label)
@@ -1120,8 +1123,8 @@ def build_constructors(t: TorchOps) -> dict:
             for s in sizes:
                 if isinstance(s, Unknown):
                     return s
-            made = Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node, sizes),
-                          typed or dtype_of(kwargs))
+            made = Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node,
+                                  [_tensor_int(s) for s in sizes]), typed or dtype_of(kwargs))
             return filled(made, _FILLS.get(name))
         return create
     for name in ("zeros", "ones", "randn", "rand", "empty", *_TYPED_TENSORS):
@@ -1129,7 +1132,8 @@ def build_constructors(t: TorchOps) -> dict:
 
     def full(interp, args, kwargs, node):
         value = args[1] if len(args) > 1 else kwargs.get("fill_value")
-        made = Tensor(t.moved(interp, ops.new_shape, "torch.full", node, _sizes(args[:1])),
+        made = Tensor(t.moved(interp, ops.new_shape, "torch.full", node,
+                              [_tensor_int(s) for s in _sizes(args[:1])]),
                       dtype_of(kwargs, "float32" if isinstance(value, float) else "int64" if type(value) is int
                                else "bool" if type(value) is bool else "float32"))
         return filled(made, value if type(value) in (int, float, bool) else None)

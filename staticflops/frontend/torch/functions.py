@@ -110,7 +110,7 @@ def _sizes(args) -> list:
 def _tensor_int(value):
     """A size given as a one-element integer tensor (torch reads its value, as Mimi's
     ``F.pad(x, (left, extra))`` with ``extra`` computed from tensor buffers): its known value;
-    anything else is returned as it is."""
+    a tensor of unknown value is not known; anything but a tensor is returned as it is."""
     if not isinstance(value, Tensor):
         return value
     if value.dtype.startswith(("int", "uint")) and value.shape in ((), (1,)) and value.values is not None \

@@ -362,3 +362,26 @@ class Net(nn.Module):
     assert report.outputs[:3] == [[1, 5, 4], [3, 2], [2]]
     assert [u.what for u in report.unknown] == [
         "`torch.zeros` on a size held in a tensor whose value is not known while the model is built"]
+
+
+def test_slice_bounds_held_in_tensors(tmp_path):
+    # torch 2.13: with x = arange(12).view(3, 4) and n = tensor(2), x[:, :n] is 3x2 with sum
+    # 0+1+4+5+8+9 = 27, and x[tensor(1):] is 2x4.  A bound whose value is not known (the largest
+    # of an input's values) is a located unknown, not an internal error.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def forward(self, y, lengths):
+        x = torch.arange(12).view(3, 4)
+        n = torch.tensor(2)
+        a = x[:, :n]
+        b = x[torch.tensor(1):]
+        c = y.new_zeros(a.sum().item())
+        d = y[:, :lengths.max()]
+        return a, b, c, d
+""", inputs=("2x8", "2:int64"))
+    assert report.outputs[:3] == [[3, 2], [2, 4], [27]]
+    assert [u.what for u in report.unknown] == [
+        "a slice bound held in a tensor whose value is not known while the model is built"]

@@ -88,6 +88,24 @@ def _plain_data(value, depth: int = 0) -> bool:
     return all(_plain_data(item, depth + 1) for item in items)
 
 
+def _replaced(key, item, by):
+    """``key`` (an index or a tuple of them) with ``item`` (found by identity) replaced."""
+    if isinstance(key, tuple):
+        return tuple(by if part is item else part for part in key)
+    return by if key is item else key
+
+
+def _slice_bound(interp, bound, node):
+    """A slice bound as torch reads it: a one-element integer tensor by its value (``x[:n]`` with
+    ``n = lengths.max()``); one whose value is not known, or an unknown, is not known."""
+    if isinstance(bound, Tensor):
+        if bound.dtype.startswith(("int", "uint")) and bound.shape in ((), (1,)) and bound.values is not None \
+                and len(bound.values) == 1 and type(bound.values[0]) is int:
+            return bound.values[0]
+        return interp.unknown("a slice bound held in a tensor whose value is not known while the model is built", node)
+    return bound
+
+
 class TorchFramework:
     name = "pytorch"
 
@@ -557,6 +575,13 @@ class TorchFramework:
                 converted.append(IndexArray(item.shape))
             elif isinstance(item, list):
                 converted.append(IndexArray((len(item),)))
+            elif isinstance(item, slice):
+                bounds = [_slice_bound(interp, b, node) for b in (item.start, item.stop, item.step)]
+                if unknown := next((b for b in bounds if isinstance(b, Unknown)), None):
+                    return unknown  # `x[:, :n]` with an unresolved n: the length is unknown, and says why
+                converted.append(slice(*bounds))
+                if item.start is not bounds[0] or item.stop is not bounds[1] or item.step is not bounds[2]:
+                    key = _replaced(key, item, converted[-1])
             else:
                 converted.append(item)
         try:

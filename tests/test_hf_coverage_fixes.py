@@ -385,3 +385,22 @@ class Net(nn.Module):
     assert report.outputs[:3] == [[3, 2], [2, 4], [27]]
     assert [u.what for u in report.unknown] == [
         "a slice bound held in a tensor whose value is not known while the model is built"]
+
+
+def test_torch_distributions_normal(tmp_path):
+    # torch 2.13: Normal(0, 1).icdf(tensor([0.9, 0.95])) has shape (2,) (float32 loc/scale);
+    # Normal(zeros(2), 1.0).rsample((4,)) is 4x2, its cdf of a 3x2 tensor 3x2, log_prob of 3x1: 3x2.
+    # The model scales its 3x2 input by the icdf: 3x2.  (Gemma 3n's activation sparsity.)
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def forward(self, x):
+        normal = torch.distributions.normal.Normal(0, 1)
+        other = torch.distributions.Normal(torch.zeros(2), 1.0)
+        return (x * normal.icdf(torch.tensor([0.9, 0.95])), other.rsample((4,)), other.cdf(torch.zeros(3, 2)),
+                other.log_prob(torch.zeros(3, 1)))
+""", inputs=("3x2",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[3, 2], [4, 2], [3, 2], [3, 2]]

@@ -230,6 +230,8 @@ class TorchFramework:
                 (torch if parent == "torch" else nn).members[leaf] = namespace
         autograd, autograd_function = self._autograd_namespaces(interp, torch)
         torch.members["autograd"] = autograd
+        distributions = self._distributions_namespaces(interp, torch)
+        torch.members["distributions"] = distributions["torch.distributions"]
         self.blocks = accelerators.Blocks(self.cpu, self.device_class, self.object_class, torch.members["float32"])
         torch.members.update(self.blocks.builtins())  # default device and dtype, is_autocast_enabled, autocast
         self._stub_context = (nn, functional, stdlib["copy"])
@@ -240,7 +242,7 @@ class TorchFramework:
             "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
             "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"],
             "torch.linalg": torch.members["linalg"], **probes, **stdlib,
-            "torch.autograd": autograd, "torch.autograd.function": autograd_function,
+            "torch.autograd": autograd, "torch.autograd.function": autograd_function, **distributions,
             "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False),
                                          # no array is modelled (one would be an unknown): none is an ndarray
                                          "ndarray": Class("ndarray", (self.object_class,), {}),
@@ -273,6 +275,25 @@ class TorchFramework:
 
         autograd.loader, function.loader = loader(autograd), loader(function)
         return autograd, function
+
+    def _distributions_namespaces(self, interp, torch: Namespace) -> dict:
+        """``torch.distributions`` and ``torch.distributions.normal``: ``Normal`` from
+        stubs/distributions.pyi on first use (other distributions are not modelled)."""
+        top, normal = Namespace("torch.distributions", {}), Namespace("torch.distributions.normal", {})
+        top.members["normal"] = normal
+
+        def loader(namespace):
+            def load(member):
+                if "Normal" not in normal.members:
+                    classes = run_stub(interp, Path(__file__).parent / "stubs" / "distributions.pyi",
+                                       "<torch.distributions>", {"torch": torch})
+                    top.members.update(classes)
+                    normal.members.update(classes)
+                return namespace.members.get(member, MISSING)
+            return load
+
+        top.loader, normal.loader = loader(top), loader(normal)
+        return {"torch.distributions": top, "torch.distributions.normal": normal}
 
     def _solve_triangular(self, interp, args, kwargs, node):
         """``torch.linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False)``: X of B's

@@ -404,3 +404,32 @@ class Net(nn.Module):
 """, inputs=("3x2",))
     assert report.unknown == [], report.unknown
     assert report.outputs == [[3, 2], [4, 2], [3, 2], [3, 2]]
+
+
+def test_a_userdict_subclass_is_a_mapping(tmp_path):
+    # CPython: Shared({"a": (3, 4)}, b=(1,)) then d["c"] = (5,) and del d["b"] holds keys a, c
+    # (in that order); it is a MutableMapping; d.get("zz", 7) = 7.
+    # Linear(1, 4 + 2 + 7) = Linear(1, 13): 13 + 13 = 26 params.  (transformers' KVSharingDict)
+    report = analyse(tmp_path, """
+from collections import UserDict
+from collections.abc import MutableMapping
+import torch.nn as nn
+
+class Shared(UserDict):
+    pass
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        d = Shared({"a": (3, 4)}, b=(1,))
+        d["c"] = (5,)
+        del d["b"]
+        assert list(d.keys()) == ["a", "c"] and [k for k, _ in d.items()] == ["a", "c"]
+        assert isinstance(d, MutableMapping) and "a" in d and "b" not in d
+        self.lin = nn.Linear(1, d["a"][1] + len(d) + d.get("zz", 7))
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 26

@@ -433,3 +433,19 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert report.totals.params == 26
+
+
+def test_numpy_newaxis_indexes_a_tensor(tmp_path):
+    # numpy.newaxis is None, so arange(5)[:, np.newaxis] * w[np.newaxis, :] with w of shape (3,)
+    # is (5, 1) * (1, 3) = 5x3 (Canary's sinusoidal positions).
+    report = analyse(tmp_path, """
+import numpy as np
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def forward(self, w):
+        return torch.arange(5)[:, np.newaxis] * w[np.newaxis, :]
+""", inputs=("3",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[5, 3]]

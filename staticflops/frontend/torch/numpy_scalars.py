@@ -90,4 +90,5 @@ def members() -> dict:
         "gcd": _integer_pair("gcd", math.gcd), "lcm": _integer_pair("lcm", math.lcm), "argsort": _argsort,
     }
     found = {name: Builtin(f"numpy.{name}", fn, bind_self=False) for name, fn in table.items()}
-    return {**found, "pi": math.pi, "e": math.e}
+    # numpy.newaxis is None: `t[:, np.newaxis]` inserts a dimension, on a tensor too
+    return {**found, "pi": math.pi, "e": math.e, "newaxis": None}

@@ -449,3 +449,37 @@ class Net(nn.Module):
 """, inputs=("3",))
     assert report.unknown == [], report.unknown
     assert report.outputs == [[5, 3]]
+
+
+def test_item_assignment_updates_or_forgets_known_values(tmp_path):
+    # torch 2.13: m = zeros(2, 6); m[(arange(2), tensor([3, 1]))] = 1; then
+    # m.flip([-1]).cumsum(-1).flip([-1]) is [[1,1,1,1,0,0], [1,1,0,0,0,0]]: sum 6, [0, 3] = 1,
+    # [1, 2] = 0 (Speech2Text's feature-vector mask); arange(6).view(2, 3).flip(0)[0, 0] = 3;
+    # z = zeros(2, 6, long); z[:, 2:4] = 3 sums to 12.  Linear(1, 6 + 1 + 0 + 3 + 12) = Linear(1, 22):
+    # 44 params.  A write these rules do not follow (an index listing one element twice) leaves
+    # the values unknown, never the stale zeros: the last width is a located unknown.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        m = torch.zeros(2, 6, dtype=torch.long)
+        m[(torch.arange(2), torch.tensor([3, 1]))] = 1
+        r = m.flip([-1]).cumsum(-1).flip([-1]).long()
+        z = torch.zeros(2, 6, dtype=torch.long)
+        z[:, 2:4] = 3
+        width = r.sum().item() + r[0, 3].item() + r[1, 2].item() + torch.arange(6).view(2, 3).flip(0)[0, 0].item()
+        self.lin = nn.Linear(1, width + z.sum().item())
+        twice = torch.zeros(3, dtype=torch.long)
+        twice[torch.tensor([0, 0])] = 1
+        self.other = nn.Linear(1, 1 + twice.sum().item())
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    layers = {row.name: row for row in report.layers}
+    assert layers["lin"].params == 44
+    assert [u.what for u in report.unknown][:1] == [
+        "`Tensor.item` on a tensor whose value is not known while the model is built"]

@@ -319,7 +319,12 @@ class Interpreter(Statements, Expressions):
         elif isinstance(container, Instance) and self.special_method(container, "__setitem__") is not None:
             self.call(self.special_method(container, "__setitem__"), [key, value], {}, node)
         elif isinstance(container, Tensor):
-            pass  # in-place writes keep the shape
+            # in-place writes keep the shape; the framework updates (or forgets) the known values
+            writer = getattr(self.framework, "tensor_setitem", None)
+            if writer is not None:
+                writer(self, container, key, value, node)
+            else:
+                container.values = None
         elif not isinstance(container, Unknown):
             self.unknown(f"item assignment on {describe(container)} is not interpreted", node)
 

@@ -147,6 +147,72 @@ def padded(values: list | None, shape: tuple, amounts: list, fill) -> list | Non
     return pad(list(values), tuple(shape), pads)
 
 
+def _point_lists(key, shape: tuple) -> list | None:
+    """``t[(rows, cols)]`` with one 1-D int64 tensor of known values per dim, all as long: the
+    element coordinates they list (as lists), else None."""
+    if not isinstance(key, tuple) or len(key) != len(shape) or len(key) < 2:
+        return None
+    lists = []
+    for item in key:
+        if not (isinstance(item, Tensor) and item.dtype == "int64" and item.values is not None
+                and item.shape is not None and len(item.shape) == 1):
+            return None
+        lists.append(list(item.values))
+    return lists if len({len(each) for each in lists}) == 1 else None
+
+
+def _points(shape: tuple, lists: list) -> list | None:
+    """Row-major positions of the coordinates ``zip(*lists)`` (negative ones count from the end)."""
+    positions = []
+    for point in zip(*lists):
+        flat_index = 0
+        for size, at in zip(shape, point):
+            if not -size <= at < size:
+                return None
+            flat_index = flat_index * size + at % size
+        positions.append(flat_index)
+    return positions
+
+
+def assigned(values: list | None, shape: tuple, key, value, dtype: str) -> list | None:
+    """The values of a tensor after ``tensor[key] = value``, for the keys ``indexed`` follows
+    and a number or a tensor of known values (one per written element, or a single one); None
+    when that is not known (the old values would be stale)."""
+    if known(shape, values) is None:
+        return None
+    positions = indexed(list(range(len(values))), shape, key) if not _point_lists(key, shape) else \
+        _points(shape, _point_lists(key, shape))
+    if positions is None or len(set(positions)) != len(positions):
+        return None  # a key not followed, or one that writes an element twice
+    if type(value) in (int, float, bool):
+        written = [value] * len(positions)
+    elif isinstance(value, Tensor) and value.values is not None and len(value.values) in (1, len(positions)):
+        written = list(value.values) * (len(positions) if len(value.values) == 1 else 1)
+    else:
+        return None
+    result = list(values)
+    for position, item in zip(positions, fit(written, dtype)):
+        result[position] = item
+    return result
+
+
+def flipped(values: list | None, shape: tuple, dims) -> list | None:
+    """The values of ``flip(dims)``: each listed dim read backwards."""
+    if known(shape, values) is None or not shape:
+        return None
+    dims = [dims] if type(dims) is int else list(dims)
+    if not all(type(d) is int and -len(shape) <= d < len(shape) for d in dims):
+        return None
+    axes = {d % len(shape) for d in dims}
+
+    def walk(item, axis):
+        if axis == len(shape):
+            return item
+        rows = [walk(row, axis + 1) for row in item]
+        return rows[::-1] if axis in axes else rows
+    return _flatten(walk(nested(values, shape), 0))
+
+
 def reshaped(values: list | None, shape: tuple) -> list | None:
     """The values of a view/reshape/unsqueeze/squeeze to ``shape``: row-major order is kept."""
     return known(shape, values)

@@ -612,6 +612,16 @@ class TorchFramework:
         values = constants.known(shape, constants.indexed(tensor.values, tensor.shape, key))
         return Tensor(shape, tensor.dtype, requires_grad=tensor.requires_grad, values=values)
 
+    def tensor_setitem(self, interp, tensor: Tensor, key, value, node) -> None:
+        """``tensor[key] = value`` keeps the shape; the known values follow the write when it is
+        one ``indexed`` follows, else they are no longer known (never stale)."""
+        if tensor.values is None:
+            return
+        if isinstance(key, Unknown) or isinstance(value, Unknown) or tensor.shape is None:
+            tensor.values = None
+            return
+        tensor.values = constants.assigned(tensor.values, tuple(tensor.shape), key, value, tensor.dtype)
+
     def tensor_iter(self, interp, tensor: Tensor, node):
         if tensor.shape is None or not tensor.shape or not isinstance(tensor.shape[0], int):
             raise AnalysisError("cannot iterate over a tensor whose first dimension is not a known number",

@@ -238,6 +238,14 @@ def build_functions(t: TorchOps) -> dict:
                  "uniform_", "erfinv_", "__deepcopy__", "flip", "roll", "tril", "triu", "numpy", "pin_memory"):
         f[name] = identity
 
+    def flip(interp, args, kwargs, node):
+        result = identity(interp, args, kwargs, node)
+        dims = _sizes(args[1:]) or kwargs.get("dims", ())
+        if isinstance(result, Tensor) and isinstance(args[0], Tensor):
+            result.values = constants.flipped(args[0].values, tuple(result.shape), dims)
+        return result
+    f["flip"] = flip
+
     def in_place(interp, args, kwargs, node):
         if isinstance(args[0], Tensor):
             args[0].values = None  # x.zero_(), x.fill_(v), x.copy_(y): the values it had are gone

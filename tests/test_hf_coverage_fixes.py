@@ -483,3 +483,28 @@ class Net(nn.Module):
     assert layers["lin"].params == 44
     assert [u.what for u in report.unknown][:1] == [
         "`Tensor.item` on a tensor whose value is not known while the model is built"]
+
+
+def test_reductions_along_a_dim_keep_known_values(tmp_path):
+    # torch 2.13: m = [[1,1,1,0], [1,0,0,0]]: m.sum(-1) = [3, 1] (int64), m.sum(0)[0] = 2,
+    # m.sum(dim=1, keepdim=True)[1, 0] = 1; arange(24).view(2, 3, 4).sum(1)[1, 3] = 57,
+    # .amax(dim=2)[1, 2] = 23.  Linear(1, 3 + 1 + 2 + 1 + 57 + 23) = Linear(1, 87): 174 params.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        m = torch.tensor([[1, 1, 1, 0], [1, 0, 0, 0]])
+        lengths = m.sum(-1)
+        x = torch.arange(24).view(2, 3, 4)
+        width = lengths[0].item() + lengths[1].item() + m.sum(0)[0].item() \\
+            + m.sum(dim=1, keepdim=True)[1, 0].item() + x.sum(1)[1, 3].item() + x.amax(dim=2)[1, 2].item()
+        self.lin = nn.Linear(1, width)
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 174

@@ -213,6 +213,29 @@ def flipped(values: list | None, shape: tuple, dims) -> list | None:
     return _flatten(walk(nested(values, shape), 0))
 
 
+def reduced_along(values: list | None, shape: tuple, axis, fn) -> list | None:
+    """``fn`` over one dim of a tensor of known values (``mask.sum(-1)``): the results in
+    row-major order of the remaining dims (keepdim only adds a size-1 dim: the same order)."""
+    if known(shape, values) is None or not shape:
+        return None
+    if isinstance(axis, (list, tuple)) and len(axis) == 1:
+        axis = axis[0]
+    if type(axis) is not int or not -len(shape) <= axis < len(shape):
+        return None
+    axis %= len(shape)
+    outer = 1
+    for size in shape[:axis]:
+        outer *= size
+    inner = 1
+    for size in shape[axis + 1:]:
+        inner *= size
+    length = shape[axis]
+    if length == 0:
+        return None
+    return [fn([values[(o * length + k) * inner + i] for k in range(length)])
+            for o in range(outer) for i in range(inner)]
+
+
 def reshaped(values: list | None, shape: tuple) -> list | None:
     """The values of a view/reshape/unsqueeze/squeeze to ``shape``: row-major order is kept."""
     return known(shape, values)

@@ -877,6 +877,12 @@ def build_functions(t: TorchOps) -> dict:
                         result.dtype = "int64" if args[0].dtype == "bool" else args[0].dtype
                     result.values = constants.known(result.shape, constants.fit(
                         [_FULL_REDUCTIONS[name](values)], result.dtype))
+            elif isinstance(result, Tensor) and name in _FULL_REDUCTIONS and args[0].values is not None:
+                # along one dim (`mask.sum(-1)`: per-row lengths), each row's number
+                if name != "mean":
+                    result.dtype = "int64" if args[0].dtype == "bool" else args[0].dtype
+                rows = constants.reduced_along(args[0].values, tuple(args[0].shape), axis, _FULL_REDUCTIONS[name])
+                result.values = constants.known(result.shape, constants.fit(rows, result.dtype)) if rows else None
             return result
         return fn
     for name in REDUCTIONS:

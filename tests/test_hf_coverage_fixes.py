@@ -508,3 +508,29 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert report.totals.params == 174
+
+
+def test_floor_division_and_remainder_of_tensors_keep_their_values(tmp_path):
+    # torch 2.13: t = arange(6): t // 4 = [0,0,0,0,1,1] (int64, sum 2); t % 4 sums 0+1+2+3+0+1 = 7;
+    # (-t) % 4 = [0,3,2,1,0,3] (sum 9: the divisor's sign, as Python); tensor([7.5]) // 2 = 3.0;
+    # (tensor([32]) - 1) // 2 + 1 = 16 (a conv stack's output length).
+    # Linear(1, 2 + 7 + 9 + 3 + 16) = Linear(1, 37): 74 params.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        t = torch.arange(6)
+        quotient = t // 4
+        assert quotient.dtype == torch.int64
+        width = quotient.sum().item() + (t % 4).sum().item() + ((-t) % 4).sum().item() \\
+            + int((torch.tensor([7.5]) // 2).item()) + ((torch.tensor([32]) - 1) // 2 + 1).item()
+        self.lin = nn.Linear(1, width)
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 74

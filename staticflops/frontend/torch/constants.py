@@ -18,7 +18,10 @@ from staticflops.frontend.values import Tensor
 MAX_VALUES = 1 << 16  # larger tensors keep only their shape
 
 _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
-           "pow": operator.pow, "maximum": max, "minimum": min}
+           "pow": operator.pow, "maximum": max, "minimum": min,
+           # `a // b` and `a % b` on tensors: floor division and Python's remainder (the sign of
+           # the divisor), as torch's floor_divide and remainder; priced as a division
+           "floordiv": operator.floordiv, "mod": operator.mod}
 _UNARY = {"log": math.log, "exp": math.exp, "sqrt": math.sqrt, "abs": abs, "neg": operator.neg,
           "round": lambda v: float(round(v)), "floor": lambda v: float(math.floor(v)),
           "ceil": lambda v: float(math.ceil(v))}
@@ -51,7 +54,7 @@ def flat(value, out: tuple | None = None):
 def binary_dtype(kind: str, left, right) -> str:
     dtypes = [v.dtype if isinstance(v, Tensor) else ("float32" if isinstance(v, float) else "int64")
               for v in (left, right)]
-    if kind == "div" or "float32" in dtypes:
+    if kind == "div" or "float32" in dtypes:  # (floordiv and mod keep an integer dtype)
         return "float32"
     return "int64"
 

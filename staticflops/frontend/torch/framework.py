@@ -36,6 +36,8 @@ _OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div
 _COMPARISONS = {"Equal": "eq", "NotEqual": "ne", "LessThan": "lt", "LessThanEqual": "le", "GreaterThan": "gt",
                 "GreaterThanEqual": "ge"}
 _OPERATORS.update(dict.fromkeys(_COMPARISONS, "compare"))
+# operators priced as a division whose values are not a true division's
+_VALUE_KINDS = {"FloorDivide": "floordiv", "Modulo": "mod"}
 _PYTHON_METHODS = {
     list: {"append", "extend", "insert", "pop", "index", "count", "copy", "reverse", "remove", "clear"},
     tuple: {"index", "count"},
@@ -540,7 +542,12 @@ class TorchFramework:
             return interp.unknown("shape of this tensor is unknown", node)
         kind = "neg" if op == "minus" else "identity"
         with self.ops.arguments([tensor]):
-            return self.ops.record(interp, kind, "-" if op == "minus" else op, {}, [tensor.shape], node)
+            result = self.ops.record(interp, kind, "-" if op == "minus" else op, {}, [tensor.shape], node)
+        if isinstance(result, Tensor) and op in ("minus", "plus") and tensor.values is not None:
+            result.dtype = tensor.dtype  # -t of an integer tensor is an integer tensor, its values negated
+            result.values = constants.known(tuple(tensor.shape), [-v if op == "minus" else v for v in tensor.values]
+                                            if tensor.dtype != "bool" else None)
+        return result
 
     def binary_with_unknown(self, interp, op_name: str, left, right, node):
         """An operator with an unknown operand: None (the result is that unknown)."""
@@ -552,9 +559,11 @@ class TorchFramework:
         kind = _OPERATORS.get(op_name)
         if kind is None:
             return interp.unknown(f"operator `{op_name}` on tensors is not modelled", node)
-        return self.binary(interp, kind, left, right, node, comparison=_COMPARISONS.get(op_name))
+        return self.binary(interp, kind, left, right, node, comparison=_COMPARISONS.get(op_name),
+                           values_kind=_VALUE_KINDS.get(op_name))
 
-    def binary(self, interp, kind: str, left, right, node, label: str | None = None, comparison: str | None = None):
+    def binary(self, interp, kind: str, left, right, node, label: str | None = None, comparison: str | None = None,
+               values_kind: str | None = None):
         try:
             shapes = [self.ops.shape_of(interp, v, node) for v in (left, right)]
         except CannotKnow as why:
@@ -563,7 +572,7 @@ class TorchFramework:
             out = ops.broadcast(*shapes)
         except ShapeError as error:
             raise AnalysisError(f"{kind}: {error}", interp.location(node), "SF301") from None
-        dtype = constants.binary_dtype(kind, left, right)
+        dtype = constants.binary_dtype(values_kind or kind, left, right)
         label = label or {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(kind, kind)
         with self.ops.arguments(_tensors_in([left, right])):
             result = self.ops.record(interp, kind, label, {}, shapes, node, outputs=[out], dtype=dtype)
@@ -571,7 +580,7 @@ class TorchFramework:
             compared = Tensor(result.shape, "bool", requires_grad=False,
                               values=constants.known(out, constants.compare_values(comparison or label, left, right, out)))
             return routing.compared(compared, left, right, comparison or label)
-        result.values = constants.known(out, constants.binary_values(kind, left, right, dtype, out))
+        result.values = constants.known(out, constants.binary_values(values_kind or kind, left, right, dtype, out))
         return result
 
     def call_function(self, interp, name: str, args, node, label=None):

@@ -39,6 +39,18 @@ def _plain(python_fn, name):
     return Builtin(name, fn, bind_self=False)
 
 
+def _known_number(value) -> bool:
+    """A plain number, or a one-element tensor whose value is known: comparable by value."""
+    if isinstance(value, Tensor):
+        return value.shape is not None and all(d == 1 for d in value.shape) and value.values is not None \
+            and len(value.values) == 1 and type(value.values[0]) in (int, float, bool)
+    return type(value) in (int, float, bool)
+
+
+def _known_number_value(value):
+    return value.values[0] if isinstance(value, Tensor) else value
+
+
 def _bounded_pow(interp, args, kwargs, node):
     """``pow(2, 10**9)`` is ``2 ** 10**9``: the same integer-size budget applies."""
     if len(args) == 2 and not kwargs:
@@ -156,6 +168,10 @@ def build_builtins(object_class: Class) -> dict:
             if any(isinstance(v, Unknown) for v in items):
                 return next(v for v in items if isinstance(v, Unknown))
             if any(isinstance(v, Tensor) for v in items):
+                if name in ("min", "max") and not kwargs and items and all(map(_known_number, items)):
+                    # max(pad, tensor(3)): each comparison is a one-element tensor's truth, decided
+                    # by the known values; the winner is the item itself (first of equals, as CPython)
+                    return python_fn(items, key=_known_number_value)
                 return interp.unknown(f"{name}() over tensors", node)
             ordering = {k: v for k, v in kwargs.items() if k in ("key", "reverse") and v is not None}
             if ordering and name in ("min", "max", "sorted"):
@@ -170,6 +186,7 @@ def build_builtins(object_class: Class) -> dict:
             except (Undecidable, TypeError, ValueError) as error:
                 return interp.unknown(f"{name}() could not be evaluated ({reason(error)})", node)
         return reduce
+
     def _ordered(interp, name, items, ordering, kwargs, node):
         """min/max/sorted with ``key=`` (called on each item, in order) or ``reverse=``: the
         items ordered by their keys; ties keep the items' order, as CPython's are stable (min
@@ -198,7 +215,15 @@ def build_builtins(object_class: Class) -> dict:
     b["any"], b["all"] = reducer(any, "any"), reducer(all, "all")
     b["sorted"] = reducer(sorted, "sorted")
 
-    b["abs"] = _plain(abs, "abs")
+    plain_abs = _plain(abs, "abs").fn
+
+    def abs_(interp, args, kwargs, node):
+        # abs(x) is type(x).__abs__(x): a tensor's is Tensor.abs(), a class's its own
+        if len(args) == 1 and not kwargs and isinstance(args[0], (Tensor, Instance)):
+            method = "abs" if isinstance(args[0], Tensor) else "__abs__"
+            return interp.call(interp.get_attribute(args[0], method, node), [], {}, node)
+        return plain_abs(interp, args, kwargs, node)
+    b["abs"] = Builtin("abs", abs_, bind_self=False)
     b["round"] = _plain(round, "round")
     b["divmod"] = _plain(divmod, "divmod")
     b["pow"] = Builtin("pow", _bounded_pow, bind_self=False)

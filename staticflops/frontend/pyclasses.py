@@ -39,6 +39,13 @@ def dataclass_fields(cls: Class) -> list:
     return list(fields.items())
 
 
+def is_dataclass_type(cls) -> bool:
+    """CPython's test: the class has ``__dataclass_fields__``, its own or inherited, so a plain
+    subclass of a dataclass (transformers' ``class XOutput(BaseModelOutput): pass``) is one,
+    with its base's fields."""
+    return isinstance(cls, Class) and any("__dataclass_fields__" in klass.namespace for klass in cls.mro())
+
+
 def _is_class_var(annotation) -> bool:
     """``ClassVar`` / ``ClassVar[...]`` / ``typing.ClassVar[...]`` written as the annotation."""
     node = getattr(annotation, "annotation", annotation)  # a cst.Annotation holds the expression
@@ -123,7 +130,7 @@ def _asdict(interp, args, kwargs, node):
     value = args[0]
     if isinstance(value, Record):
         return dict(zip(value.fields, value))
-    if not isinstance(value, Instance) or "__dataclass_fields__" not in value.cls.namespace:
+    if not isinstance(value, Instance) or not is_dataclass_type(value.cls):
         return interp.unknown("asdict() of a value that is not a dataclass instance", node)
     return _as_plain(value)
 
@@ -131,7 +138,7 @@ def _asdict(interp, args, kwargs, node):
 def _as_plain(value):
     """CPython's asdict: the fields only (not attributes set in __post_init__), recursing into
     dataclasses, lists, tuples and dicts."""
-    if isinstance(value, Instance) and "__dataclass_fields__" in value.cls.namespace:
+    if isinstance(value, Instance) and is_dataclass_type(value.cls):
         return {name: _as_plain(value.attrs.get(name)) for name, _ in dataclass_fields(value.cls)}
     if isinstance(value, (list, tuple)) and not isinstance(value, Record):
         return type(value)(_as_plain(item) for item in value)
@@ -152,7 +159,7 @@ def _fields_builtin(object_class) -> tuple:
     def fields(interp, args, kwargs, node):
         target = args[0]
         cls = target.cls if isinstance(target, Instance) else target
-        if not isinstance(cls, Class) or "__dataclass_fields__" not in cls.namespace:
+        if not is_dataclass_type(cls):
             raise interp.fail("fields() needs a dataclass or an instance of one", node, "SF114")
         records = []
         for name, default in dataclass_fields(cls):
@@ -170,9 +177,8 @@ def dataclasses_members(object_class) -> dict:
     fields, missing = _fields_builtin(object_class)
     return {"dataclass": Builtin("dataclass", _dataclass, bind_self=False),
             "fields": fields, "MISSING": missing,
-            "is_dataclass": Builtin("is_dataclass", lambda i, a, k, n: "__dataclass_fields__" in (
-                a[0].cls if isinstance(a[0], Instance) else a[0]).namespace if isinstance(a[0], (Instance, Class)) else False,
-                bind_self=False),
+            "is_dataclass": Builtin("is_dataclass", lambda i, a, k, n: is_dataclass_type(
+                a[0].cls if isinstance(a[0], Instance) else a[0]), bind_self=False),
             "field": Builtin("field", _field, bind_self=False),
             "replace": Builtin("replace", _replace, bind_self=False),
             "asdict": Builtin("asdict", _asdict, bind_self=False)}

@@ -44,6 +44,23 @@ def abc_namespace(interp) -> Namespace:
     return namespace
 
 
+def collections_namespace(interp, members: dict, abc: Namespace) -> Namespace:
+    """``collections``: the containers' builtins, and ``UserDict`` from its stand-in source
+    (on first use, a MutableMapping of collections.abc)."""
+    namespace = Namespace("collections", members)
+
+    def load(name):
+        if name == "UserDict" and name not in namespace.members:
+            scope = Scope()
+            scope.vars.update({"__name__": "collections", "MutableMapping": abc.loader("MutableMapping")})
+            run_stub(interp, "collections_userdict.pyi", scope)
+            namespace.members["UserDict"] = scope.vars["UserDict"]
+        return namespace.members.get(name, MISSING)
+
+    namespace.loader = load
+    return namespace
+
+
 def _is_callable(value) -> bool:
     from staticflops.frontend.values import BoundMethod, Partial
     return isinstance(value, (Function, Builtin, Class, BoundMethod, Partial))
@@ -55,7 +72,7 @@ def build(interp, builtins: dict) -> dict:
 
     abc = abc_namespace(interp)
     modules = {
-        "collections": Namespace("collections", containers.members(interp, abc)),
+        "collections": collections_namespace(interp, containers.members(interp, abc), abc),
         "collections.abc": abc,
         "functools": Namespace("functools", functools_.members(builtins)),
         "inspect": Namespace("inspect", inspect_.members(builtins)),

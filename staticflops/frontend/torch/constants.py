@@ -140,6 +140,123 @@ def known(shape: tuple, values: list | None) -> list | None:
     return values if len(values) == count and count <= MAX_VALUES else None
 
 
+def padded(values: list | None, shape: tuple, amounts: list, fill) -> list | None:
+    """The values of ``F.pad(x, amounts, value=fill)`` (constant mode) for a tensor of ``shape``:
+    ``amounts`` pairs (before, after) from the last dim backwards, each non-negative; None when
+    a size or a pad is not a known non-negative int."""
+    if known(shape, values) is None or not all(type(a) is int and a >= 0 for a in amounts) or \
+            type(fill) not in (int, float, bool):
+        return None
+    pads = [(0, 0)] * (len(shape) - len(amounts) // 2) + \
+        [(amounts[2 * i], amounts[2 * i + 1]) for i in reversed(range(len(amounts) // 2))]
+    out = 1
+    for d, (before, after) in zip(shape, pads):
+        out *= d + before + after
+    if out > MAX_VALUES:
+        return None
+
+    def pad(flat, dims, pairs):
+        if not dims:
+            return flat
+        step = len(flat) // dims[0] if dims[0] else 0
+        inner = 1
+        for d, (b, a) in zip(dims[1:], pairs[1:]):
+            inner *= d + b + a
+        rows = [pad(flat[i * step:(i + 1) * step], dims[1:], pairs[1:]) for i in range(dims[0])]
+        before, after = pairs[0]
+        return [fill] * (before * inner) + [v for row in rows for v in row] + [fill] * (after * inner)
+    return pad(list(values), tuple(shape), pads)
+
+
+def _point_lists(key, shape: tuple) -> list | None:
+    """``t[(rows, cols)]`` with one 1-D int64 tensor of known values per dim, all as long: the
+    element coordinates they list (as lists), else None."""
+    if not isinstance(key, tuple) or len(key) != len(shape) or len(key) < 2:
+        return None
+    lists = []
+    for item in key:
+        if not (isinstance(item, Tensor) and item.dtype == "int64" and item.values is not None
+                and item.shape is not None and len(item.shape) == 1):
+            return None
+        lists.append(list(item.values))
+    return lists if len({len(each) for each in lists}) == 1 else None
+
+
+def _points(shape: tuple, lists: list) -> list | None:
+    """Row-major positions of the coordinates ``zip(*lists)`` (negative ones count from the end)."""
+    positions = []
+    for point in zip(*lists):
+        flat_index = 0
+        for size, at in zip(shape, point):
+            if not -size <= at < size:
+                return None
+            flat_index = flat_index * size + at % size
+        positions.append(flat_index)
+    return positions
+
+
+def assigned(values: list | None, shape: tuple, key, value, dtype: str) -> list | None:
+    """The values of a tensor after ``tensor[key] = value``, for the keys ``indexed`` follows
+    and a number or a tensor of known values (one per written element, or a single one); None
+    when that is not known (the old values would be stale)."""
+    if known(shape, values) is None:
+        return None
+    positions = indexed(list(range(len(values))), shape, key) if not _point_lists(key, shape) else \
+        _points(shape, _point_lists(key, shape))
+    if positions is None or len(set(positions)) != len(positions):
+        return None  # a key not followed, or one that writes an element twice
+    if type(value) in (int, float, bool):
+        written = [value] * len(positions)
+    elif isinstance(value, Tensor) and value.values is not None and len(value.values) in (1, len(positions)):
+        written = list(value.values) * (len(positions) if len(value.values) == 1 else 1)
+    else:
+        return None
+    result = list(values)
+    for position, item in zip(positions, fit(written, dtype)):
+        result[position] = item
+    return result
+
+
+def flipped(values: list | None, shape: tuple, dims) -> list | None:
+    """The values of ``flip(dims)``: each listed dim read backwards."""
+    if known(shape, values) is None or not shape:
+        return None
+    dims = [dims] if type(dims) is int else list(dims)
+    if not all(type(d) is int and -len(shape) <= d < len(shape) for d in dims):
+        return None
+    axes = {d % len(shape) for d in dims}
+
+    def walk(item, axis):
+        if axis == len(shape):
+            return item
+        rows = [walk(row, axis + 1) for row in item]
+        return rows[::-1] if axis in axes else rows
+    return _flatten(walk(nested(values, shape), 0))
+
+
+def reduced_along(values: list | None, shape: tuple, axis, fn) -> list | None:
+    """``fn`` over one dim of a tensor of known values (``mask.sum(-1)``): the results in
+    row-major order of the remaining dims (keepdim only adds a size-1 dim: the same order)."""
+    if known(shape, values) is None or not shape:
+        return None
+    if isinstance(axis, (list, tuple)) and len(axis) == 1:
+        axis = axis[0]
+    if type(axis) is not int or not -len(shape) <= axis < len(shape):
+        return None
+    axis %= len(shape)
+    outer = 1
+    for size in shape[:axis]:
+        outer *= size
+    inner = 1
+    for size in shape[axis + 1:]:
+        inner *= size
+    length = shape[axis]
+    if length == 0:
+        return None
+    return [fn([values[(o * length + k) * inner + i] for k in range(length)])
+            for o in range(outer) for i in range(inner)]
+
+
 def reshaped(values: list | None, shape: tuple) -> list | None:
     """The values of a view/reshape/unsqueeze/squeeze to ``shape``: row-major order is kept."""
     return known(shape, values)
@@ -189,31 +306,6 @@ def indexed(values: list | None, shape: tuple, key) -> list | None:
     except (IndexError, TypeError):
         return None
     return _flatten(picked)
-
-
-def assigned(values: list | None, shape: tuple | None, key, value, dtype: str) -> list | None:
-    """The values after ``tensor[key] = value``, or None when they cannot be followed: the flat
-    positions the key selects are found by indexing the positions themselves, and the value
-    (a number, or a tensor of known values of the selected size or of one element) is written
-    there in row-major order, converted to the tensor's dtype."""
-    if values is None or shape is None:
-        return None
-    positions = indexed(list(range(len(values))), shape, key)
-    if positions is None:
-        return None
-    if isinstance(value, Tensor):
-        written = value.values if value.values is not None and len(value.values) in (1, len(positions)) else None
-    elif isinstance(value, (int, float)):  # bool is an int
-        written = [value]
-    else:
-        written = None
-    if written is None:
-        return None
-    written = fit(written * len(positions) if len(written) == 1 else list(written), dtype)
-    result = list(values)
-    for at, item in zip(positions, written):
-        result[at] = item
-    return result
 
 
 def _flatten(value) -> list:

@@ -90,6 +90,24 @@ def _plain_data(value, depth: int = 0) -> bool:
     return all(_plain_data(item, depth + 1) for item in items)
 
 
+def _replaced(key, item, by):
+    """``key`` (an index or a tuple of them) with ``item`` (found by identity) replaced."""
+    if isinstance(key, tuple):
+        return tuple(by if part is item else part for part in key)
+    return by if key is item else key
+
+
+def _slice_bound(interp, bound, node):
+    """A slice bound as torch reads it: a one-element integer tensor by its value (``x[:n]`` with
+    ``n = lengths.max()``); one whose value is not known, or an unknown, is not known."""
+    if isinstance(bound, Tensor):
+        if bound.dtype.startswith(("int", "uint")) and bound.shape in ((), (1,)) and bound.values is not None \
+                and len(bound.values) == 1 and type(bound.values[0]) is int:
+            return bound.values[0]
+        return interp.unknown("a slice bound held in a tensor whose value is not known while the model is built", node)
+    return bound
+
+
 class TorchFramework:
     name = "pytorch"
 
@@ -214,6 +232,8 @@ class TorchFramework:
                 (torch if parent == "torch" else nn).members[leaf] = namespace
         autograd, autograd_function = self._autograd_namespaces(interp, torch)
         torch.members["autograd"] = autograd
+        distributions = self._distributions_namespaces(interp, torch)
+        torch.members["distributions"] = distributions["torch.distributions"]
         self.blocks = accelerators.Blocks(self.cpu, self.device_class, self.object_class, torch.members["float32"])
         torch.members.update(self.blocks.builtins())  # default device and dtype, is_autocast_enabled, autocast
         self._stub_context = (nn, functional, stdlib["copy"])
@@ -224,7 +244,7 @@ class TorchFramework:
             "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
             "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"],
             "torch.linalg": torch.members["linalg"], **probes, **stdlib,
-            "torch.autograd": autograd, "torch.autograd.function": autograd_function,
+            "torch.autograd": autograd, "torch.autograd.function": autograd_function, **distributions,
             "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False),
                                          # no array is modelled (one would be an unknown): none is an ndarray
                                          "ndarray": Class("ndarray", (self.object_class,), {}),
@@ -257,6 +277,25 @@ class TorchFramework:
 
         autograd.loader, function.loader = loader(autograd), loader(function)
         return autograd, function
+
+    def _distributions_namespaces(self, interp, torch: Namespace) -> dict:
+        """``torch.distributions`` and ``torch.distributions.normal``: ``Normal`` from
+        stubs/distributions.pyi on first use (other distributions are not modelled)."""
+        top, normal = Namespace("torch.distributions", {}), Namespace("torch.distributions.normal", {})
+        top.members["normal"] = normal
+
+        def loader(namespace):
+            def load(member):
+                if "Normal" not in normal.members:
+                    classes = run_stub(interp, Path(__file__).parent / "stubs" / "distributions.pyi",
+                                       "<torch.distributions>", {"torch": torch})
+                    top.members.update(classes)
+                    normal.members.update(classes)
+                return namespace.members.get(member, MISSING)
+            return load
+
+        top.loader, normal.loader = loader(top), loader(normal)
+        return {"torch.distributions": top, "torch.distributions.normal": normal}
 
     def _solve_triangular(self, interp, args, kwargs, node):
         """``torch.linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False)``: X of B's
@@ -418,8 +457,12 @@ class TorchFramework:
 
     def call_python_method(self, interp, value, name: str, args: list, kwargs: dict, node):
         """``value.name(*args, **kwargs)`` for a method ``python_attribute`` allows."""
+        # An unknown stored in a list stays there as an item (it is opaque, not absent): a later
+        # `frames[0]` reads the unknown with its first cause instead of failing on a short list.
+        stored = args[1:] if type(value) is list and name == "insert" else \
+            args[:1] if type(value) is list and name == "append" else ()
         for argument in args:
-            if isinstance(argument, Unknown):
+            if isinstance(argument, Unknown) and not any(argument is item for item in stored):
                 return argument
         if name in GROWING_METHODS:  # the others build nothing the budget measures
             interp.budget.check_method(interp, value, name, args, kwargs, node)
@@ -513,7 +556,12 @@ class TorchFramework:
             return interp.unknown("shape of this tensor is unknown", node)
         kind = "neg" if op == "minus" else "identity"
         with self.ops.arguments([tensor]):
-            return self.ops.record(interp, kind, "-" if op == "minus" else op, {}, [tensor.shape], node)
+            result = self.ops.record(interp, kind, "-" if op == "minus" else op, {}, [tensor.shape], node)
+        if isinstance(result, Tensor) and op in ("minus", "plus") and tensor.values is not None:
+            result.dtype = tensor.dtype  # -t of an integer tensor is an integer tensor, its values negated
+            result.values = constants.known(tuple(tensor.shape), [-v if op == "minus" else v for v in tensor.values]
+                                            if tensor.dtype != "bool" else None)
+        return result
 
     def binary_with_unknown(self, interp, op_name: str, left, right, node):
         """An operator with an unknown operand: None (the result is that unknown)."""
@@ -575,6 +623,13 @@ class TorchFramework:
                 converted.append(IndexArray(item.shape))
             elif isinstance(item, list):
                 converted.append(IndexArray((len(item),)))
+            elif isinstance(item, slice):
+                bounds = [_slice_bound(interp, b, node) for b in (item.start, item.stop, item.step)]
+                if unknown := next((b for b in bounds if isinstance(b, Unknown)), None):
+                    return unknown  # `x[:, :n]` with an unresolved n: the length is unknown, and says why
+                converted.append(slice(*bounds))
+                if item.start is not bounds[0] or item.stop is not bounds[1] or item.step is not bounds[2]:
+                    key = _replaced(key, item, converted[-1])
             else:
                 converted.append(item)
         try:
@@ -586,10 +641,15 @@ class TorchFramework:
         return result if values is not None else constants.settle(result, constants.indexed_progression(tensor, key))
 
     def tensor_setitem(self, interp, tensor: Tensor, key, value, node) -> None:
-        """``tensor[key] = value``: the shape stays; known values are rewritten where the key
-        and the value are known (``mask[2] = 1.0``), otherwise forgotten, never kept stale."""
-        tensor.values = constants.assigned(tensor.values, tensor.shape, key, value, tensor.dtype)
-        tensor.progression = None
+        """``tensor[key] = value`` keeps the shape; the known values follow the write when it is
+        one ``indexed`` follows, else they are no longer known (never stale)."""
+        tensor.progression = None  # (a symbolic-length tensor's: not followed through a write)
+        if tensor.values is None:
+            return
+        if isinstance(key, Unknown) or isinstance(value, Unknown) or tensor.shape is None:
+            tensor.values = None
+            return
+        tensor.values = constants.assigned(tensor.values, tuple(tensor.shape), key, value, tensor.dtype)
 
     def tensor_iter(self, interp, tensor: Tensor, node):
         if tensor.shape is None or not tensor.shape or not isinstance(tensor.shape[0], int):

@@ -107,6 +107,18 @@ def _sizes(args) -> list:
     return list(args)
 
 
+def _tensor_int(value):
+    """A size given as a one-element integer tensor (torch reads its value, as Mimi's
+    ``F.pad(x, (left, extra))`` with ``extra`` computed from tensor buffers): its known value;
+    a tensor of unknown value is not known; anything but a tensor is returned as it is."""
+    if not isinstance(value, Tensor):
+        return value
+    if value.dtype.startswith(("int", "uint")) and value.shape in ((), (1,)) and value.values is not None \
+            and len(value.values) == 1 and type(value.values[0]) is int:
+        return value.values[0]
+    raise CannotKnow("a size held in a tensor whose value is not known while the model is built")
+
+
 def _dim_arg(args, kwargs, position, default=None, name="dim"):
     if name in kwargs:
         return kwargs[name]
@@ -189,7 +201,8 @@ def build_functions(t: TorchOps) -> dict:
         x = shape(interp, args[0], node)
         start = _dim_arg(args, kwargs, 1, 0, "start_dim")
         end = _dim_arg(args, kwargs, 2, -1, "end_dim")
-        return Tensor(t.moved(interp, ops.flatten, "flatten", node, x, start, end), args[0].dtype)
+        new = t.moved(interp, ops.flatten, "flatten", node, x, start, end)
+        return Tensor(new, args[0].dtype, values=constants.reshaped(args[0].values, new))  # row-major order kept
     f["flatten"] = flatten
 
     def permute(interp, args, kwargs, node):
@@ -224,6 +237,14 @@ def build_functions(t: TorchOps) -> dict:
                  "bfloat16", "type_as", "masked_fill", "masked_fill_", "fill_", "zero_", "copy_", "normal_",
                  "uniform_", "erfinv_", "__deepcopy__", "flip", "roll", "tril", "triu", "numpy", "pin_memory"):
         f[name] = identity
+
+    def flip(interp, args, kwargs, node):
+        result = identity(interp, args, kwargs, node)
+        dims = _sizes(args[1:]) or kwargs.get("dims", ())
+        if isinstance(result, Tensor) and isinstance(args[0], Tensor):
+            result.values = constants.flipped(args[0].values, tuple(result.shape), dims)
+        return result
+    f["flip"] = flip
 
     def in_place(interp, args, kwargs, node):
         if isinstance(args[0], Tensor):
@@ -293,15 +314,27 @@ def build_functions(t: TorchOps) -> dict:
             return amounts
         if unknown := next((a for a in amounts if isinstance(a, Unknown)), None):
             return unknown  # an unresolved padding size: the padded size is unknown, and says why
+        amounts = [_tensor_int(a) for a in amounts]
         if len(amounts) % 2 or len(amounts) // 2 > len(x):
             raise CannotKnow(f"F.pad with {len(amounts)} padding sizes for a {len(x)}-dimensional tensor")
+        before = tuple(x)
         for i in range(len(amounts) // 2):
             x[-1 - i] = x[-1 - i] + amounts[2 * i] + amounts[2 * i + 1]
-        return Tensor(tuple(x), args[0].dtype)
+        mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+        fill = args[3] if len(args) > 3 else kwargs.get("value", 0)
+        fill = 0 if fill is None else fill
+        if args[0].dtype.startswith(("int", "uint")) and type(fill) is float:
+            fill = int(fill)  # torch casts the fill to the tensor's dtype: toward zero
+        values = constants.padded(args[0].values, before, list(amounts), fill) \
+            if mode == "constant" and args[0].dtype != "bool" else None
+        return Tensor(tuple(x), args[0].dtype, values=values)
     f["pad"] = pad
 
     def new_tensor(interp, args, kwargs, node, label="new_tensor"):
-        sizes = t.moved(interp, ops.new_shape, label, node, _sizes(args[1:]) or list(kwargs.get("size", ())))
+        wanted = _sizes(args[1:]) or list(kwargs.get("size", ()))
+        if unknown := next((s for s in wanted if isinstance(s, Unknown)), None):
+            return unknown
+        sizes = t.moved(interp, ops.new_shape, label, node, [_tensor_int(s) for s in wanted])
         return Tensor(sizes, kwargs.get("dtype", args[0].dtype) if isinstance(kwargs.get("dtype"), str) else args[0].dtype)
     for name in ("new_zeros", "new_ones", "new_empty"):
         f[name] = lambda interp, args, kwargs, node, label=name: new_tensor(interp, args, kwargs, node, label)
@@ -854,6 +887,12 @@ def build_functions(t: TorchOps) -> dict:
                         result.dtype = "int64" if args[0].dtype == "bool" else args[0].dtype
                     result.values = constants.known(result.shape, constants.fit(
                         [_FULL_REDUCTIONS[name](values)], result.dtype))
+            elif isinstance(result, Tensor) and name in _FULL_REDUCTIONS and args[0].values is not None:
+                # along one dim (`mask.sum(-1)`: per-row lengths), each row's number
+                if name != "mean":
+                    result.dtype = "int64" if args[0].dtype == "bool" else args[0].dtype
+                rows = constants.reduced_along(args[0].values, tuple(args[0].shape), axis, _FULL_REDUCTIONS[name])
+                result.values = constants.known(result.shape, constants.fit(rows, result.dtype)) if rows else None
             return result
         return fn
     for name in REDUCTIONS:
@@ -1085,6 +1124,11 @@ def dtype_objects() -> dict:
     return objects
 
 
+# The legacy typed constructors: torch.LongTensor(data) or torch.LongTensor(*sizes), of this dtype
+_TYPED_TENSORS = {"Tensor": "float32", "FloatTensor": "float32", "LongTensor": "int64", "IntTensor": "int64",
+                  "BoolTensor": "bool"}
+
+
 def build_constructors(t: TorchOps) -> dict:
     c: dict = {}
 
@@ -1096,23 +1140,26 @@ def build_constructors(t: TorchOps) -> dict:
 
     def creator(name):
         def create(interp, args, kwargs, node):
-            if name in ("Tensor", "FloatTensor") and len(args) == 1 and isinstance(args[0], (list, Tensor)):
+            typed = _TYPED_TENSORS.get(name)
+            if typed and len(args) == 1 and isinstance(args[0], (list, Tensor)):
                 # torch.Tensor(data): a float32 copy of a list or an array (BiT's per-block drop
-                # rates are torch.Tensor(np.linspace(...))), not a size
-                return tensor(interp, args, {"dtype": "float32"}, node)
+                # rates are torch.Tensor(np.linspace(...))), not a size; LongTensor(data) an int64 one
+                return tensor(interp, args, {"dtype": typed}, node)
             sizes = _sizes(args) or list(kwargs.get("size", ()))
             for s in sizes:
                 if isinstance(s, Unknown):
                     return s
-            made = Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node, sizes), dtype_of(kwargs))
+            made = Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node,
+                                  [_tensor_int(s) for s in sizes]), typed or dtype_of(kwargs))
             return filled(made, _FILLS.get(name))
         return create
-    for name in ("zeros", "ones", "randn", "rand", "empty", "Tensor", "FloatTensor"):
+    for name in ("zeros", "ones", "randn", "rand", "empty", *_TYPED_TENSORS):
         c[name] = creator(name)
 
     def full(interp, args, kwargs, node):
         value = args[1] if len(args) > 1 else kwargs.get("fill_value")
-        made = Tensor(t.moved(interp, ops.new_shape, "torch.full", node, _sizes(args[:1])),
+        made = Tensor(t.moved(interp, ops.new_shape, "torch.full", node,
+                              [_tensor_int(s) for s in _sizes(args[:1])]),
                       dtype_of(kwargs, "float32" if isinstance(value, float) else "int64" if type(value) is int
                                else "bool" if type(value) is bool else "float32"))
         return filled(made, value if type(value) in (int, float, bool) else None)

@@ -278,6 +278,32 @@ def _running_stats(layer: Instance, bound: dict, unknown: list) -> None:
     layer.attrs["num_batches_tracked"] = Tensor((), "int64", values=[0]) if tracked else None
 
 
+def _attention_projections(layer: Instance, attrs: dict) -> None:
+    """The tensors ``nn.MultiheadAttention.__init__`` registers, under PyTorch's names, for code
+    that reads or initialises them (``init.xavier_uniform_(mha.in_proj_weight)``): one packed
+    ``in_proj_weight`` (3E, E) when kdim == vdim == E, else separate q/k/v weights; ``in_proj_bias``
+    (3E,) with ``bias``; ``bias_k``/``bias_v`` (1, 1, E) with ``add_bias_kv``.  The layer's rule
+    counts the parameters; these only make the attributes exist."""
+    embed, kdim, vdim = attrs["embed_dim"], attrs["kdim"], attrs["vdim"]
+    packed = kdim == embed and vdim == embed
+
+    def weight(shape):
+        return Parameter(shape, requires_grad=True, owner=layer)
+
+    layer.attrs.update({
+        "_qkv_same_embed_dim": packed,
+        "head_dim": embed // attrs["num_heads"] if isinstance(embed, int) and isinstance(attrs["num_heads"], int)
+        and attrs["num_heads"] > 0 else None,
+        "in_proj_weight": weight((3 * embed, embed)) if packed else None,
+        "q_proj_weight": None if packed else weight((embed, embed)),
+        "k_proj_weight": None if packed else weight((embed, kdim)),
+        "v_proj_weight": None if packed else weight((embed, vdim)),
+        "in_proj_bias": weight((3 * embed,)) if attrs["bias"] else None,
+        "bias_k": weight((1, 1, embed)) if attrs.get("add_bias_kv") else None,
+        "bias_v": weight((1, 1, embed)) if attrs.get("add_bias_kv") else None,
+    })
+
+
 def _returns_self(interp, args, kwargs, node):
     return args[0]
 
@@ -553,6 +579,8 @@ class LayerFactory:
             self.attrs["bias"] = Parameter(bias_shape, requires_grad=True, owner=self) if has_bias else None
             if spec.kind in ("batch_norm", "instance_norm"):
                 _running_stats(self, bound, unknown)
+            if spec.kind == "multihead_attention" and not unknown:
+                _attention_projections(self, self.module.attrs)
             return None
 
         def forward(interp, args, kwargs, node):
@@ -566,6 +594,8 @@ class LayerFactory:
         state = layer.module
         if state.kind is None:
             return interp.unknown(f"{layer.cls.name} could not be built, so its output is unknown", node)
+        if state.kind == "identity" and len(inputs) == 1 and not kwargs and not isinstance(inputs[0], (Tensor, Unknown)):
+            return inputs[0]  # nn.Identity returns whatever it is given (a tuple of feature maps)
         tensors = [v for v in inputs if isinstance(v, (Tensor, Unknown))]
         for value in tensors:
             if isinstance(value, Unknown):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from staticflops.frontend.values import Builtin, CannotKnow
+from staticflops.frontend.values import Builtin, CannotKnow, Tensor
 
 
 def _numbers(value) -> list:
@@ -58,12 +58,37 @@ def _power(interp, args, kwargs, node):
     return float(base) ** exponent
 
 
+def _integer_pair(name, op):
+    """numpy.gcd / numpy.lcm of two known integers (Reformer's chunk length: ``np.lcm(a, b)``)."""
+    def fn(interp, args, kwargs, node):
+        if len(args) != 2 or kwargs or not all(type(a) is int for a in args):
+            raise CannotKnow(f"numpy.{name} of something other than two integers")
+        return op(*args)
+    return fn
+
+
+def _argsort(interp, args, kwargs, node):
+    """``numpy.argsort(numbers)`` of a flat list of distinct known numbers: the positions that
+    sort it, an int64 array (a tensor of known values).  With ties the order depends on the sort
+    kind, so it is not known."""
+    axis = kwargs.pop("axis", args[1] if len(args) > 1 else -1)
+    if not args or len(args) > 2 or kwargs or axis not in (0, -1) or not isinstance(args[0], (list, tuple)):
+        raise CannotKnow("numpy.argsort of something other than a flat list of numbers")
+    numbers = _numbers(args[0])
+    if len(numbers) != len(args[0]) or len(set(numbers)) != len(numbers):
+        raise CannotKnow("numpy.argsort of a nested list or one with equal values")
+    order = sorted(range(len(numbers)), key=numbers.__getitem__)
+    return Tensor((len(order),), "int64", values=order)
+
+
 def members() -> dict:
     table = {
         "prod": _reduce("prod", 1, lambda a, b: a * b), "sum": _reduce("sum", 0, lambda a, b: a + b),
         "sqrt": _unary("sqrt", math.sqrt), "log": _unary("log", math.log), "log2": _unary("log2", math.log2),
         "log10": _unary("log10", math.log10), "exp": _unary("exp", math.exp), "floor": _unary("floor", math.floor),
         "ceil": _unary("ceil", math.ceil), "power": _power,
+        "gcd": _integer_pair("gcd", math.gcd), "lcm": _integer_pair("lcm", math.lcm), "argsort": _argsort,
     }
     found = {name: Builtin(f"numpy.{name}", fn, bind_self=False) for name, fn in table.items()}
-    return {**found, "pi": math.pi, "e": math.e}
+    # numpy.newaxis is None: `t[:, np.newaxis]` inserts a dimension, on a tensor too
+    return {**found, "pi": math.pi, "e": math.e, "newaxis": None}

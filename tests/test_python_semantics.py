@@ -2009,3 +2009,25 @@ def test_f_string_conversions_of_containers(tmp_path):
         c = len(f"{[None]!s:>9}")
         """, ["a", "b", "c"])
     assert got == {"a": 6, "b": 8, "c": 9}
+
+
+def test_an_f_string_width_over_the_container_budget_stops_with_its_location(tmp_path):
+    """`f"{1:>1000000000}"` would build a gigabyte: the analysis stops there, located, instead."""
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.name = f"{1:>1000000000}"
+                self.fc = nn.Linear(1, 1)
+
+            def forward(self, x):
+                return self.fc(x)
+        '''))
+    report = staticflops.analyze(path, inputs=["1x1"])
+    assert report.partial and report.stopped.code and "--max-container" in report.stopped.message
+    # line 7 of the file (after its blank first line); column 23: the field `1` (8 spaces,
+    # `self.name = ` is 12 characters, then `f"{`)
+    assert report.stopped.location.endswith(":7:23"), report.stopped.location

@@ -10,6 +10,7 @@ from staticflops.frontend import syntax as cst
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend import partial_dict
 from staticflops.frontend.partial_dict import PartialDict
+from staticflops.shapes.growth import spec_length
 from staticflops.frontend.values import BoundMethod, Function, Instance, LazyValue, Tensor, Unknown, describe
 
 
@@ -134,7 +135,7 @@ class Expressions:
                     if name == "__format__":
                         return text
                     text = text.encode("ascii", "backslashreplace").decode() if conversion == "a" else text
-                    return format(text, spec) if spec else text  # f"{obj!r:>10}": the spec applies to the text
+                    return self.display_text(text, None, spec, node) if spec else text  # f"{obj!r:>10}": on the text
             if spec:
                 return self.unknown(f"unsupported format string passed to {value.cls.name}.__format__", node)
         if conversion is not None:  # (a container's items by their own repr; ours for the analyser's values)
@@ -143,6 +144,8 @@ class Expressions:
             return str(value)
         if not isinstance(value, _FORMATTABLE):
             return self.unknown(f"format spec {spec!r} on {describe(value)} is not evaluated", node)
+        length = spec_length(value, spec)
+        self.budget.build(self, length, length, node, "an f-string field")  # `{x:>1000000000}`: bounded
         try:
             return format(value, spec)
         except (ValueError, TypeError) as error:

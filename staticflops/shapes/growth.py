@@ -125,6 +125,15 @@ def percent_length(template: str, args) -> int:
     return total
 
 
+def spec_length(value, spec: str) -> int:
+    """About how long ``format(value, spec)`` is: the value's text plus the spec's width and
+    precision (an f-string's ``{x:>1000000000}`` would build a gigabyte)."""
+    match = _SPEC.match(spec)
+    if match is None or len(spec) > 200:
+        return HUGE
+    return text_length(value, HUGE) + _number(match.group(1)) + _number(match.group(2))
+
+
 def format_length(template: str, args: list, kwargs: dict) -> int:
     """About how long ``template.format(*args, **kwargs)`` is: literal text, each field's value
     and every width and precision, including those a nested field supplies (``'{:{}}'``)."""

@@ -382,3 +382,12 @@ def test_a_size_compared_with_a_number_gets_a_hint_and_assume_settles_it(tmp_pat
     assert "FLOPs·T — for 2 <= T" in table.stdout and "hint:" not in table.stdout
     refused = run("analyze", "m.py", "--input", "1xTx4", "--assume", "S>=2", "--no-cache", cwd=tmp_path)
     assert refused.returncode == 1 and "S is not a size named in --input" in refused.stderr
+
+
+def test_a_folder_row_says_the_range_its_counts_hold_in(tmp_path):
+    """Folder mode with --assume: each row's status names the range (32*T FLOPs as above)."""
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "m.py").write_text(GATED)
+    result = run("analyze", "models", "--input", "1xTx4", "--assume", "T>=2", "--no-cache", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "32 FLOPs·T" in result.stdout and "ok, for 2 <= T" in result.stdout

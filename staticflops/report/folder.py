@@ -17,6 +17,8 @@ def _row(entry: dict, name, message) -> tuple:
         return name(entry["path"]), "-", "-", "-", "-", f"error: {message(entry['error'])}"
     totals = report["totals"]
     status = ("cached" if entry["cached"] else "ok") + ("" if totals["complete"] else ", has unknowns (lower bound)")
+    if report.get("assumed"):  # --assume: the counts hold in that range
+        status += f", for {message(', '.join(report['assumed']))}"
     if entry.get("partial"):
         status = f"PARTIAL (lower bound): {message(entry['error'])}"
     return (name(entry["path"]), name(report["model"]), count_text(totals["params"]),

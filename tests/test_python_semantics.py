@@ -2031,3 +2031,23 @@ def test_an_f_string_width_over_the_container_budget_stops_with_its_location(tmp
     # line 7 of the file (after its blank first line); column 23: the field `1` (8 spaces,
     # `self.name = ` is 12 characters, then `f"{`)
     assert report.stopped.location.endswith(":7:23"), report.stopped.location
+
+
+def test_more_of_itertools(tmp_path):
+    """CPython: accumulate([1, 2, 3]) is [1, 3, 6] (a: 6), with operator.mul and initial=2:
+    [2, 4, 12] (b: 12); islice(range(10), 2, 8, 3) is [2, 5] (c: 5), islice(range(10), 3) is
+    [0, 1, 2] (d: 3 items); zip_longest([1, 2, 3], [4], fillvalue=0) is
+    [(1, 4), (2, 0), (3, 0)] (e: 3 pairs, f: 0 the fill); pairwise("abcd") 3 pairs (g); 3
+    permutations of 3 taken 2: 6 (h), of all 3: 6 (i)."""
+    got = run_probes(tmp_path, "import itertools\nimport operator\n", """
+        a = list(itertools.accumulate([1, 2, 3]))[-1]
+        b = list(itertools.accumulate([2, 3], operator.mul, initial=2))[-1]
+        c = list(itertools.islice(range(10), 2, 8, 3))[-1]
+        d = len(list(itertools.islice(range(10), 3)))
+        e = len(list(itertools.zip_longest([1, 2, 3], [4], fillvalue=0)))
+        f = list(itertools.zip_longest([1, 2, 3], [4], fillvalue=0))[2][1] + 1
+        g = len(list(itertools.pairwise("abcd")))
+        h = len(list(itertools.permutations(range(3), 2)))
+        i = len(list(itertools.permutations("abc")))
+        """, ["a", "b", "c", "d", "e", "f", "g", "h", "i"])
+    assert got == {"a": 6, "b": 12, "c": 5, "d": 3, "e": 3, "f": 1, "g": 3, "h": 6, "i": 6}

@@ -7,6 +7,7 @@ import itertools
 import math
 
 from staticflops.diagnostics import AnalysisError, reason
+from staticflops.frontend import syntax as cst
 from staticflops.frontend import datafiles, function_objects, pathqueries, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
 from staticflops.frontend.scope import MISSING
@@ -729,7 +730,13 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
                                              "repeat": Builtin("repeat", lambda i, a, k, n: [a[0]] * (a[1] if len(a) > 1 else k["times"]), bind_self=False),
                                              "product": Builtin("product", _itertools_product, bind_self=False),
                                              "combinations": Builtin("combinations", _itertools_combinations, bind_self=False),
-                                             "cycle": Builtin("cycle", _itertools_cycle, bind_self=False)}),
+                                             "cycle": Builtin("cycle", _itertools_cycle, bind_self=False),
+                                             "accumulate": Builtin("accumulate", _itertools_accumulate, bind_self=False),
+                                             "islice": Builtin("islice", _itertools_islice, bind_self=False),
+                                             "zip_longest": Builtin("zip_longest", _itertools_zip_longest, bind_self=False),
+                                             "pairwise": Builtin("pairwise", _itertools_pairwise, bind_self=False),
+                                             "permutations": Builtin("permutations", _itertools_permutations,
+                                                                     bind_self=False)}),
     }
     if interp is not None:  # collections, functools, inspect, re, os, sys, logging, ...: see frontend/stdlib
         from staticflops.frontend import stdlib
@@ -763,6 +770,62 @@ def _itertools_combinations(interp, args, kwargs, node):
     length = math.comb(len(pool), r)
     interp.budget.build(interp, length, length * _ITEM_BYTES * max(1, r), node, "`itertools.combinations()`")
     return list(itertools.combinations(pool, r))
+
+
+def _itertools_accumulate(interp, args, kwargs, node):
+    """``itertools.accumulate(iterable, func=operator.add, *, initial=None)``, as a list: running
+    totals (``func``, when given, called by our interpreter on each pair, in order)."""
+    items = _iterable(interp, args[0], node)
+    func = args[1] if len(args) > 1 else kwargs.get("func")
+    initial = kwargs.get("initial")
+    interp.budget.build(interp, len(items) + 1, (len(items) + 1) * _ITEM_BYTES, node, "`itertools.accumulate()`")
+    found = [] if initial is None else [initial]
+    for item in items:
+        if not found:
+            found.append(item)
+            continue
+        total = found[-1]
+        found.append(interp.binary(cst.Add, total, item, node) if func is None else interp.call(func, [total, item], {}, node))
+    return found
+
+
+def _itertools_islice(interp, args, kwargs, node):
+    """``itertools.islice(iterable, stop)`` / ``(iterable, start, stop[, step])``, as a list."""
+    bounds = list(args[1:])
+    if any(isinstance(b, Unknown) for b in bounds):
+        return next(b for b in bounds if isinstance(b, Unknown))
+    if not all(b is None or type(b) is int for b in bounds) or not 1 <= len(bounds) <= 3:
+        raise interp.fail("islice: indices must be None or integers", node, python="ValueError")
+    window = slice(None, bounds[0]) if len(bounds) == 1 else slice(*bounds)
+    if any(b is not None and b < 0 for b in (window.start, window.stop)) or (window.step is not None and window.step < 1):
+        raise interp.fail("islice: indices must be None or non-negative integers, the step positive", node,
+                          python="ValueError")
+    return _iterable(interp, args[0], node)[window]
+
+
+def _itertools_zip_longest(interp, args, kwargs, node):
+    """``itertools.zip_longest(*iterables, fillvalue=None)``, as a list of tuples."""
+    pools = [_iterable(interp, a, node) for a in args]
+    longest = max((len(p) for p in pools), default=0)
+    interp.budget.build(interp, longest, longest * _ITEM_BYTES * max(1, len(pools)), node, "`itertools.zip_longest()`")
+    return list(itertools.zip_longest(*pools, fillvalue=kwargs.get("fillvalue")))
+
+
+def _itertools_pairwise(interp, args, kwargs, node):
+    """``itertools.pairwise(iterable)``: each item with the next, as a list of pairs."""
+    return list(itertools.pairwise(_iterable(interp, args[0], node)))
+
+
+def _itertools_permutations(interp, args, kwargs, node):
+    """``itertools.permutations(iterable, r=None)``, as a list, its length checked first."""
+    pool = tuple(_iterable(interp, args[0], node))
+    r = args[1] if len(args) > 1 else kwargs.get("r")
+    if isinstance(r, Unknown):
+        return r
+    r = len(pool) if r is None else _itertools_count(interp, r, node)
+    length = math.perm(len(pool), r)
+    interp.budget.build(interp, length, length * _ITEM_BYTES * max(1, r), node, "`itertools.permutations()`")
+    return list(itertools.permutations(pool, r))
 
 
 def _itertools_count(interp, value, node) -> int:

@@ -11,6 +11,7 @@ PACKAGE = Path(staticflops.__file__).resolve().parent
 ALLOWED = {
     "diagnostics": set(),
     "version": set(),  # the package's version: read by the caches' keys and the report
+    "pyast": set(),  # Python's ast.parse, one at a time in a process (CPython 3.11's AST constructor)
     "codes": set(),  # the catalogue of codes: data only; the stages use the codes as literals
     "limits": {"diagnostics"},  # the budgets' names and defaults, shared by the interpreter, config and flags
     "files": {"limits"},  # reading a file of the project safely (confined, regular, bounded): every stage's reads
@@ -20,10 +21,10 @@ ALLOWED = {
     "shapes": {"diagnostics"},
     "ir": {"diagnostics", "shapes"},
     "kinds": {"diagnostics", "shapes"},  # the op-kind catalogue: framework-neutral, above the dimension algebra
-    "frontend": {"diagnostics", "limits", "files", "cachefolder", "shapes", "ir", "kinds"},
-    "rulesets": {"diagnostics", "version", "files", "cachefolder", "shapes"},
+    "frontend": {"diagnostics", "limits", "files", "cachefolder", "shapes", "ir", "kinds", "pyast"},
+    "rulesets": {"diagnostics", "version", "files", "cachefolder", "shapes", "pyast"},
     "cost": {"diagnostics", "shapes", "ir", "rulesets"},
-    "report": {"diagnostics", "version", "shapes", "ir", "rulesets", "cost"},
+    "report": {"diagnostics", "version", "shapes", "ir", "rulesets", "cost", "pyast"},
     "api": {"diagnostics", "shapes", "ir", "frontend", "rulesets", "cost", "report"},
     "project": {"diagnostics", "limits", "files", "cachefolder", "verdicts", "rulesets", "report", "api"},
     "cli": {"diagnostics", "version", "limits", "files", "api", "report", "project", "verdicts", "answers"},

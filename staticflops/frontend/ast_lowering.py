@@ -32,6 +32,7 @@ import warnings
 
 import threading
 
+from staticflops import pyast
 from staticflops.frontend.syntax import FROM_TEXT, node_class
 
 
@@ -130,7 +131,7 @@ def _parse(text: str) -> ast.Module:
     with warnings.catch_warnings():  # invalid escapes and the like: not ours to print
         warnings.simplefilter("ignore")
         try:
-            return ast.parse(text)
+            return pyast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
             raise Unsupported(str(error)) from None
 
@@ -987,7 +988,7 @@ class _Lowerer:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                tree = ast.parse(padded, mode="eval")
+                tree = pyast.parse(padded, mode="eval")
         except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
             raise Unsupported(str(error)) from None
         inner = _Lowerer(padded, line - 1, self.positions, self.default_indent)

@@ -4,13 +4,13 @@ model.  libcst is imported only when a text is parsed here."""
 
 from __future__ import annotations
 
-import ast
 import io
 import re
 import threading
 import tokenize
 import warnings
 
+from staticflops import pyast
 from staticflops.diagnostics import AnalysisError, Location
 
 
@@ -97,7 +97,7 @@ def _syntax_error(text: str, name: str, error) -> AnalysisError:
     try:
         with warnings.catch_warnings():  # its SyntaxWarnings would print around our one-line message
             warnings.simplefilter("ignore")
-            ast.parse(text, filename=name)
+            pyast.parse(text, filename=name)
     except SyntaxError as precise:
         where = Location(name, precise.lineno or 1, precise.offset or 1)
         return AnalysisError(f"syntax error: {precise.msg}", where, code="SF004")

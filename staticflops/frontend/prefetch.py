@@ -43,6 +43,7 @@ import sys
 import threading
 from pathlib import Path
 
+from staticflops import pyast
 from staticflops.frontend import parsed_cache
 
 ENVIRONMENT = "STATICFLOPS_PREFETCH"  # "0": never parse ahead
@@ -424,7 +425,7 @@ def _tree(text: str):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return ast.parse(text)
+            return pyast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
 

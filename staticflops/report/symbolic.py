@@ -13,6 +13,7 @@ without one (``512*B*T**2 + 196608*B*T``) a lower term can be the larger at real
 
 from __future__ import annotations
 
+from staticflops import pyast
 import ast
 from fractions import Fraction
 
@@ -79,7 +80,7 @@ def leading(text: str) -> Poly | None:
     if len(text) > 10_000:  # a display nicety: never worth parsing a huge formula
         return None
     try:
-        poly = _poly(ast.parse(text, mode="eval"))
+        poly = _poly(pyast.parse(text, mode="eval"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     if not poly:
@@ -141,7 +142,7 @@ def count_at(count, sizes: dict[str, int]):
     if not isinstance(count, str):
         raise ValueError(f"not a count: {count!r}")
     try:
-        tree = ast.parse(count, mode="eval")
+        tree = pyast.parse(count, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ValueError(f"not a formula: {count!r}") from None
     missing = sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} - set(sizes))

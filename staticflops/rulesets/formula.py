@@ -15,6 +15,7 @@ import operator
 from fractions import Fraction
 from functools import lru_cache
 
+from staticflops import pyast
 from staticflops.shapes import Expr, Undecidable, numel
 from staticflops.shapes.growth import result_bits, result_length, result_terms
 
@@ -142,7 +143,7 @@ def _parse_checked(text: str):
     if len(text) > MAX_LENGTH:
         raise FormulaError(f"formula is {len(text)} characters, over the {MAX_LENGTH} limit")
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = pyast.parse(text.strip(), mode="eval")
     except SyntaxError as error:
         raise FormulaError(f"not a valid formula: {error.msg}", (error.offset or 1) - 1) from None
     except (RecursionError, MemoryError):  # Python's own parser gives up on very deep nesting

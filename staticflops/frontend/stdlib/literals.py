@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 
+from staticflops import pyast
 from staticflops.frontend.values import Builtin, LazyValue, Namespace, Unknown
 
 MAX_LITERAL_CHARS = 10_000
@@ -55,7 +56,7 @@ def _literal_eval(interp, args, kwargs, node):
     if len(text) > MAX_LITERAL_CHARS:
         return interp.unknown(f"ast.literal_eval() of a string over {MAX_LITERAL_CHARS:,} characters", node)
     try:
-        tree = ast.parse(text.lstrip(" \t"), mode="eval")
+        tree = pyast.parse(text.lstrip(" \t"), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         raise interp.fail(f"ast.literal_eval({text[:60]!r}): {error}", node, python="SyntaxError") from None
     try:
@@ -86,7 +87,7 @@ def _modelled_eval(interp, args, kwargs, node):
         return interp.unknown(f"eval({text[:60]!r}): only a name or a call of one with literal arguments is "
                               "modelled (the text is never run)", node)
     try:
-        tree = ast.parse(text.strip(), mode="eval").body
+        tree = pyast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return refused()
     call = tree if isinstance(tree, ast.Call) else None

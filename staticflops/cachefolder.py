@@ -131,7 +131,10 @@ def read_entry(folder: int, name: str, max_bytes: int) -> bytes | None:
         status = os.fstat(file.fileno())
         if not stat.S_ISREG(status.st_mode) or status.st_size > max_bytes:
             return None
-        return file.read(max_bytes + 1)
+        # read the size it has (one byte over: a file still growing is read whole or refused by
+        # its reader's checks); asking for max_bytes would make a 64 MiB buffer per entry
+        data = file.read(status.st_size + 1)
+        return data if len(data) <= max_bytes else None
 
 
 def write_entry(folder: int, name: str, data: bytes, what: str) -> None:

@@ -14,6 +14,8 @@ from staticflops.shapes.growth import spec_length
 from staticflops.frontend.values import BoundMethod, Function, Instance, LazyValue, Tensor, Unknown, describe
 
 
+_COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp)
+
 # Values Python's own format()/repr() may be given: they read nothing of the analyser's objects.
 _FORMATTABLE = (str, int, float, bool, type(None), complex)
 
@@ -317,7 +319,11 @@ class Expressions:
                 self.construction_memo.frame_handed_out()
             return scope.vars if scope is scope.module else dict(scope.vars)
         args, kwargs = [], {}
+        unread = isinstance(function, Unknown)  # the arguments are evaluated for their effects alone
         for arg in node.args:
+            if unread and type(arg.value) in _COMPREHENSIONS and not arg.star:
+                self._run_for_effects(arg.value, scope)
+                continue
             value = self.evaluate_node(arg.value, scope)
             if arg.star == "*":
                 if isinstance(value, Unknown):
@@ -339,11 +345,14 @@ class Expressions:
             function = self.get_attribute(receiver, name, func)
         return self.call(function, args, kwargs, node)
 
-    def _comprehension(self, for_in, scope, produce) -> None:
+    def _comprehension(self, for_in, scope, produce, first_iterable=MISSING) -> None:
+        """``first_iterable``: the outermost clause's iterable, when already evaluated."""
         inner = scope.child()
 
         def walk(clause):
-            for item in self.iterate(self.evaluate_node(clause.iter, inner), clause.iter):
+            iterable = first_iterable if clause is for_in and first_iterable is not MISSING \
+                else self.evaluate_node(clause.iter, inner)
+            for item in self.iterate(iterable, clause.iter):
                 self.budget.loop(self, clause)
                 self.assign(clause.target, item, inner)
                 if all(self.decide(condition.test, inner) for condition in clause.ifs):
@@ -358,6 +367,31 @@ class Expressions:
         items: list = []
         self._comprehension(node.for_in, scope, lambda s: items.append(self.evaluate_node(node.elt, s)))
         return self.budget.container(self, items, node)
+
+    def _run_for_effects(self, node, scope) -> None:
+        """A list or generator comprehension given to a call of an unknown (``np.array([...])``,
+        numpy arrays not modelled): its elements are never read, only their effects count.
+        Over a range, once the first element ran no statement and called nothing but pure
+        builtins (maths), no other element can have an effect: the rest is not run.
+        transformers' sinusoidal tables, ``np.array([[pos / np.power(10000, 2 * (j // 2) / dim)
+        for j in range(dim)] for pos in range(n_pos)])``, ran 2 x 524,288 elements for
+        Marian's default config, past the loop budget.  (An element further on that would
+        raise, a division by zero, is not found: the call's result is unknown either way.)"""
+        clause, produce = node.for_in, (lambda inner: self.evaluate_node(node.elt, inner))
+        if type(clause.target) is not cst.Name or clause.ifs or clause.inner_for_in is not None:
+            self._comprehension(clause, scope, produce)
+            return
+        iterable = self.evaluate_node(clause.iter, scope)
+        if type(iterable) is range and iterable:
+            inner = scope.child()
+            self.budget.loop(self, clause)
+            self.assign(clause.target, iterable[0], inner)
+            steps, calls = self.budget.steps, self.effectful_calls
+            produce(inner)
+            if self.budget.steps == steps and self.effectful_calls == calls:
+                return
+            iterable = iterable[1:]
+        self._comprehension(clause, scope, produce, iterable)
 
     def _eval_GeneratorExp(self, node, scope):
         return self._eval_ListComp(node, scope)

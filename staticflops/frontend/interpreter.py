@@ -110,6 +110,7 @@ class Interpreter(Statements, Expressions):
         # tuple/list target node -> its element targets when all are plain names (`for pn, p in`), else ()
         self.name_targets: dict = {}
         self._signatures: dict = {}  # signature text -> Function (see signature())
+        self.effectful_calls = 0  # calls made through `call` but of unknowns and pure builtins
         self.project = None  # ProjectImports: the analysed project's other files
         self.import_guards = 0  # `try` bodies with handlers being run: imports there are eager
         # inside getattr(obj, name, default): a missing instance attribute raises AttributeError
@@ -924,6 +925,8 @@ class Interpreter(Statements, Expressions):
     # ---- calls ---------------------------------------------------------------------
     def call(self, function, args: list, kwargs: dict, node):
         kind = type(function)  # the two most frequent kinds first, by exact type (neither has subclasses)
+        if kind is not Builtin or not function.pure:  # (Expressions._run_for_effects asks)
+            self.effectful_calls += 1
         if kind is Function:
             if args and type(args[0]) is Instance and args[0].module is not None:  # fn(module, ...): maybe memoised
                 return self.framework.module_call(self, function, args, kwargs, node,
@@ -932,6 +935,7 @@ class Interpreter(Statements, Expressions):
         if kind is Builtin:
             return self.call_builtin(function, args, kwargs, node)
         if isinstance(function, Unknown):
+            self.effectful_calls -= 1  # calling an unknown runs nothing
             return partial_dict.plain(function)
         if isinstance(function, BoundMethod):
             if isinstance(function.function, Function) and function.owner is not None:

@@ -37,7 +37,7 @@ def _plain(python_fn, name):
             return python_fn(*args, **kwargs)
         except (TypeError, ValueError, Undecidable, OverflowError) as error:
             return interp.unknown(f"{name}() could not be evaluated ({reason(error)})", node)
-    return Builtin(name, fn, bind_self=False)
+    return Builtin(name, fn, bind_self=False, pure=True)
 
 
 def _known_number(value) -> bool:
@@ -554,7 +554,17 @@ def build_builtins(object_class: Class) -> dict:
     b["__name__"] = "__analysed__"
     b.update(datafiles.builtins())
     b.update(literals.builtins())
+    for name in _PURE_BUILTINS:
+        if isinstance(b.get(name), Builtin):
+            b[name].pure = True
     return b
+
+
+# Builtins that change nothing they are given nor anything else (``Builtin.pure``); one that
+# calls the analysed code (a key function, ``__len__``) runs its statements, which the
+# question this answers (Expressions._run_for_effects) also counts.
+_PURE_BUILTINS = ("range", "len", "abs", "round", "divmod", "pow", "min", "max", "sum", "isinstance", "issubclass",
+                  "callable", "chr", "ord", "slice")
 
 
 # CPython's built-in exception hierarchy (name -> base), so that `except LookupError` catches a

@@ -67,6 +67,9 @@ class Builtin:
     name: str
     fn: Callable
     bind_self: bool = True  # becomes a bound method when found on a class
+    # maths on the values given (math.*, numpy's scalar maths, abs, round): no effect, nothing
+    # of the analysed code run (Expressions._run_for_effects skips such work)
+    pure: bool = False
 
     def __repr__(self) -> str:
         return f"<builtin {self.name}>"

@@ -89,6 +89,6 @@ def members() -> dict:
         "ceil": _unary("ceil", math.ceil), "power": _power,
         "gcd": _integer_pair("gcd", math.gcd), "lcm": _integer_pair("lcm", math.lcm), "argsort": _argsort,
     }
-    found = {name: Builtin(f"numpy.{name}", fn, bind_self=False) for name, fn in table.items()}
+    found = {name: Builtin(f"numpy.{name}", fn, bind_self=False, pure=True) for name, fn in table.items()}
     # numpy.newaxis is None: `t[:, np.newaxis]` inserts a dimension, on a tensor too
     return {**found, "pi": math.pi, "e": math.e, "newaxis": None}

@@ -176,31 +176,48 @@ def analyze(
                                            environment_inside and str(environment_inside)), budget.max_file_bytes)
     environment = parse_env(env)
     ruleset = load_ruleset(rules)
-    cache_root, generated, ahead = None, False, None
-    if is_model_config(path):  # a Hugging Face config.json: its architecture from the installed transformers
-        stand_in, model = config_model(path, reader, budget.max_file_bytes, model)
-        cache_root = cache_root_of(path, reader)
-        reader = stand_in_reader(path, stand_in, reader)
-        generated = True  # our stand-in module, not a file of the project: read by Python's parser
-        # transformers' files parsed on the other core meanwhile (frontend/prefetch.py)
-        ahead = start_prefetch(stand_in, libraries, budget.parse_limits, budget.max_file_bytes, cache_root)
+    read = _ModelSource(path, reader, budget, libraries, model)
     try:
-        # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
-        source = _with_deep_stack(lambda: load_source(path, reader=reader, max_bytes=budget.max_file_bytes,
-                                                      parse_limits=budget.parse_limits, cache_root=cache_root,
-                                                      library=generated))
+        source, model, reader = read.source(), read.model, read.reader
         if batch is not None and (not isinstance(batch, int) or batch < 1):
             raise UsageError("--batch must be a positive integer")
         ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, freeze=freeze,
                                                               batch=batch, reader=reader, budget=budget,
                                                               libraries=libraries, env=environment))
     finally:
-        if ahead is not None:
-            ahead.stop()
+        read.stop()
     check_sizes(ir)
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu, peak_tflops) if training else None
     return build_report(ir, cost, ruleset, summary, dtype=dtype)
+
+
+class _ModelSource:
+    """The parsed file a command analyses: the file itself, or for a Hugging Face config.json
+    a stand-in module building its architecture from the installed transformers (``model``
+    then names that class), its library files parsed on the other core meanwhile
+    (frontend/prefetch.py) until ``stop()``."""
+
+    def __init__(self, path, reader, budget, libraries, model):
+        self.path, self.reader, self.budget, self.model = path, reader, budget, model
+        self.cache_root, self.generated, self.ahead = None, False, None
+        if is_model_config(path):
+            stand_in, self.model = config_model(path, reader, budget.max_file_bytes, model)
+            self.cache_root = cache_root_of(path, reader)
+            self.reader = stand_in_reader(path, stand_in, reader)
+            self.generated = True  # our stand-in module, not a file of the project: read by Python's parser
+            self.ahead = start_prefetch(stand_in, libraries, budget.parse_limits, budget.max_file_bytes,
+                                        self.cache_root)
+
+    def source(self):
+        # deep nesting (a 500-level expression) recurses in libcst too: parse on the big stack
+        return _with_deep_stack(lambda: load_source(self.path, reader=self.reader, max_bytes=self.budget.max_file_bytes,
+                                                    parse_limits=self.budget.parse_limits, cache_root=self.cache_root,
+                                                    library=self.generated))
+
+    def stop(self) -> None:
+        if self.ahead is not None:
+            self.ahead.stop()
 
 
 @dataclass(frozen=True)
@@ -370,26 +387,32 @@ def compare(
     source_path: Iterable[str | Path] = (),
     batch: int | None = None,
     env: dict | Iterable[str] | None = None,
+    assume: Iterable[str] = (),
 ) -> Comparison:
     """Analyse once, price under several rule sets (default: every built-in one), and list
     the ``top`` layers where they disagree most.  A budget hit (``limits``) raises
-    ``AnalysisError``: a comparison is never made from a partial analysis.  ``python`` and
-    ``source_path``: where third-party source is read from, ``batch`` (Keras) and ``env`` as for
-    :func:`analyze`; the same front ends read the file (:data:`FRONT_ENDS`)."""
+    ``AnalysisError``: a comparison is never made from a partial analysis.  ``path`` may be a
+    Hugging Face config.json, ``python`` and ``source_path``: where third-party source is read
+    from, ``batch`` (Keras), ``env`` and ``assume`` as for :func:`analyze`; the same front ends
+    read the file (:data:`FRONT_ENDS`)."""
     from staticflops.cost.compare import price_all
     from staticflops.report.compare import build_comparison
 
     names = list(rules) if rules else _builtin_order()
     rulesets = [load_ruleset(name) for name in names]
-    specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
+    specs = assume_ranges([s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs], assume)
     budget = make_budget(limits)
-    source = _with_deep_stack(lambda: load_source(path, max_bytes=budget.max_file_bytes,
-                                                  parse_limits=budget.parse_limits))
     libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path]), budget.max_file_bytes)
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise UsageError("--batch must be a positive integer")
-    ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, batch=batch,
-                                                          budget=budget, libraries=libraries, env=parse_env(env)))
+    read = _ModelSource(path, None, budget, libraries, model)
+    try:
+        source = read.source()
+        ir = _with_deep_stack(lambda: front_end(source).trace(source, read.model, _kwargs(kwargs), specs, batch=batch,
+                                                              reader=read.reader, budget=budget, libraries=libraries,
+                                                              env=parse_env(env)))
+    finally:
+        read.stop()
     if ir.stopped is not None:  # conventions compared on a partial trace would mislead: an error
         raise AnalysisError(ir.stopped.message, ir.stopped.location, ir.stopped.code)
     check_sizes(ir)

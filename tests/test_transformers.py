@@ -189,6 +189,24 @@ def test_gpt2_formula_in_t_is_complete_for_more_than_one_token(tmp_path, source_
     assert {u.what for u in open_report.unknown} == {"cannot compare T with 1"}
 
 
+def test_compare_reads_a_config_json(tmp_path, source_path):
+    """`compare` takes a config.json as `analyze` does, and --assume: GPT-2's conventions side by
+    side in T.  By hand (the test above): 36,864*T^2 + 247,064,064*T FLOPs under FlopCounterMode's
+    convention, half of each in MACs: 18,432*T^2 + 123,532,032*T."""
+    entry = TRUTH["published"]["gpt2"]
+    comparison = staticflops.compare(_config_file(tmp_path, entry["config"]), inputs=["1xT:int64"],
+                                     rules=["standard", "fvcore"], source_path=[source_path], assume=["T>=2"])
+    standard = comparison.conventions[0]
+    assert [row.rules for row in comparison.conventions] == ["standard", "fvcore"] and standard.complete
+    assert standard.forward_flops == "36864*T**2 + 247064064*T" and standard.macs == "18432*T**2 + 123532032*T"
+    assert comparison.assumed == ["2 <= T"]
+    result = CliRunner().invoke(app, ["compare", str(_config_file(tmp_path, entry["config"])), "--input", "1xT:int64",
+                                      "--assume", "T>=2", "--rules", "standard", "--source-path", str(source_path),
+                                      "--format", "markdown"])
+    assert result.exit_code == 0, result.output
+    assert "for `2 <= T`" in result.output and "36864*T**2 + 247064064*T" in result.output
+
+
 def test_second_analysis_of_a_config_reads_cached_trees(tmp_path, source_path):
     """The config.json route keeps the parsed-module cache in the config's project folder:
     the first analysis stores a tree per transformers file it read, the second reads them

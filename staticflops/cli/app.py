@@ -482,7 +482,7 @@ def diff(
 @app.command()
 @with_limits
 def compare(
-    path: Annotated[str, typer.Argument(help="Python file that defines the model.")],
+    path: Annotated[str, typer.Argument(help="Python file that defines the model, or a Hugging Face config.json.")],
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model class or builder function.")] = None,
     kwargs: Annotated[Optional[str], typer.Option("--kwargs", help="Constructor arguments as a JSON object.")] = None,
     inputs: Annotated[Optional[list[str]], typer.Option("--input", "-i", help="Shape of one forward argument; repeat per argument.")] = None,
@@ -493,6 +493,7 @@ def compare(
     source_path: Annotated[Optional[list[str]], typer.Option("--source-path", help="Folder searched for third-party packages first; repeatable.")] = None,
     batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
     env: Annotated[Optional[list[str]], typer.Option("--env", help="KEY=VALUE in the analysed program's os.environ; repeatable.")] = None,
+    assume: Annotated[Optional[list[str]], typer.Option("--assume", help="Range of a size named in --input (T>=2, 2<=T<=4096), as for analyze. Repeatable.")] = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -502,7 +503,7 @@ def compare(
 
     comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top,
                                       limits=limits, python=python, source_path=source_path or (), batch=batch,
-                                      env=env), debug, path)
+                                      env=env, assume=assume or ()), debug, path)
     def show() -> None:
         if output_format is Format.json:
             sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 from staticflops.cost.compare import disagreements
 from staticflops.diagnostics import code_of
 from staticflops.ir import ModelIR
-from staticflops.report.build import count
+from staticflops.report.build import assumed_ranges, count
 from staticflops.report.schema import SCHEMA_VERSION, Count, Unknown
 
 
@@ -37,6 +37,7 @@ class Comparison(BaseModel):
     file: str
     model: str
     inputs: list[str]
+    assumed: list[str] = Field(default_factory=list)  # --assume ranges the counts hold in
     conventions: list[ConventionRow]
     disagreements: list[LayerDisagreement]
 
@@ -55,5 +56,5 @@ def build_comparison(ir: ModelIR, priced: list, top: int = 5) -> Comparison:
     layers = [LayerDisagreement(name=d.path, type=d.type,
                                 values={k: count(v) if v is not None else "-" for k, v in d.values.items()})
               for d in disagreements(priced, top)]
-    return Comparison(file=ir.file, model=ir.name, inputs=[str(s) for s in ir.inputs],
+    return Comparison(file=ir.file, model=ir.name, inputs=[str(s) for s in ir.inputs], assumed=assumed_ranges(ir.inputs),
                       conventions=rows, disagreements=layers)

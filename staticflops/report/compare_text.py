@@ -16,12 +16,17 @@ def _unit(row) -> str:
     return "FLOPs" if row.headline == "flops" else "MACs"
 
 
+def _held_in(comparison: Comparison, shown) -> str:
+    """", for 2 <= T": the --assume ranges the counts hold in."""
+    return f", for {', '.join(shown(r) for r in comparison.assumed)}" if comparison.assumed else ""
+
+
 def render_compare_table(comparison: Comparison, console: Console) -> None:
     """The layer table's layout (``grid``), fitted to the console: one row per rule set, then
     what each counts (prose that wraps), then the layers where they disagree most."""
     console.print(Text(f"{visible(comparison.model)} ({visible(comparison.file)}), inputs "
-                       f"{', '.join(visible(i) for i in comparison.inputs)}: one model, every convention\n",
-                       style="italic"))
+                       f"{', '.join(visible(i) for i in comparison.inputs)}{_held_in(comparison, visible)}: "
+                       "one model, every convention\n", style="italic"))
     columns = [("Rule set", "left"), ("Reports", "right"), ("FLOPs", "right"), ("MACs", "right"), ("Params", "right")]
     rows = [[visible(row.rules), f"{human(row.headline_value, _unit(row))}{'' if row.complete else ' *'}",
              human(row.forward_flops), human(row.macs), human(row.params)] for row in comparison.conventions]
@@ -55,7 +60,8 @@ def _left_out(dropped: list, console: Console) -> None:
 
 
 def render_compare_markdown(comparison: Comparison) -> str:
-    lines = [f"### {md_code(comparison.model)}, inputs {', '.join(md_code(i) for i in comparison.inputs)}", "",
+    lines = [f"### {md_code(comparison.model)}, inputs {', '.join(md_code(i) for i in comparison.inputs)}"
+             f"{_held_in(comparison, md_code)}", "",
              "| Rule set | Reports | FLOPs | MACs | Params | What it counts |", "|---|---:|---:|---:|---:|---|"]
     for row in comparison.conventions:
         lines.append(f"| {md_code(row.rules, table=True)} | {_fmt(row.headline_value)} {_unit(row)} | "

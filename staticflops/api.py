@@ -326,8 +326,10 @@ def _in_reserved_frames(work):
 
 # 2 MiB of value-stack slots: CPython rounds the chunk up to 4 MiB (a power of two above the
 # frame and its 1000-slot margin), leaving ~2 MiB, some 5,000 frames, for the nested calls.
-# Virtual memory: only the pages the frames reach are ever touched.
-_in_reserved_frames.__code__ = _in_reserved_frames.__code__.replace(co_stacksize=(2 * 1024 * 1024) // 8)
+# Virtual memory: only the pages the frames reach are ever touched.  Python 3.10 keeps frames
+# as separate objects and clears a frame's whole stack when making it: there, nothing to gain.
+if sys.version_info >= (3, 11) and sys.implementation.name == "cpython":
+    _in_reserved_frames.__code__ = _in_reserved_frames.__code__.replace(co_stacksize=(2 * 1024 * 1024) // 8)
 
 
 def _with_deep_stack(work):

@@ -1,7 +1,9 @@
-"""A comprehension given to a call of an unknown (numpy arrays are not modelled) is run for its
-effects alone: once its first element shows it has none, the rest is not run.  transformers'
+"""Values nobody reads: a comprehension given to a call of an unknown (numpy arrays are not
+modelled) is run for its effects alone (once its first element shows it has none, the rest is
+not run), and numpy's unknowns are reported where the model needs them.  transformers'
 sinusoidal position tables (Marian, Pegasus: ``np.array([[pos / np.power(10000, 2 * (j // 2) /
-dim) for j in range(dim)] for pos in range(n_pos)])``) otherwise ran past the loop budget."""
+dim) for j in range(dim)] for pos in range(n_pos)])``, copied into a weight) ran past the loop
+budget, then left three unresolved reads of numpy that changed no count."""
 
 import textwrap
 
@@ -79,3 +81,45 @@ def test_a_known_call_reads_its_comprehension(tmp_path):
     """)
     # 4,950 // 50 = 99 outputs: Linear(4, 99) on 1x4: 396 MACs = 792 FLOPs; 396 + 99 = 495 params
     assert report.totals.forward_flops == 792 and report.totals.params == 495
+
+
+def test_numpy_values_the_model_never_reads_leave_it_complete(tmp_path):
+    # numpy arrays are not modelled, and numpy is never part of the model's cost: a sinusoidal
+    # table copied into a weight (Marian's create_weight) is an unknown nobody reads, not an
+    # unresolved count; Linear(4, 4) on 1x4: 32 FLOPs, 20 params
+    report = analyse(tmp_path, """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                table = np.array([[p / np.power(10000, j / 4) for j in range(4)] for p in range(4)])
+                with torch.no_grad():
+                    self.proj.weight[:, 0:2] = torch.FloatTensor(np.sin(table[:, 0::2]))
+
+            def forward(self, x):
+                return self.proj(x)
+    """)
+    assert report.totals.complete and not report.unknown
+    assert report.totals.forward_flops == 32 and report.totals.params == 20
+
+
+def test_a_numpy_value_the_model_needs_is_reported_with_its_cause(tmp_path):
+    # the same unknown read as a layer's size: the report names numpy's array where it was made
+    report = analyse(tmp_path, """
+        import numpy as np
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, int(np.array([8]).sum()))
+
+            def forward(self, x):
+                return self.proj(x)
+    """)
+    assert not report.totals.complete
+    assert any("numpy.array" in u.what for u in report.unknown), [u.what for u in report.unknown]

@@ -361,6 +361,10 @@ class TorchFramework:
             return namespace.members[name]
         if namespace.name == "torch.nn" and name in NOT_MODELLED:
             return interp.unknown(f"`torch.nn.{name}` is not modelled: {NOT_MODELLED[name]}", node)
+        if namespace.name == "numpy":  # host-side values, never part of the model's cost: an
+            # unknown reported where the model needs it (a size, a branch), not where it is
+            # made (Marian copies a numpy sinusoidal table into a weight nobody reads)
+            return Unknown(f"`numpy.{name}` is not modelled", interp.location(node))
         return interp.unknown(f"`{namespace.name}.{name}` is not modelled", node)
 
     # ---- objects ------------------------------------------------------------------------

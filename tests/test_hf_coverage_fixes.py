@@ -534,3 +534,45 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert report.totals.params == 74
+
+
+def test_weights_tied_twice_are_counted_once(tmp_path):
+    # transformers ties in each post_init: MarianModel's (encoder and decoder embeddings to
+    # `shared`), then MarianMTModel's again with the same pairs.  torch 2.13: one tensor of
+    # 100 x 8 = 800 parameters however often it is tied; given back to the layer that owns
+    # its first tensor, that one counts again: 800 + 800 = 1,600 (checked by running torch)
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = nn.Embedding(100, 8)
+        self.enc = nn.Embedding(100, 8)
+        self.dec = nn.Embedding(100, 8)
+        for _ in range(2):
+            self.enc.weight = self.shared.weight
+            self.dec.weight = self.shared.weight
+        self.dec.weight = self.dec.weight
+
+    def forward(self, x):
+        return self.enc(x) + self.dec(x)
+""", inputs=("1x4:int64",))
+    assert report.totals.params == 800
+    untied = analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = nn.Embedding(100, 8)
+        self.enc = nn.Embedding(100, 8)
+        own = self.enc.weight
+        self.enc.weight = self.enc.weight
+        self.enc.weight = self.shared.weight
+        self.enc.weight = own
+
+    def forward(self, x):
+        return self.enc(x)
+""", inputs=("1x4:int64",))
+    assert untied.totals.params == 1_600

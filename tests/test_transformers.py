@@ -55,9 +55,11 @@ def _shape(spec) -> str:
 # ---- small configs, batch 1 x seq 32 (ViT, ConvNeXt: one 224x224 image; T5: input_ids,
 # attention_mask, decoder_input_ids; Whisper: input_features 1x80x3000, attention_mask 1x3000,
 # decoder_input_ids; Mixtral: recorded with the eager per-expert loop, analysed through the
-# default grouped GEMM -- the same multiplications): params, FLOPs and output shapes exact
+# default grouped GEMM -- the same multiplications; Marian: numpy sinusoidal tables of 2 x 524,288
+# entries): params, FLOPs and output shapes exact
 
-@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral", "vit", "t5", "mixtral", "convnext", "whisper"])
+@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral", "vit", "t5", "mixtral", "convnext", "whisper",
+                                  "marian"])
 def test_small_config_is_exact(tmp_path, source_path, name):
     entry = TRUTH["small"][name]
     # the recording's attention masks are all ones (record_transformers.py): `=1` says so

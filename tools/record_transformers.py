@@ -72,6 +72,15 @@ SMALL = {
     "convnext": ({"model_type": "convnext", "architectures": ["ConvNextForImageClassification"],
                   "hidden_sizes": [16, 32, 64, 128], "depths": [1, 1, 2, 1], "num_labels": 10},
                  [("pixel_values", [1, 3, 224, 224], "float32")]),
+    # sinusoidal position tables built with numpy in Python loops: 8,192 x 64 = 524,288 entries
+    # each for the encoder and the decoder, past staticflops' default loop budget were they run
+    "marian": ({"model_type": "marian", "architectures": ["MarianMTModel"], "vocab_size": 1000, "d_model": 64,
+                "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
+                "decoder_attention_heads": 4, "encoder_ffn_dim": 128, "decoder_ffn_dim": 128,
+                "max_position_embeddings": 8192, "pad_token_id": 999, "decoder_start_token_id": 999,
+                "eos_token_id": 0},
+               [("input_ids", [1, 32], "int64"), ("attention_mask", [1, 32], "int64"),
+                ("decoder_input_ids", [1, 32], "int64")]),
 }
 
 # Published sizes, written from the models' published config.json values (no network).

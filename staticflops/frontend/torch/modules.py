@@ -44,11 +44,22 @@ def _setattr(interp, args, kwargs, node):
         state.parameters.pop(name, None)
     elif isinstance(value, Parameter):
         old = self.attrs.get(name)
-        if state.kind is not None and isinstance(old, Parameter) and old.owner is self and value is not old:
-            # `self.lm_head.weight = self.wte.weight`: PyTorch then holds one tensor, counted once.
-            state.replaced[name] = old
-            if value.owner is None:
-                state.parameters[name] = value
+        own = state.replaced.get(name, old)  # the layer's own tensor, while another one is held instead
+        if value is old and (name in state.parameters or own is not old):
+            pass  # the tensor it holds already (tied again): nothing changes
+        elif state.kind is not None and isinstance(own, Parameter) and own.owner is self:
+            # `self.lm_head.weight = self.wte.weight`: PyTorch then holds one tensor, counted once
+            # (by the layer that owns it; one of no layer is the holder's).  Tied again, as
+            # transformers' post_init of an inner model then of the outer one does: the same.
+            if value is own:  # its own tensor back
+                state.replaced.pop(name, None)
+                state.parameters.pop(name, None)
+            else:
+                state.replaced[name] = own
+                if value.owner is None:
+                    state.parameters[name] = value
+                else:
+                    state.parameters.pop(name, None)
         else:
             state.parameters[name] = value
     elif value is None and name in state.children:

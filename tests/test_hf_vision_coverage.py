@@ -1,0 +1,53 @@
+"""Interpreter gaps found by the transformers folder run on the vision, audio and multimodal
+modeling files (tools/transformers_folder_run.py), each shown on a few lines of model code that
+mimic the library's pattern.  Expected numbers are worked out by hand in the comments, or are the
+CPython 3.11 / numpy / torch 2.13 behaviour named next to them."""
+
+import textwrap
+
+import staticflops
+
+
+def analyse(tmp_path, source, inputs=("1x1",)):
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent(source))
+    return staticflops.analyze(path, inputs=list(inputs))
+
+
+def test_numpy_cumsum_of_known_numbers(tmp_path):
+    # numpy: cumsum([1, 2, 7, 2]) = [1, 3, 10, 12] (int64); minus 1 -> [0, 2, 9, 11] (SAM 2's
+    # stage ends); cumsum([0.5, 1.0]) = [0.5, 1.5] (float64).
+    # Linear(1, 4 * 10 + 11) = Linear(1, 51): 51 + 51 = 102 params.
+    report = analyse(tmp_path, """
+import numpy as np
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        ends = (np.cumsum([1, 2, 7, 2]) - 1).tolist()
+        halves = np.cumsum([0.5, 1.0]).tolist()
+        assert ends == [0, 2, 9, 11] and type(ends[0]) is int and halves == [0.5, 1.5]
+        self.lin = nn.Linear(1, len(ends) * 10 + ends[-1])
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 102
+
+
+def test_numpy_cumsum_with_an_axis_is_unknown(tmp_path):
+    report = analyse(tmp_path, """
+import numpy as np
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(1, int(np.cumsum([1, 2], axis=0)[-1]))
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert any("numpy.cumsum" in u.what for u in report.unknown), report.unknown

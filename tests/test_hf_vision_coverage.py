@@ -51,3 +51,41 @@ class Net(nn.Module):
         return self.lin(x)
 """)
     assert any("numpy.cumsum" in u.what for u in report.unknown), report.unknown
+
+
+def test_split_sizes_must_cover_the_dimension(tmp_path):
+    # torch 2.13: torch.split(zeros(1, 4), [3], dim=0) raises "split_with_sizes expects
+    # split_sizes to sum exactly to 1 (input tensor's size at dimension 0)" (LLaVA-NeXT splits
+    # its image features by the patch counts its image sizes give, which must match the rows).
+    import pytest
+    with pytest.raises(staticflops.AnalysisError, match="split sizes \\[3\\] sum to 3"):
+        analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.split(self.lin(x), [3], dim=0)[0]
+""", inputs=("1x4",))
+
+
+def test_split_sizes_that_cover_the_dimension(tmp_path):
+    # torch.split(x (5x4), [2, 3]) -> 2x4 and 3x4; Linear(4, 4) on 5 rows: 5*4*4 = 80 MACs
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        a, b = torch.split(self.lin(x), [2, 3], dim=0)
+        return b
+""", inputs=("5x4",))
+    assert report.outputs == [[3, 4]] and report.totals.forward_flops == 160

@@ -89,3 +89,24 @@ class Net(nn.Module):
         return b
 """, inputs=("5x4",))
     assert report.outputs == [[3, 4]] and report.totals.forward_flops == 160
+
+
+def test_size_numel_is_the_product_of_the_sizes(tmp_path):
+    # torch 2.13: x (2, 3, 4): x.shape.numel() = 24, x.shape[1:].numel() = 12, x.size()[2:].numel() = 4,
+    # torch.Size([]).numel() = 1 -> Linear(1, 24 + 12 + 4 + 1) = Linear(1, 41): 82 params
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        x = torch.zeros(2, 3, 4)
+        width = x.shape.numel() + x.shape[1:].numel() + x.size()[2:].numel() + torch.Size([]).numel()
+        self.lin = nn.Linear(1, width)
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 82

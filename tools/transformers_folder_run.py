@@ -39,6 +39,7 @@ from pathlib import Path
 
 INPUTS = {"input_ids": "1x32:int64", "pixel_values": "1x3x224x224", "input_features": "1x80x3000",
           "input_values": "1x16000"}
+VIDEO = "1x8x3x224x224"  # pixel_values_videos: 8 frames
 # further leading forward() parameters the script can fill, when a later one is needed
 # (an encoder-decoder's decoder_input_ids, a two-tower model's second input)
 # Masks are all ones (`=1`: no padding), as the recordings' are, so that code that reads whether
@@ -77,7 +78,22 @@ def _forward_inputs(text: str, name: str) -> list | None:
     known = {**EXTRA, **INPUTS, **{p: spec for p in params[: last + 1] if (spec := _by_name(p))}}
     if any(p not in known for p in params[: last + 1]):
         return None
+    # an any-resolution model reads each image's (height, width) from `image_sizes`: given when
+    # it comes after the pixels with nothing between that the script cannot fill
+    if "pixel_values" in params[: last + 1] and "image_sizes" in params:
+        sized = params.index("image_sizes")
+        between = {p: spec for p in params[last + 1: sized] if (spec := known.get(p) or _by_name(p))}
+        if sized > last and len(between) == len(params[last + 1: sized]):
+            known.update(between)
+            last = sized
+            known["image_sizes"] = _image_sizes(known["pixel_values"])
     return [known[p] for p in params[: last + 1]]
+
+
+def _image_sizes(pixels: str) -> str:
+    """``image_sizes`` for a pixel_values spec: one image, (height, width) as int64 values."""
+    height = pixels.split("x")[-2]
+    return f"1x2:int64={height}"
 
 
 def _by_name(param: str) -> str | None:
@@ -89,7 +105,7 @@ def _by_name(param: str) -> str | None:
     if param.endswith("_ids") or param == "task_inputs":
         return "1x32:int64"
     if "pixel_values" in param:
-        return "1x8x3x224x224" if "video" in param else INPUTS["pixel_values"]
+        return VIDEO if "video" in param else INPUTS["pixel_values"]
     return None
 
 
@@ -118,7 +134,7 @@ def model_expression(text: str):
 MISFIT = re.compile(r"expects \d+ (input )?(channels|features|input channels|input features)|does not fit input|"
                     r"doesn't match model|do not broadcast|[Ii]nput image size|must be mono|too small|cannot reshape|"
                     r"expects a \d or \d-D input|patch width|out of range for a tensor of rank|"
-                    r"cannot unpack [234] values into [345] targets")
+                    r"cannot unpack [234] values into [345] targets|split sizes .* not to the dimension's size")
 
 
 def _config_default(folder: Path, names: tuple) -> int | None:
@@ -135,7 +151,10 @@ def _config_default(folder: Path, names: tuple) -> int | None:
 def alternatives(path: Path, specs: list) -> list:
     """Other inputs to try when the first do not fit: the configuration's image size and
     channels for ``pixel_values`` (and its frames, for a video model); its mel bins for ``input_features`` in both layouts (B, F, T)
-    and (B, T, F); a mono channel axis for ``input_values``."""
+    and (B, T, F); a mono channel axis for ``input_values``.  Last, images with an axis of
+    tiles or images per sample, (batch, tiles, channels, height, width): one, or five when
+    the model also takes ``image_sizes`` (an any-resolution model keeps the tiles its image size
+    needs: LLaVA-NeXT 3 of a 336x336 image).  ``image_sizes`` follows the image size tried."""
     size = _config_default(path.parent, ("image_size", "img_size", "input_size"))
     channels = _config_default(path.parent, ("num_channels", "in_channels", "num_input_channels")) or 3
     bins = _config_default(path.parent, ("num_mel_bins", "feature_size", "input_feat_size", "num_mel_filters",
@@ -149,6 +168,9 @@ def alternatives(path: Path, specs: list) -> list:
         elif spec == INPUTS["pixel_values"] and (size or channels != 3):
             first.append(f"1x{channels}x{size or 224}x{size or 224}")
             second.append(first[-1])
+        elif spec == VIDEO and (size or channels != 3):  # a second, video input: its frames at the image size
+            first.append(f"1x{frames or 8}x{channels}x{size or 224}x{size or 224}")
+            second.append(first[-1])
         elif spec == INPUTS["input_features"]:
             first.append(f"1x{bins}x3000")
             second.append(f"1x3000x{bins}")
@@ -158,7 +180,17 @@ def alternatives(path: Path, specs: list) -> list:
         else:
             first.append(spec)
             second.append(spec)
-    return [c for i, c in enumerate((first, second)) if c != specs and c not in (first, second)[:i]]
+    sized = any(spec.startswith("1x2:int64=") for spec in specs)
+    tiled = [f"1x{5 if sized else 1}x{spec[2:]}" if spec.count("x") == 3 and ":" not in spec else spec
+             for spec in first]
+    tried = [_with_image_sizes(c) for c in (first, second, tiled)]
+    return [c for i, c in enumerate(tried) if c != specs and c not in tried[:i]]
+
+
+def _with_image_sizes(specs: list) -> list:
+    """``image_sizes`` (``1x2:int64=S``) set to the height of the pixel_values tried."""
+    pixels = next((s for s in specs if ":" not in s and s.count("x") >= 3), None)
+    return [_image_sizes(pixels) if pixels and s.startswith("1x2:int64=") else s for s in specs]
 
 
 def run_one(path: Path, source_path: str, max_seconds: int) -> dict:

@@ -110,3 +110,37 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert report.totals.params == 82
+
+
+def test_nearest_interpolation_keeps_known_values(tmp_path):
+    # torch 2.13 (printed by running it): a 6x6 mask with ones in rows 0-3, columns 0-2,
+    # resized to (3, 2): rows 0, 2, 4 (scale 6/3) and columns 0, 3 (scale 6/2) ->
+    # [[1, 0], [1, 0], [0, 0]], sum 2, row sums [1, 1, 0]; [1, 2, 3] doubled ->
+    # [1, 1, 2, 2, 3, 3] (sum 12); [0, 1, 2, 3, 4] to 3 -> floor(i * 5/3) = 0, 1, 3 (sum 4);
+    # a size read from the row sums (1, 1): 1x2x1x1, 2 elements.
+    # Linear(1, 2*10 + 12 + 4 + 2) = Linear(1, 38): 76 params.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        m = torch.zeros(1, 1, 6, 6)
+        m[:, :, :4, :3] = 1.0
+        small = F.interpolate(m, size=(3, 2)).long()
+        rows = small[0, 0].sum(dim=1)
+        assert rows.tolist() == [1, 1, 0]
+        big = F.interpolate(torch.tensor([[[1.0, 2.0, 3.0]]]), scale_factor=2)
+        odd = F.interpolate(torch.tensor([[[0.0, 1.0, 2.0, 3.0, 4.0]]]), size=3)
+        assert odd.tolist() == [[[0.0, 1.0, 3.0]]]
+        other = F.interpolate(torch.ones(1, 2, 4, 4), size=(rows[0], rows[1]))
+        width = small.sum().item() * 10 + int(big.sum().item()) + int(odd.sum().item()) + other.numel()
+        self.lin = nn.Linear(1, width)
+
+    def forward(self, x):
+        return self.lin(x)
+""")
+    assert report.unknown == [], report.unknown
+    assert report.totals.params == 76

@@ -14,6 +14,7 @@ from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
 from staticflops.frontend.torch import constants, routing
+from staticflops.frontend.torch.nearest_values import nearest_values
 from staticflops.frontend.torch.layers import argument_error, legacy_reduction, ntuple
 from staticflops.shapes import format_shape
 from staticflops.shapes import tensor_ops as ops
@@ -970,8 +971,15 @@ def build_functions(t: TorchOps) -> dict:
     def interpolate(interp, args, kwargs, node):
         names = ["input", "size", "scale_factor", "mode", "align_corners"]
         bound = {"size": None, "scale_factor": None, "mode": "nearest", **dict(zip(names, args)), **kwargs}
-        attrs = {"size": bound["size"], "scale_factor": bound["scale_factor"], "mode": bound["mode"]}
-        return t.record(interp, "interpolate", "F.interpolate", attrs, [shape(interp, bound["input"], node)], node)
+        size = bound["size"]
+        # a size read from one-element integer tensors (ViLT: each image's patch-grid height)
+        size = [_tensor_int(s) for s in size] if isinstance(size, (tuple, list)) else _tensor_int(size)
+        attrs = {"size": size, "scale_factor": bound["scale_factor"], "mode": bound["mode"]}
+        x = bound["input"]
+        out = t.record(interp, "interpolate", "F.interpolate", attrs, [shape(interp, x, node)], node)
+        if bound["mode"] == "nearest" and isinstance(out, Tensor) and isinstance(x, Tensor) and x.values is not None:
+            out.values = nearest_values(x.values, x.shape, out.shape, None if size is not None else bound["scale_factor"])
+        return out
     f["interpolate"] = f["upsample"] = interpolate
 
     def pool(kind, dims):

@@ -144,3 +144,30 @@ class Net(nn.Module):
 """)
     assert report.unknown == [], report.unknown
     assert report.totals.params == 76
+
+
+def test_max_of_known_values_and_a_repeat_count_held_in_a_tensor(tmp_path):
+    # torch 2.13: arange(5).unsqueeze(0).repeat((2, 1)).max() = tensor(4) (int64), min() = 0;
+    # x (1, 3, 4).repeat(1, max + 1, 1) -> (1, 15, 4) (V-JEPA 2's target tokens).
+    # Linear(4, 4) on 15 rows: 15*4*4 = 240 MACs = 480 FLOPs; Linear(1, 4 + 1 + 0) = 10 params.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        ids = torch.arange(5).unsqueeze(0).repeat((2, 1))
+        assert ids.max().dtype == torch.int64
+        self.probe = nn.Linear(1, ids.max().item() + 1 + ids.min().item())
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        ids = torch.arange(5).unsqueeze(0).repeat((2, 1))
+        count = ids.max() + 1
+        return self.lin(x.repeat(1, count, 1))
+""", inputs=("1x3x4",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 15, 4]]
+    assert report.totals.forward_flops == 480
+    assert report.totals.params == 10 + 20

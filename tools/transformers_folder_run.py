@@ -154,7 +154,8 @@ def alternatives(path: Path, specs: list) -> list:
     and (B, T, F); a mono channel axis for ``input_values``.  Last, images with an axis of
     tiles or images per sample, (batch, tiles, channels, height, width): one, or five when
     the model also takes ``image_sizes`` (an any-resolution model keeps the tiles its image size
-    needs: LLaVA-NeXT 3 of a 336x336 image).  ``image_sizes`` follows the image size tried."""
+    needs: LLaVA-NeXT 3 of a 336x336 image).  ``image_sizes`` follows the image size tried, and
+    token inputs are cut to the configuration's ``max_position_embeddings`` when it is under 32."""
     size = _config_default(path.parent, ("image_size", "img_size", "input_size"))
     channels = _config_default(path.parent, ("num_channels", "in_channels", "num_input_channels")) or 3
     bins = _config_default(path.parent, ("num_mel_bins", "feature_size", "input_feat_size", "num_mel_filters",
@@ -183,8 +184,17 @@ def alternatives(path: Path, specs: list) -> list:
     sized = any(spec.startswith("1x2:int64=") for spec in specs)
     tiled = [f"1x{5 if sized else 1}x{spec[2:]}" if spec.count("x") == 3 and ":" not in spec else spec
              for spec in first]
-    tried = [_with_image_sizes(c) for c in (first, second, tiled)]
+    tried = [_with_image_sizes(_tokens(c, path.parent)) for c in (first, second, tiled)]
     return [c for i, c in enumerate(tried) if c != specs and c not in tried[:i]]
+
+
+def _tokens(specs: list, folder: Path) -> list:
+    """Token inputs no longer than the configuration's first ``max_position_embeddings`` when it
+    is under 32 (OWL-ViT's text tower: 16 positions)."""
+    positions = _config_default(folder, ("max_position_embeddings",))
+    if not positions or positions >= 32:
+        return specs
+    return [s.replace("1x32:int64", f"1x{positions}:int64", 1) if s.startswith("1x32:int64") else s for s in specs]
 
 
 def _with_image_sizes(specs: list) -> list:

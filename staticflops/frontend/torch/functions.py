@@ -413,7 +413,8 @@ def build_functions(t: TorchOps) -> dict:
 
     def repeat(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
-        repeats = _sizes(args[1:])
+        # a count held in a one-element integer tensor is read (V-JEPA 2: `mask.max() + 1`)
+        repeats = [_tensor_int(r) for r in _sizes(args[1:])]
         out = t.moved(interp, ops.repeat, "repeat", node, x, repeats)
         return Tensor(out, args[0].dtype, values=constants.tiled(args[0].values, x, list(repeats), out))
     f["repeat"] = repeat
@@ -914,6 +915,11 @@ def build_functions(t: TorchOps) -> dict:
             x = shape(interp, args[0], node)
             keepdim = _dim_arg(args, kwargs, 2, False, "keepdim")
             values = t.record(interp, "reduce", name, {"op": name, "dim": other, "keepdim": keepdim}, [x], node)
+            if other is None and isinstance(values, Tensor) and args[0].values \
+                    and not any(v != v for v in args[0].values):  # (torch propagates a NaN; Python's max does not)
+                # over every element of known values: the largest (smallest), in the input's dtype
+                values.dtype = args[0].dtype
+                values.values = constants.known(values.shape, [(max if name == "max" else min)(args[0].values)])
             if other is None or not isinstance(values, Tensor):
                 return values
             return values_and_indices(values, Tensor(values.shape, "int64"))

@@ -9,13 +9,16 @@ with ``--source-path`` (an unpacked wheel folder, or a site-packages):
         [--only 'mixtral/*' 'dbrx/*']
 
 Per file: the model class is ``<Prefix>Model`` where ``<Prefix>PreTrainedModel`` is the file's
-pre-trained base class (else the first class deriving from it), built with the default config
+pre-trained base class (else the first class deriving from it; see model_expression for files
+with several base classes or an encoder-only first class), built with the default config
 class the file imports from its ``configuration_*`` module whose name begins the model's the
 longest (``XVisionModel(XVisionConfig())``).  The inputs follow the class's own ``forward``
 parameters, in order, up to the last one needed (those without a default, ``decoder_input_ids``,
 and ``pixel_values`` after ``input_ids``): ``input_ids`` and the other id names 1x32:int64, masks 1x32:int64=1,
-``pixel_values`` 1x3x224x224, ``input_features`` 1x80x3000, ``input_values`` 1x16000; a class
+``pixel_values`` 1x3x224x224, ``input_features`` 1x80x3000, ``input_values`` 1x16000, and
+``image_sizes`` (1x2:int64 holding the image's height and width) when it follows the pixels; a class
 without its own forward gets one input by the first parameter name found (else 1x32:int64).
+When the model says the inputs do not fit, other inputs are tried (see alternatives).
 These choices are this script's, not staticflops': a wrong guess shows as a located error.
 
 Outcome per file (one JSON line each in --out, so an interrupted run still summarises):
@@ -109,14 +112,41 @@ def _by_name(param: str) -> str | None:
     return None
 
 
-def model_expression(text: str):
-    """(``XModel(XConfig())``, the input specs) for a modeling file's text, or None."""
-    base = re.search(r"^class (\w+)PreTrainedModel\(", text, re.M)
-    if not base:
-        return None
-    prefix = base.group(1)
+def _model_class(text: str, prefix: str) -> str | None:
     classes = re.findall(rf"^class (\w+)\((?:[\w.]+, )*{prefix}PreTrainedModel\b", text, re.M)
-    name = f"{prefix}Model" if f"{prefix}Model" in classes else (classes[0] if classes else None)
+    return f"{prefix}Model" if f"{prefix}Model" in classes else (classes[0] if classes else None)
+
+
+def _fillable(parameter: str | None) -> bool:
+    """A forward's first parameter the script can give as the model's main input (None: no
+    forward of its own, judged as before); a mask is not one."""
+    return parameter is None or parameter in INPUTS or (_by_name(parameter) is not None
+                                                        and not parameter.endswith("_mask"))
+
+
+def _first_parameter(text: str, name: str) -> str | None:
+    """The first parameter of class ``name``'s own forward (read as text)."""
+    found = re.search(rf"^class {name}\(.*?^    def forward\(\s*self,\s*(\w+)", text, re.M | re.S)
+    own = found and not re.search(r"^class ", text[text.index(f"class {name}(") + 1: found.start(1)], re.M)
+    return found.group(1) if own else None
+
+
+def model_expression(text: str):
+    """(``XModel(XConfig())``, the input specs) for a modeling file's text, or None.  X is the
+    file's first ``XPreTrainedModel`` base class; the class is ``XModel``, else the first class
+    deriving from the base.  When that class's forward starts with an input the script cannot
+    name (an encoder's ``hidden_states``), the first other base class Y with a ``YModel``
+    (LW-DETR's detector beside its ViT backbone), else the first class of X's whose forward
+    starts with a named input (a backbone's pixel_values)."""
+    bases = re.findall(r"^class (\w+)PreTrainedModel\(", text, re.M)
+    if not bases:
+        return None
+    name = _model_class(text, bases[0])
+    if name is not None and not _fillable(_first_parameter(text, name)):
+        other = next((p for p in bases[1:] if re.search(rf"^class {p}Model\(", text, re.M)), None)
+        classes = re.findall(rf"^class (\w+)\((?:[\w.]+, )*{bases[0]}PreTrainedModel\b", text, re.M)
+        named = [c for c in classes if _fillable(_first_parameter(text, c))]
+        name = f"{other}Model" if other else (named or [name])[0]
     imports = re.search(r"from \.configuration_\w+ import \(?([\w\s,]+)\)?", text)
     configs = re.findall(r"\b(\w+Config)\b", imports.group(1)) if imports else []
     config = _config_for(name, configs) if name else None
@@ -148,10 +178,11 @@ def _config_default(folder: Path, names: tuple) -> int | None:
     return None
 
 
-def alternatives(path: Path, specs: list) -> list:
+def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
     """Other inputs to try when the first do not fit: the configuration's image size and
     channels for ``pixel_values`` (and its frames, for a video model); its mel bins for ``input_features`` in both layouts (B, F, T)
-    and (B, T, F); a mono channel axis for ``input_values``.  Last, images with an axis of
+    and (B, T, F); a mono channel axis for ``input_values``; an image for a lone input the
+    script could not name (``hidden_states``: token ids were tried first).  Last, images with an axis of
     tiles or images per sample, (batch, tiles, channels, height, width): one, or five when
     the model also takes ``image_sizes`` (an any-resolution model keeps the tiles its image size
     needs: LLaVA-NeXT 3 of a 336x336 image).  ``image_sizes`` follows the image size tried, and
@@ -178,6 +209,11 @@ def alternatives(path: Path, specs: list) -> list:
         elif spec == INPUTS["input_values"]:
             first.append("1x1x16000")
             second.append(spec)
+        elif unnamed:
+            # a lone input the script could not name (`hidden_states`) that did not fit as token ids:
+            # an image
+            first.append(f"1x{channels}x{size or 224}x{size or 224}")
+            second.append(first[-1])
         else:
             first.append(spec)
             second.append(spec)
@@ -209,8 +245,10 @@ def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
     if found is None:
         return dict(row, outcome="no-model")
     model, specs = found
+    first = _first_parameter(path.read_text(encoding="utf-8"), model.split("(")[0])
+    unnamed = specs == ["1x32:int64"] and first not in INPUTS and first not in EXTRA
     tried = run_inputs(path, source_path, max_seconds, row, model, specs)
-    for other in alternatives(path, specs):
+    for other in alternatives(path, specs, unnamed):
         if tried["outcome"] != "failed" or not MISFIT.search(tried.get("cause", "")):
             break
         tried = dict(run_inputs(path, source_path, max_seconds, row, model, other), first_input=" ".join(specs))

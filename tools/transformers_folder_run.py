@@ -178,9 +178,20 @@ def _config_default(folder: Path, names: tuple) -> int | None:
     return None
 
 
+def _config_pair(folder: Path, names: tuple) -> tuple | None:
+    """A (height, width) default of one of these fields when the configuration gives a pair
+    (``image_size: tuple[int, ...] = (32, 128)``), read as text; else None."""
+    pattern = re.compile(rf"\b(?:{'|'.join(names)})[\"']?\s*(?::\s*[\w\[\], |.]+?)?\s*[=:]\s*[(\[](\d+),\s*(\d+)[)\]]")
+    for config in sorted(folder.glob("configuration_*.py")):
+        found = pattern.search(config.read_text(encoding="utf-8"))
+        if found:
+            return int(found.group(1)), int(found.group(2))
+    return None
+
+
 def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
-    """Other inputs to try when the first do not fit: the configuration's image size and
-    channels for ``pixel_values`` (and its frames, for a video model); its mel bins for ``input_features`` in both layouts (B, F, T)
+    """Other inputs to try when the first do not fit: the configuration's image size (a pair:
+    height and width) and channels for ``pixel_values`` (and its frames, for a video model); its mel bins for ``input_features`` in both layouts (B, F, T)
     and (B, T, F); a mono channel axis for ``input_values``; an image for a lone input the
     script could not name (``hidden_states``: token ids were tried first).  Last, images with an axis of
     tiles or images per sample, (batch, tiles, channels, height, width): one, or five when
@@ -188,6 +199,7 @@ def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
     needs: LLaVA-NeXT 3 of a 336x336 image).  ``image_sizes`` follows the image size tried, and
     token inputs are cut to the configuration's ``max_position_embeddings`` when it is under 32."""
     size = _config_default(path.parent, ("image_size", "img_size", "input_size"))
+    hw = _config_pair(path.parent, ("image_size", "img_size", "input_size")) or (size or 224, size or 224)
     channels = _config_default(path.parent, ("num_channels", "in_channels", "num_input_channels")) or 3
     bins = _config_default(path.parent, ("num_mel_bins", "feature_size", "input_feat_size", "num_mel_filters",
                                          "input_feat_per_channel", "feature_projection_input_dim")) or 80
@@ -195,13 +207,13 @@ def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
     first, second = [], []
     for spec in specs:
         if spec == INPUTS["pixel_values"] and frames:  # a video model: (batch, frames, channels, height, width)
-            first.append(f"1x{frames}x{channels}x{size or 224}x{size or 224}")
-            second.append(f"1x{channels}x{size or 224}x{size or 224}")
+            first.append(f"1x{frames}x{channels}x{hw[0]}x{hw[1]}")
+            second.append(f"1x{channels}x{hw[0]}x{hw[1]}")
         elif spec == INPUTS["pixel_values"] and (size or channels != 3):
-            first.append(f"1x{channels}x{size or 224}x{size or 224}")
+            first.append(f"1x{channels}x{hw[0]}x{hw[1]}")
             second.append(first[-1])
         elif spec == VIDEO and (size or channels != 3):  # a second, video input: its frames at the image size
-            first.append(f"1x{frames or 8}x{channels}x{size or 224}x{size or 224}")
+            first.append(f"1x{frames or 8}x{channels}x{hw[0]}x{hw[1]}")
             second.append(first[-1])
         elif spec == INPUTS["input_features"]:
             first.append(f"1x{bins}x3000")
@@ -212,7 +224,7 @@ def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
         elif unnamed:
             # a lone input the script could not name (`hidden_states`) that did not fit as token ids:
             # an image
-            first.append(f"1x{channels}x{size or 224}x{size or 224}")
+            first.append(f"1x{channels}x{hw[0]}x{hw[1]}")
             second.append(first[-1])
         else:
             first.append(spec)

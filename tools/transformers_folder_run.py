@@ -58,10 +58,11 @@ def _config_for(model: str, imported: list) -> str | None:
     return max(matching, key=len) if matching else (imported[0] if imported else None)
 
 
-def _forward_inputs(text: str, name: str) -> list | None:
+def _forward_inputs(text: str, name: str, also: tuple = ()) -> list | None:
     """--input specs for ``name``'s own forward(): every parameter without a default,
-    decoder_input_ids and (after input_ids) pixel_values, in order, with the ones before them the script knows how to fill; None
-    when the class has no forward of its own (or one the script cannot fill)."""
+    decoder_input_ids and (after input_ids) pixel_values, and those in ``also``, in order, with
+    the ones before them the script knows how to fill; None when the class has no forward of its
+    own (or one the script cannot fill)."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -73,7 +74,7 @@ def _forward_inputs(text: str, name: str) -> list | None:
     params = [a.arg for a in forward.args.args[1:]]
     required = len(params) - len(forward.args.defaults)
     # a two-tower model (CLIP: input_ids, pixel_values, all optional) needs both towers' inputs
-    wanted = {"decoder_input_ids", *(["pixel_values"] if params[:1] == ["input_ids"] else [])}
+    wanted = {"decoder_input_ids", *(["pixel_values"] if params[:1] == ["input_ids"] else []), *also}
     needed = [i for i, p in enumerate(params) if i < required or p in wanted]
     if not params:
         return None
@@ -260,11 +261,28 @@ def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
     first = _first_parameter(path.read_text(encoding="utf-8"), model.split("(")[0])
     unnamed = specs == ["1x32:int64"] and first not in INPUTS and first not in EXTRA
     tried = run_inputs(path, source_path, max_seconds, row, model, specs)
+    named = _asked_for(path.read_text(encoding="utf-8"), model.split("(")[0], specs, tried)
+    if named is not None:  # the model's error names an input the script can give: give it
+        tried, specs = dict(run_inputs(path, source_path, max_seconds, row, model, named),
+                            first_input=" ".join(specs)), named
     for other in alternatives(path, specs, unnamed):
         if tried["outcome"] != "failed" or not MISFIT.search(tried.get("cause", "")):
             break
         tried = dict(run_inputs(path, source_path, max_seconds, row, model, other), first_input=" ".join(specs))
     return tried
+
+
+def _asked_for(text: str, name: str, specs: list, tried: dict) -> list | None:
+    """When the model raised an error naming forward parameters the script did not give but
+    can fill by name ("You have to specify either input_ids or inputs_embeds", "Both
+    pixel_values and high_res_pixel_values should be specified"): the inputs with them."""
+    cause = tried.get("cause", "")
+    if tried["outcome"] != "failed" or "the model raises an error here" not in cause:
+        return None
+    mentioned = set(re.findall(r"\w+", cause.split("the model raises an error here", 1)[1]))
+    fillable = tuple(p for p in mentioned if p in INPUTS or p in EXTRA or _by_name(p))
+    found = _forward_inputs(text, name, fillable) if fillable else None
+    return found if found and found != specs else None
 
 
 def run_inputs(path: Path, source_path: str, max_seconds: int, row: dict, model: str, specs: list) -> dict:

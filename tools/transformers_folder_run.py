@@ -199,7 +199,7 @@ def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
     the model also takes ``image_sizes`` (an any-resolution model keeps the tiles its image size
     needs: LLaVA-NeXT 3 of a 336x336 image).  ``image_sizes`` follows the image size tried, and
     token inputs are cut to the configuration's ``max_position_embeddings`` when it is under 32."""
-    size = _config_default(path.parent, ("image_size", "img_size", "input_size"))
+    size = _config_default(path.parent, ("image_size", "img_size", "input_size", "max_img_size"))
     hw = _config_pair(path.parent, ("image_size", "img_size", "input_size")) or (size or 224, size or 224)
     channels = _config_default(path.parent, ("num_channels", "in_channels", "num_input_channels")) or 3
     bins = _config_default(path.parent, ("num_mel_bins", "feature_size", "input_feat_size", "num_mel_filters",
@@ -237,6 +237,13 @@ def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
     return [c for i, c in enumerate(tried) if c != specs and c not in tried[:i]]
 
 
+def is_long_shot(path: Path, specs: list, other: list, unnamed: bool = False) -> bool:
+    """The last try, an axis of tiles added to the images: when it fails too, the earlier
+    failure is the one reported (its cause names what did not fit)."""
+    return other == alternatives(path, specs, unnamed)[-1] and any(s.count("x") == 3 and o.count("x") == 4 and ":" not in s + o and o.startswith(("1x1x", "1x5x"))
+               for s, o in zip(specs, other))
+
+
 def _tokens(specs: list, folder: Path) -> list:
     """Token inputs no longer than the configuration's first ``max_position_embeddings`` when it
     is under 32 (OWL-ViT's text tower: 16 positions)."""
@@ -260,15 +267,18 @@ def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
     model, specs = found
     first = _first_parameter(path.read_text(encoding="utf-8"), model.split("(")[0])
     unnamed = specs == ["1x32:int64"] and first not in INPUTS and first not in EXTRA
+    original = " ".join(specs)
     tried = run_inputs(path, source_path, max_seconds, row, model, specs)
     named = _asked_for(path.read_text(encoding="utf-8"), model.split("(")[0], specs, tried)
     if named is not None:  # the model's error names an input the script can give: give it
-        tried, specs = dict(run_inputs(path, source_path, max_seconds, row, model, named),
-                            first_input=" ".join(specs)), named
+        tried, specs = dict(run_inputs(path, source_path, max_seconds, row, model, named), first_input=original), named
     for other in alternatives(path, specs, unnamed):
         if tried["outcome"] != "failed" or not MISFIT.search(tried.get("cause", "")):
             break
-        tried = dict(run_inputs(path, source_path, max_seconds, row, model, other), first_input=" ".join(specs))
+        result = dict(run_inputs(path, source_path, max_seconds, row, model, other), first_input=original)
+        if result["outcome"] == "failed" and is_long_shot(path, specs, other, unnamed):
+            break
+        tried = result
     return tried
 
 

@@ -240,8 +240,8 @@ def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
 def is_long_shot(path: Path, specs: list, other: list, unnamed: bool = False) -> bool:
     """The last try, an axis of tiles added to the images: when it fails too, the earlier
     failure is the one reported (its cause names what did not fit)."""
-    return other == alternatives(path, specs, unnamed)[-1] and any(s.count("x") == 3 and o.count("x") == 4 and ":" not in s + o and o.startswith(("1x1x", "1x5x"))
-               for s, o in zip(specs, other))
+    tiles = [s.count("x") == 3 and o.count("x") == 4 and ":" not in s + o for s, o in zip(specs, other)]
+    return other == alternatives(path, specs, unnamed)[-1] and any(tiles)
 
 
 def _tokens(specs: list, folder: Path) -> list:

@@ -9,13 +9,16 @@ with ``--source-path`` (an unpacked wheel folder, or a site-packages):
         [--only 'mixtral/*' 'dbrx/*']
 
 Per file: the model class is ``<Prefix>Model`` where ``<Prefix>PreTrainedModel`` is the file's
-pre-trained base class (else the first class deriving from it), built with the default config
+pre-trained base class (else the first class deriving from it; see model_expression for files
+with several base classes or an encoder-only first class), built with the default config
 class the file imports from its ``configuration_*`` module whose name begins the model's the
 longest (``XVisionModel(XVisionConfig())``).  The inputs follow the class's own ``forward``
 parameters, in order, up to the last one needed (those without a default, ``decoder_input_ids``,
 and ``pixel_values`` after ``input_ids``): ``input_ids`` and the other id names 1x32:int64, masks 1x32:int64=1,
-``pixel_values`` 1x3x224x224, ``input_features`` 1x80x3000, ``input_values`` 1x16000; a class
+``pixel_values`` 1x3x224x224, ``input_features`` 1x80x3000, ``input_values`` 1x16000, and
+``image_sizes`` (1x2:int64 holding the image's height and width) when it follows the pixels; a class
 without its own forward gets one input by the first parameter name found (else 1x32:int64).
+When the model says the inputs do not fit, other inputs are tried (see alternatives).
 These choices are this script's, not staticflops': a wrong guess shows as a located error.
 
 Outcome per file (one JSON line each in --out, so an interrupted run still summarises):
@@ -39,6 +42,7 @@ from pathlib import Path
 
 INPUTS = {"input_ids": "1x32:int64", "pixel_values": "1x3x224x224", "input_features": "1x80x3000",
           "input_values": "1x16000"}
+VIDEO = "1x8x3x224x224"  # pixel_values_videos: 8 frames
 # further leading forward() parameters the script can fill, when a later one is needed
 # (an encoder-decoder's decoder_input_ids, a two-tower model's second input)
 # Masks are all ones (`=1`: no padding), as the recordings' are, so that code that reads whether
@@ -54,10 +58,11 @@ def _config_for(model: str, imported: list) -> str | None:
     return max(matching, key=len) if matching else (imported[0] if imported else None)
 
 
-def _forward_inputs(text: str, name: str) -> list | None:
+def _forward_inputs(text: str, name: str, also: tuple = ()) -> list | None:
     """--input specs for ``name``'s own forward(): every parameter without a default,
-    decoder_input_ids and (after input_ids) pixel_values, in order, with the ones before them the script knows how to fill; None
-    when the class has no forward of its own (or one the script cannot fill)."""
+    decoder_input_ids and (after input_ids) pixel_values, and those in ``also``, in order, with
+    the ones before them the script knows how to fill; None when the class has no forward of its
+    own (or one the script cannot fill)."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -69,7 +74,7 @@ def _forward_inputs(text: str, name: str) -> list | None:
     params = [a.arg for a in forward.args.args[1:]]
     required = len(params) - len(forward.args.defaults)
     # a two-tower model (CLIP: input_ids, pixel_values, all optional) needs both towers' inputs
-    wanted = {"decoder_input_ids", *(["pixel_values"] if params[:1] == ["input_ids"] else [])}
+    wanted = {"decoder_input_ids", *(["pixel_values"] if params[:1] == ["input_ids"] else []), *also}
     needed = [i for i, p in enumerate(params) if i < required or p in wanted]
     if not params:
         return None
@@ -77,7 +82,22 @@ def _forward_inputs(text: str, name: str) -> list | None:
     known = {**EXTRA, **INPUTS, **{p: spec for p in params[: last + 1] if (spec := _by_name(p))}}
     if any(p not in known for p in params[: last + 1]):
         return None
+    # an any-resolution model reads each image's (height, width) from `image_sizes`: given when
+    # it comes after the pixels with nothing between that the script cannot fill
+    if "pixel_values" in params[: last + 1] and "image_sizes" in params:
+        sized = params.index("image_sizes")
+        between = {p: spec for p in params[last + 1: sized] if (spec := known.get(p) or _by_name(p))}
+        if sized > last and len(between) == len(params[last + 1: sized]):
+            known.update(between)
+            last = sized
+            known["image_sizes"] = _image_sizes(known["pixel_values"])
     return [known[p] for p in params[: last + 1]]
+
+
+def _image_sizes(pixels: str) -> str:
+    """``image_sizes`` for a pixel_values spec: one image, (height, width) as int64 values."""
+    height = pixels.split("x")[-2]
+    return f"1x2:int64={height}"
 
 
 def _by_name(param: str) -> str | None:
@@ -89,18 +109,45 @@ def _by_name(param: str) -> str | None:
     if param.endswith("_ids") or param == "task_inputs":
         return "1x32:int64"
     if "pixel_values" in param:
-        return "1x8x3x224x224" if "video" in param else INPUTS["pixel_values"]
+        return VIDEO if "video" in param else INPUTS["pixel_values"]
     return None
 
 
-def model_expression(text: str):
-    """(``XModel(XConfig())``, the input specs) for a modeling file's text, or None."""
-    base = re.search(r"^class (\w+)PreTrainedModel\(", text, re.M)
-    if not base:
-        return None
-    prefix = base.group(1)
+def _model_class(text: str, prefix: str) -> str | None:
     classes = re.findall(rf"^class (\w+)\((?:[\w.]+, )*{prefix}PreTrainedModel\b", text, re.M)
-    name = f"{prefix}Model" if f"{prefix}Model" in classes else (classes[0] if classes else None)
+    return f"{prefix}Model" if f"{prefix}Model" in classes else (classes[0] if classes else None)
+
+
+def _fillable(parameter: str | None) -> bool:
+    """A forward's first parameter the script can give as the model's main input (None: no
+    forward of its own, judged as before); a mask is not one."""
+    return parameter is None or parameter in INPUTS or (_by_name(parameter) is not None
+                                                        and not parameter.endswith("_mask"))
+
+
+def _first_parameter(text: str, name: str) -> str | None:
+    """The first parameter of class ``name``'s own forward (read as text)."""
+    found = re.search(rf"^class {name}\(.*?^    def forward\(\s*self,\s*(\w+)", text, re.M | re.S)
+    own = found and not re.search(r"^class ", text[text.index(f"class {name}(") + 1: found.start(1)], re.M)
+    return found.group(1) if own else None
+
+
+def model_expression(text: str):
+    """(``XModel(XConfig())``, the input specs) for a modeling file's text, or None.  X is the
+    file's first ``XPreTrainedModel`` base class; the class is ``XModel``, else the first class
+    deriving from the base.  When that class's forward starts with an input the script cannot
+    name (an encoder's ``hidden_states``), the first other base class Y with a ``YModel``
+    (LW-DETR's detector beside its ViT backbone), else the first class of X's whose forward
+    starts with a named input (a backbone's pixel_values)."""
+    bases = re.findall(r"^class (\w+)PreTrainedModel\(", text, re.M)
+    if not bases:
+        return None
+    name = _model_class(text, bases[0])
+    if name is not None and not _fillable(_first_parameter(text, name)):
+        other = next((p for p in bases[1:] if re.search(rf"^class {p}Model\(", text, re.M)), None)
+        classes = re.findall(rf"^class (\w+)\((?:[\w.]+, )*{bases[0]}PreTrainedModel\b", text, re.M)
+        named = [c for c in classes if _fillable(_first_parameter(text, c))]
+        name = f"{other}Model" if other else (named or [name])[0]
     imports = re.search(r"from \.configuration_\w+ import \(?([\w\s,]+)\)?", text)
     configs = re.findall(r"\b(\w+Config)\b", imports.group(1)) if imports else []
     config = _config_for(name, configs) if name else None
@@ -118,7 +165,7 @@ def model_expression(text: str):
 MISFIT = re.compile(r"expects \d+ (input )?(channels|features|input channels|input features)|does not fit input|"
                     r"doesn't match model|do not broadcast|[Ii]nput image size|must be mono|too small|cannot reshape|"
                     r"expects a \d or \d-D input|patch width|out of range for a tensor of rank|"
-                    r"cannot unpack [234] values into [345] targets")
+                    r"cannot unpack [234] values into [345] targets|split sizes .* not to the dimension's size")
 
 
 def _config_default(folder: Path, names: tuple) -> int | None:
@@ -132,11 +179,28 @@ def _config_default(folder: Path, names: tuple) -> int | None:
     return None
 
 
-def alternatives(path: Path, specs: list) -> list:
-    """Other inputs to try when the first do not fit: the configuration's image size and
-    channels for ``pixel_values`` (and its frames, for a video model); its mel bins for ``input_features`` in both layouts (B, F, T)
-    and (B, T, F); a mono channel axis for ``input_values``."""
-    size = _config_default(path.parent, ("image_size", "img_size", "input_size"))
+def _config_pair(folder: Path, names: tuple) -> tuple | None:
+    """A (height, width) default of one of these fields when the configuration gives a pair
+    (``image_size: tuple[int, ...] = (32, 128)``), read as text; else None."""
+    pattern = re.compile(rf"\b(?:{'|'.join(names)})[\"']?\s*(?::\s*[\w\[\], |.]+?)?\s*[=:]\s*[(\[](\d+),\s*(\d+)[)\]]")
+    for config in sorted(folder.glob("configuration_*.py")):
+        found = pattern.search(config.read_text(encoding="utf-8"))
+        if found:
+            return int(found.group(1)), int(found.group(2))
+    return None
+
+
+def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
+    """Other inputs to try when the first do not fit: the configuration's image size (a pair:
+    height and width) and channels for ``pixel_values`` (and its frames, for a video model); its mel bins for ``input_features`` in both layouts (B, F, T)
+    and (B, T, F); a mono channel axis for ``input_values``; an image for a lone input the
+    script could not name (``hidden_states``: token ids were tried first).  Last, images with an axis of
+    tiles or images per sample, (batch, tiles, channels, height, width): one, or five when
+    the model also takes ``image_sizes`` (an any-resolution model keeps the tiles its image size
+    needs: LLaVA-NeXT 3 of a 336x336 image).  ``image_sizes`` follows the image size tried, and
+    token inputs are cut to the configuration's ``max_position_embeddings`` when it is under 32."""
+    size = _config_default(path.parent, ("image_size", "img_size", "input_size", "max_img_size"))
+    hw = _config_pair(path.parent, ("image_size", "img_size", "input_size")) or (size or 224, size or 224)
     channels = _config_default(path.parent, ("num_channels", "in_channels", "num_input_channels")) or 3
     bins = _config_default(path.parent, ("num_mel_bins", "feature_size", "input_feat_size", "num_mel_filters",
                                          "input_feat_per_channel", "feature_projection_input_dim")) or 80
@@ -144,10 +208,13 @@ def alternatives(path: Path, specs: list) -> list:
     first, second = [], []
     for spec in specs:
         if spec == INPUTS["pixel_values"] and frames:  # a video model: (batch, frames, channels, height, width)
-            first.append(f"1x{frames}x{channels}x{size or 224}x{size or 224}")
-            second.append(f"1x{channels}x{size or 224}x{size or 224}")
+            first.append(f"1x{frames}x{channels}x{hw[0]}x{hw[1]}")
+            second.append(f"1x{channels}x{hw[0]}x{hw[1]}")
         elif spec == INPUTS["pixel_values"] and (size or channels != 3):
-            first.append(f"1x{channels}x{size or 224}x{size or 224}")
+            first.append(f"1x{channels}x{hw[0]}x{hw[1]}")
+            second.append(first[-1])
+        elif spec == VIDEO and (size or channels != 3):  # a second, video input: its frames at the image size
+            first.append(f"1x{frames or 8}x{channels}x{hw[0]}x{hw[1]}")
             second.append(first[-1])
         elif spec == INPUTS["input_features"]:
             first.append(f"1x{bins}x3000")
@@ -155,10 +222,41 @@ def alternatives(path: Path, specs: list) -> list:
         elif spec == INPUTS["input_values"]:
             first.append("1x1x16000")
             second.append(spec)
+        elif unnamed:
+            # a lone input the script could not name (`hidden_states`) that did not fit as token ids:
+            # an image
+            first.append(f"1x{channels}x{hw[0]}x{hw[1]}")
+            second.append(first[-1])
         else:
             first.append(spec)
             second.append(spec)
-    return [c for i, c in enumerate((first, second)) if c != specs and c not in (first, second)[:i]]
+    sized = any(spec.startswith("1x2:int64=") for spec in specs)
+    tiled = [f"1x{5 if sized else 1}x{spec[2:]}" if spec.count("x") == 3 and ":" not in spec else spec
+             for spec in first]
+    tried = [_with_image_sizes(_tokens(c, path.parent)) for c in (first, second, tiled)]
+    return [c for i, c in enumerate(tried) if c != specs and c not in tried[:i]]
+
+
+def is_long_shot(path: Path, specs: list, other: list, unnamed: bool = False) -> bool:
+    """The last try, an axis of tiles added to the images: when it fails too, the earlier
+    failure is the one reported (its cause names what did not fit)."""
+    tiles = [s.count("x") == 3 and o.count("x") == 4 and ":" not in s + o for s, o in zip(specs, other)]
+    return other == alternatives(path, specs, unnamed)[-1] and any(tiles)
+
+
+def _tokens(specs: list, folder: Path) -> list:
+    """Token inputs no longer than the configuration's first ``max_position_embeddings`` when it
+    is under 32 (OWL-ViT's text tower: 16 positions)."""
+    positions = _config_default(folder, ("max_position_embeddings",))
+    if not positions or positions >= 32:
+        return specs
+    return [s.replace("1x32:int64", f"1x{positions}:int64", 1) if s.startswith("1x32:int64") else s for s in specs]
+
+
+def _with_image_sizes(specs: list) -> list:
+    """``image_sizes`` (``1x2:int64=S``) set to the height of the pixel_values tried."""
+    pixels = next((s for s in specs if ":" not in s and s.count("x") >= 3), None)
+    return [_image_sizes(pixels) if pixels and s.startswith("1x2:int64=") else s for s in specs]
 
 
 def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
@@ -167,12 +265,34 @@ def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
     if found is None:
         return dict(row, outcome="no-model")
     model, specs = found
+    first = _first_parameter(path.read_text(encoding="utf-8"), model.split("(")[0])
+    unnamed = specs == ["1x32:int64"] and first not in INPUTS and first not in EXTRA
+    original = " ".join(specs)
     tried = run_inputs(path, source_path, max_seconds, row, model, specs)
-    for other in alternatives(path, specs):
+    named = _asked_for(path.read_text(encoding="utf-8"), model.split("(")[0], specs, tried)
+    if named is not None:  # the model's error names an input the script can give: give it
+        tried, specs = dict(run_inputs(path, source_path, max_seconds, row, model, named), first_input=original), named
+    for other in alternatives(path, specs, unnamed):
         if tried["outcome"] != "failed" or not MISFIT.search(tried.get("cause", "")):
             break
-        tried = dict(run_inputs(path, source_path, max_seconds, row, model, other), first_input=" ".join(specs))
+        result = dict(run_inputs(path, source_path, max_seconds, row, model, other), first_input=original)
+        if result["outcome"] == "failed" and is_long_shot(path, specs, other, unnamed):
+            break
+        tried = result
     return tried
+
+
+def _asked_for(text: str, name: str, specs: list, tried: dict) -> list | None:
+    """When the model raised an error naming forward parameters the script did not give but
+    can fill by name ("You have to specify either input_ids or inputs_embeds", "Both
+    pixel_values and high_res_pixel_values should be specified"): the inputs with them."""
+    cause = tried.get("cause", "")
+    if tried["outcome"] != "failed" or "the model raises an error here" not in cause:
+        return None
+    mentioned = set(re.findall(r"\w+", cause.split("the model raises an error here", 1)[1]))
+    fillable = tuple(p for p in mentioned if p in INPUTS or p in EXTRA or _by_name(p))
+    found = _forward_inputs(text, name, fillable) if fillable else None
+    return found if found and found != specs else None
 
 
 def run_inputs(path: Path, source_path: str, max_seconds: int, row: dict, model: str, specs: list) -> dict:

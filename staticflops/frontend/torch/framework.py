@@ -26,6 +26,8 @@ from staticflops.frontend.torch.numeric_limits import limits_functions
 from staticflops.frontend.torch.parametrize import utils_members
 from staticflops.frontend.torch.functions import TorchOps, build_constructors, build_functions, dtype_objects
 from staticflops.shapes import tensor_ops as ops
+from staticflops.shapes.expr import Expr
+from staticflops.shapes.shape import numel
 from staticflops.shapes.growth import GROWING_METHODS
 from staticflops.shapes.tensor_ops import IndexArray, ShapeError
 
@@ -449,6 +451,11 @@ class TorchFramework:
         if allowed and name in allowed:
             return Builtin(name, lambda interp, args, kwargs, node: self.call_python_method(interp, value, name, args,
                                                                                            kwargs, node), bind_self=False)
+        if type(value) is tuple and name == "numel":
+            # a torch.Size is modelled as the tuple of its sizes: its numel() is their product
+            # (Idefics3's `pixel_values.shape[1:].numel()`)
+            return Builtin("Size.numel", lambda interp, args, kwargs, node: _size_numel(interp, value, args, kwargs, node),
+                           bind_self=False)
         if isinstance(value, complex) or value is None:
             return interp.unknown(f"`None` has no attribute `{name}`", node)
         return interp.unknown(f"attribute `{name}` of {type(value).__name__} is not modelled", node)
@@ -783,6 +790,15 @@ def _load_stubs(interp, nn: Namespace, functional: Namespace, copy_module: Names
         bindings = {**nn.members, "F": functional, "deepcopy": copy_module.members["deepcopy"]}
         classes.update(run_stub(interp, Path(__file__).parent / "stubs" / name, f"<torch.nn:{name}>", bindings))
     return classes
+
+
+def _size_numel(interp, sizes: tuple, args, kwargs, node):
+    """``torch.Size.numel()``: the product of the sizes (1 for an empty Size)."""
+    if args or kwargs:
+        return interp.unknown("Size.numel() takes no arguments", node)
+    if not all(isinstance(d, (int, Expr)) and not isinstance(d, bool) for d in sizes):
+        return interp.unknown(f"numel() of a tuple that is not a shape: {sizes!r}", node)
+    return numel(sizes)
 
 
 def _numpy_linspace(interp, args, kwargs, node):

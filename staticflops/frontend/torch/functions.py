@@ -14,6 +14,7 @@ from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
 from staticflops.frontend.torch import constants, routing
+from staticflops.frontend.torch.nearest_values import nearest_values
 from staticflops.frontend.torch.layers import argument_error, legacy_reduction, ntuple
 from staticflops.shapes import format_shape
 from staticflops.shapes import tensor_ops as ops
@@ -412,7 +413,8 @@ def build_functions(t: TorchOps) -> dict:
 
     def repeat(interp, args, kwargs, node):
         x = shape(interp, args[0], node)
-        repeats = _sizes(args[1:])
+        # a count held in a one-element integer tensor is read (V-JEPA 2: `mask.max() + 1`)
+        repeats = [_tensor_int(r) for r in _sizes(args[1:])]
         out = t.moved(interp, ops.repeat, "repeat", node, x, repeats)
         return Tensor(out, args[0].dtype, values=constants.tiled(args[0].values, x, list(repeats), out))
     f["repeat"] = repeat
@@ -913,6 +915,11 @@ def build_functions(t: TorchOps) -> dict:
             x = shape(interp, args[0], node)
             keepdim = _dim_arg(args, kwargs, 2, False, "keepdim")
             values = t.record(interp, "reduce", name, {"op": name, "dim": other, "keepdim": keepdim}, [x], node)
+            if other is None and isinstance(values, Tensor) and args[0].values \
+                    and not any(v != v for v in args[0].values):  # (torch propagates a NaN; Python's max does not)
+                # over every element of known values: the largest (smallest), in the input's dtype
+                values.dtype = args[0].dtype
+                values.values = constants.known(values.shape, [(max if name == "max" else min)(args[0].values)])
             if other is None or not isinstance(values, Tensor):
                 return values
             return values_and_indices(values, Tensor(values.shape, "int64"))
@@ -970,8 +977,15 @@ def build_functions(t: TorchOps) -> dict:
     def interpolate(interp, args, kwargs, node):
         names = ["input", "size", "scale_factor", "mode", "align_corners"]
         bound = {"size": None, "scale_factor": None, "mode": "nearest", **dict(zip(names, args)), **kwargs}
-        attrs = {"size": bound["size"], "scale_factor": bound["scale_factor"], "mode": bound["mode"]}
-        return t.record(interp, "interpolate", "F.interpolate", attrs, [shape(interp, bound["input"], node)], node)
+        size = bound["size"]
+        # a size read from one-element integer tensors (ViLT: each image's patch-grid height)
+        size = [_tensor_int(s) for s in size] if isinstance(size, (tuple, list)) else _tensor_int(size)
+        attrs = {"size": size, "scale_factor": bound["scale_factor"], "mode": bound["mode"]}
+        x = bound["input"]
+        out = t.record(interp, "interpolate", "F.interpolate", attrs, [shape(interp, x, node)], node)
+        if bound["mode"] == "nearest" and isinstance(out, Tensor) and isinstance(x, Tensor) and x.values is not None:
+            out.values = nearest_values(x.values, x.shape, out.shape, None if size is not None else bound["scale_factor"])
+        return out
     f["interpolate"] = f["upsample"] = interpolate
 
     def pool(kind, dims):

@@ -81,6 +81,23 @@ def _argsort(interp, args, kwargs, node):
     return Tensor((len(order),), "int64", values=order)
 
 
+def _cumsum(interp, args, kwargs, node):
+    """``numpy.cumsum(numbers)`` of a flat list of known numbers: the running totals, an array
+    (a tensor of known values) of int64 for integers, else float64 (SAM 2's stage ends:
+    ``(np.cumsum(blocks_per_stage) - 1).tolist()``).  An axis or dtype is not modelled."""
+    if len(args) != 1 or kwargs or not isinstance(args[0], (list, tuple)):
+        raise CannotKnow("numpy.cumsum of something other than a flat list of numbers")
+    numbers = _numbers(args[0])
+    if len(numbers) != len(args[0]):
+        raise CannotKnow("numpy.cumsum of a nested list (numpy flattens it) is not modelled")
+    totals, total = [], 0
+    for n in numbers:
+        total += n
+        totals.append(total)
+    dtype = "int64" if all(type(n) is int for n in numbers) else "float64"
+    return Tensor((len(totals),), dtype, values=[float(t) for t in totals] if dtype == "float64" else totals)
+
+
 def members() -> dict:
     table = {
         "prod": _reduce("prod", 1, lambda a, b: a * b), "sum": _reduce("sum", 0, lambda a, b: a + b),
@@ -88,6 +105,7 @@ def members() -> dict:
         "log10": _unary("log10", math.log10), "exp": _unary("exp", math.exp), "floor": _unary("floor", math.floor),
         "ceil": _unary("ceil", math.ceil), "power": _power,
         "gcd": _integer_pair("gcd", math.gcd), "lcm": _integer_pair("lcm", math.lcm), "argsort": _argsort,
+        "cumsum": _cumsum,
     }
     found = {name: Builtin(f"numpy.{name}", fn, bind_self=False, pure=True) for name, fn in table.items()}
     # numpy.newaxis is None: `t[:, np.newaxis]` inserts a dimension, on a tensor too

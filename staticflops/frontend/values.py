@@ -211,10 +211,18 @@ class BoundMethod:
 
 class Cycle(tuple):
     """``itertools.cycle(iterable)``: its items, repeated without end; ``zip`` takes as many as
-    its other iterables have (transformers' tied-weights pairing), other iteration is refused."""
+    its other iterables have (transformers' tied-weights pairing) and ``next()`` one at a time
+    (Zamba2's shared blocks), both from where the last left off; other iteration is refused."""
+
+    position = 0  # items taken so far (an instance attribute once one is taken)
 
     def take(self, count: int) -> list:
-        return [self[i % len(self)] for i in range(count)] if len(self) else []
+        """The next ``count`` items, consumed."""
+        if not len(self):
+            return []
+        items = [self[(self.position + i) % len(self)] for i in range(count)]
+        self.position += count
+        return items
 
 
 @dataclass(eq=False)

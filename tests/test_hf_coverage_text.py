@@ -1,0 +1,46 @@
+"""Interpreter gaps found by the transformers folder run over the text/LLM-style modeling files
+(tools/transformers_folder_run.py, README "Coverage over the whole library"), each shown on a few
+lines of model code that mimic the library's pattern.  Expected numbers are worked out by hand in
+the comments, or are the CPython 3.11 / torch 2.13 semantics named next to them (checked by
+running CPython/torch, not staticflops)."""
+
+import textwrap
+
+import staticflops
+
+
+def analyse(tmp_path, source, inputs=("1x1",)):
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent(source))
+    return staticflops.analyze(path, inputs=list(inputs))
+
+
+def test_next_of_itertools_cycle_goes_round_and_zip_continues_it(tmp_path):
+    # Zamba2 picks the block each hybrid layer shares with `next(cycle(blocks))`.  CPython 3.11:
+    # c = cycle([1, 2, 3]); next(c), next(c) -> 1, 2; list(zip(c, [10, 20])) -> [(3, 10), (1, 20)]
+    # and zip pulls 2 from the cycle before it finds [10, 20] exhausted (lost);
+    # list(zip([30], c)) -> [(30, 3)] (the list runs out first, the cycle is not pulled again);
+    # next(c) -> 1.
+    report = analyse(tmp_path, """
+import itertools
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        c = itertools.cycle([1, 2, 3])
+        a, b = next(c), next(c)
+        z = list(zip(c, [10, 20]))
+        w = list(zip([30], c))
+        d = next(c)
+        assert (a, b, z, w, d) == (1, 2, [(3, 10), (1, 20)], [(30, 3)], 1)
+        # 1 + 2 + 3 + 1 + 3 + 1 = 11 output features
+        self.fc = nn.Linear(2, a + b + z[0][0] + z[1][0] + w[0][1] + d)
+
+    def forward(self, x):
+        return self.fc(x)
+""", inputs=("1x2",))
+    assert report.unknown == [], report.unknown
+    # Linear(2, 11): 2*11 + 11 = 33 params; 1*2*11 MACs = 44 FLOPs
+    assert report.outputs == [[1, 11]]
+    assert report.totals.params == 33 and report.totals.forward_flops == 44

@@ -44,3 +44,29 @@ class Net(nn.Module):
     # Linear(2, 11): 2*11 + 11 = 33 params; 1*2*11 MACs = 44 FLOPs
     assert report.outputs == [[1, 11]]
     assert report.totals.params == 33 and report.totals.forward_flops == 44
+
+
+def test_torch_associative_scan_is_importable_and_its_unused_path_costs_nothing(tmp_path):
+    # Mamba's selective scan imports torch's prototype `associative_scan` (it exists in torch
+    # >= 2.9) and takes that path only while compiling; eagerly it runs the recurrent loop.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4, bias=False)
+
+    def forward(self, x):
+        from torch._higher_order_ops.associative_scan import associative_scan
+        if associative_scan is not None and torch.compiler.is_compiling():
+            return associative_scan(lambda a, b: a + b, x, dim=1)
+        state = torch.zeros(1, 4)
+        for i in range(x.shape[1]):
+            state = self.fc(state) + x[:, i]
+        return state
+""", inputs=("1x3x4",))
+    assert report.unknown == [], report.unknown
+    # three turns of Linear(4, 4) on one row: 3 * 4*4 = 48 MACs = 96 FLOPs
+    assert report.outputs == [[1, 4]] and report.totals.forward_flops == 96

@@ -6,7 +6,10 @@ running CPython/torch, not staticflops)."""
 
 import textwrap
 
+import pytest
+
 import staticflops
+from staticflops import AnalysisError
 
 
 def analyse(tmp_path, source, inputs=("1x1",)):
@@ -70,3 +73,53 @@ class Net(nn.Module):
     assert report.unknown == [], report.unknown
     # three turns of Linear(4, 4) on one row: 3 * 4*4 = 48 MACs = 96 FLOPs
     assert report.outputs == [[1, 4]] and report.totals.forward_flops == 96
+
+
+def test_arithmetic_on_none_is_cpythons_type_error(tmp_path):
+    # Ministral, HunYuan and Nemotron's default configs leave head_dim None and the attention
+    # computes `self.head_dim ** -0.5`: CPython 3.11 raises "TypeError: unsupported operand
+    # type(s) for ** or pow(): 'NoneType' and 'float'" there, where the model is built.
+    with pytest.raises(AnalysisError) as error:
+        analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self, head_dim=None):
+        super().__init__()
+        try:
+            caught = 7 // None
+        except TypeError:
+            caught = 3
+        self.fc = nn.Linear(2, caught)  # the except branch ran: Linear(2, 3)
+        self.scaling = head_dim ** -0.5
+
+    def forward(self, x):
+        return self.fc(x)
+""", inputs=("1x2",))
+    assert "model.py:12:24: unsupported operand type(s) for ** or pow(): 'NoneType' and 'float'" \
+        in str(error.value)
+
+
+def test_a_size_left_none_is_torchs_type_error_where_the_tensor_is_made(tmp_path):
+    # torch 2.13: torch.zeros(None, 8), nn.Embedding(None, 8) and nn.Linear(8, None) raise
+    # TypeError ("empty(): argument 'size' ... must be tuple of ints, but found element of type
+    # NoneType"), when called or built, not later in forward (ESM, Dots1, DiffusionGemma's defaults).
+    for line, code in ((9, "self.w = nn.Parameter(torch.zeros(n, 8))"), (9, "self.e = nn.Embedding(n, 8)"),
+                       (9, "self.fc = nn.Linear(8, n)")):
+        with pytest.raises(AnalysisError) as error:
+            analyse(tmp_path, f"""
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        n = None
+        {code}
+
+    def forward(self, x):
+        return x * 2
+""", inputs=("1x8",))
+        message = str(error.value)
+        assert f"model.py:{line}:" in message and "must be tuple of ints, but found element of type NoneType" \
+            in message, (code, message)

@@ -573,6 +573,13 @@ class LayerFactory:
             # a Lazy* module knows its weight shapes at its first call (``materialise``)
             weight_shape, bias_shape = (parameter_shapes(spec.kind, self.module.attrs) if not unknown and not spec.lazy
                                         else (None, None))
+            for shape in (weight_shape, bias_shape):
+                # torch makes the weights with torch.empty(shape): a size left None (`nn.Embedding(
+                # config.vocab_size, d)` with vocab_size None) is its TypeError, here as there
+                bad = [type(d).__name__ for d in shape or () if d is None]
+                if bad:
+                    raise interp.fail(f"{name}: torch.empty(): argument 'size' must be tuple of ints, but found element "
+                                      f"of type {bad[0]}", node, python="TypeError")
             holds = unknown or has_parameters(spec.kind, self.module.attrs)
             self.attrs["weight"] = Parameter(weight_shape, requires_grad=True, owner=self) if holds else None
             has_bias = holds and bound.get("bias", True) is not False and (bias_shape is not None or weight_shape is None)

@@ -123,3 +123,47 @@ class Net(nn.Module):
         message = str(error.value)
         assert f"model.py:{line}:" in message and "must be tuple of ints, but found element of type NoneType" \
             in message, (code, message)
+
+
+def test_split_sizes_must_cover_the_dimension(tmp_path):
+    # torch 2.13: torch.ones(1, 11).split([8, 12, 12], dim=-1) raises "split_with_sizes expects
+    # split_sizes to sum exactly to 11" (GLM-4V-MoE's default rope sections against its head
+    # dim); [3, 8] on 11 columns gives 1x3 and 1x8.
+    source = """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def forward(self, x):
+        a, b = x.split({sizes}, dim=-1)
+        return b
+"""
+    report = analyse(tmp_path, source.format(sizes="[3, 8]"), inputs=("1x11",))
+    assert report.unknown == [] and report.outputs == [[1, 8]]
+    with pytest.raises(AnalysisError) as error:
+        analyse(tmp_path, source.format(sizes="[8, 12]"), inputs=("1x11",))
+    assert "model.py:6:16: split: split sizes must sum exactly to the dimension's size 11, got [8, 12] (sum 20)" \
+        in str(error.value)
+
+
+def test_max_pool_of_a_constant_tensor_is_that_constant(tmp_path):
+    # CANINE max-pools its all-ones character mask (MaxPool1d(4, 4)) and transformers asks
+    # `mask.all()` to skip the attention mask: torch 2.13 gives ones of shape (1, 1, 2) for
+    # MaxPool1d(4, 4)(torch.ones(1, 1, 8)), so the test is True.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 3, bias=False)
+
+    def forward(self, x):
+        mask = nn.MaxPool1d(kernel_size=4, stride=4)(torch.ones(1, 1, 8))
+        if mask.all():
+            return self.fc(mask)
+        return x
+""", inputs=("1x2",))
+    assert report.unknown == [], report.unknown
+    # Linear(2, 3) on (1, 1, 2): 2*3 = 6 MACs = 12 FLOPs (the pool: FlopCounterMode counts none)
+    assert report.outputs == [[1, 1, 3]] and report.totals.forward_flops == 12

@@ -204,6 +204,11 @@ def split_sizes(size: Dim, split, chunks: bool = False) -> list:
         for piece in split:
             if isinstance(piece, bool) or not isinstance(piece, (int, Expr)) or (isinstance(piece, int) and piece < 0):
                 raise ShapeError(f"split sizes must be non-negative integers, got {piece!r}")
+        total = sum(split)
+        # PyTorch: the pieces cover the dimension exactly (decided when the difference is a number)
+        if isinstance(size, (int, Expr)) and not isinstance(total - size, Expr) and total != size:
+            raise ShapeError(f"split sizes must sum exactly to the dimension's size {format_dim(size)}, "
+                             f"got {list(split)} (sum {format_dim(total)})")
         return list(split)
     if isinstance(split, int) and split <= 0:  # PyTorch refuses these too (0 only for an empty dimension)
         raise ShapeError(f"chunk count must be positive, got {split}" if chunks

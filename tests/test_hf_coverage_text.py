@@ -167,3 +167,31 @@ class Net(nn.Module):
     assert report.unknown == [], report.unknown
     # Linear(2, 3) on (1, 1, 2): 2*3 = 6 MACs = 12 FLOPs (the pool: FlopCounterMode counts none)
     assert report.outputs == [[1, 1, 3]] and report.totals.forward_flops == 12
+
+
+def test_numpy_array_of_a_comprehension_gives_a_sinusoidal_table(tmp_path):
+    # RoFormer's (and Marian's) sinusoidal positions: np.array of an n_pos x dim list of floats
+    # is a float64 array of shape (n_pos, dim); numpy 2: np.sin/np.cos of its every-other
+    # column keep that column slice's shape (6, 2); torch.FloatTensor of it is float32.
+    report = analyse(tmp_path, """
+import numpy as np
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        n_pos, dim = 6, 4
+        table = np.array([[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(n_pos)])
+        out = torch.empty(n_pos, dim)
+        out[:, 0:2] = torch.FloatTensor(np.sin(table[:, 0::2]))
+        out[:, 2:] = torch.FloatTensor(np.cos(table[:, 1::2]))
+        self.table = nn.Parameter(out)
+        self.fc = nn.Linear(out.shape[1], out.shape[0], bias=False)
+
+    def forward(self, x):
+        return self.fc(x)
+""", inputs=("1x4",))
+    assert report.unknown == [], report.unknown
+    # table 6*4 = 24 parameters, Linear(4, 6) 24 more; 4*6 = 24 MACs = 48 FLOPs
+    assert report.totals.params == 48 and report.totals.forward_flops == 48 and report.outputs == [[1, 6]]

@@ -2,7 +2,8 @@
 ``hop_length = int(np.prod(upsampling_ratios))``, Mask2Former's ``int(np.log2(stride))``, CTRL's
 ``np.sqrt(d_model)``).  Results are Python numbers with numpy's types' behaviour where it shows:
 ``prod``/``sum`` of integers stay integers, the transcendental ones and floor/ceil give floats.
-Anything but plain numbers (an array of unknown values, a tensor) is not known."""
+The one-argument functions of an array (a tensor here: ``numpy.array``, ``linspace``) give a
+float64 array of its shape whose values are not computed; anything else is not known."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ def _reduce(name, start, step):
 
 def _unary(name, op):
     def fn(interp, args, kwargs, node):
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tensor) and args[0].shape is not None:
+            # elementwise on an array (a tensor here): its shape, float64, values not computed
+            return Tensor(args[0].shape, "float64")
         if len(args) != 1 or kwargs or not isinstance(args[0], (int, float)) or isinstance(args[0], bool):
             raise CannotKnow(f"numpy.{name} of something other than one number")
         try:
@@ -86,7 +90,8 @@ def members() -> dict:
         "prod": _reduce("prod", 1, lambda a, b: a * b), "sum": _reduce("sum", 0, lambda a, b: a + b),
         "sqrt": _unary("sqrt", math.sqrt), "log": _unary("log", math.log), "log2": _unary("log2", math.log2),
         "log10": _unary("log10", math.log10), "exp": _unary("exp", math.exp), "floor": _unary("floor", math.floor),
-        "ceil": _unary("ceil", math.ceil), "power": _power,
+        "ceil": _unary("ceil", math.ceil), "sin": _unary("sin", math.sin), "cos": _unary("cos", math.cos),
+        "power": _power,
         "gcd": _integer_pair("gcd", math.gcd), "lcm": _integer_pair("lcm", math.lcm), "argsort": _argsort,
     }
     found = {name: Builtin(f"numpy.{name}", fn, bind_self=False) for name, fn in table.items()}

@@ -58,7 +58,7 @@ def test_split_sizes_must_cover_the_dimension(tmp_path):
     # split_sizes to sum exactly to 1 (input tensor's size at dimension 0)" (LLaVA-NeXT splits
     # its image features by the patch counts its image sizes give, which must match the rows).
     import pytest
-    with pytest.raises(staticflops.AnalysisError, match="split sizes \\[3\\] sum to 3"):
+    with pytest.raises(staticflops.AnalysisError, match="split sizes must sum exactly to the dimension's size 1, got \\[3\\] \\(sum 3\\)"):
         analyse(tmp_path, """
 import torch
 import torch.nn as nn

@@ -11,10 +11,22 @@ from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend import partial_dict
 from staticflops.frontend.partial_dict import PartialDict
 from staticflops.shapes.growth import spec_length
-from staticflops.frontend.values import BoundMethod, Function, Instance, LazyValue, Tensor, Unknown, describe
+from staticflops.frontend.values import BoundMethod, Builtin, Function, Instance, LazyValue, Tensor, Unknown, describe
 
 
 _COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp)
+# Values a pure builtin is given from one comprehension before it is not worth building them
+# (Expressions._comprehension_argument): 2**18, some seconds of interpretation.
+_LARGEST_PURE_ARGUMENT = 262_144
+
+
+def _values_in(item) -> int:
+    """The numbers in a nested list, from its first item down (a rectangular table's size)."""
+    count = 1
+    while isinstance(item, list):
+        count *= len(item)
+        item = item[0] if item else None
+    return count
 
 # Values Python's own format()/repr() may be given: they read nothing of the analyser's objects.
 _FORMATTABLE = (str, int, float, bool, type(None), complex)
@@ -320,11 +332,15 @@ class Expressions:
             return scope.vars if scope is scope.module else dict(scope.vars)
         args, kwargs = [], {}
         unread = isinstance(function, Unknown)  # the arguments are evaluated for their effects alone
+        pure, too_large = type(function) is Builtin and function.pure, None
         for arg in node.args:
-            if unread and type(arg.value) in _COMPREHENSIONS and not arg.star:
-                self._run_for_effects(arg.value, scope)
-                continue
-            value = self.evaluate_node(arg.value, scope)
+            if (unread or pure) and type(arg.value) in _COMPREHENSIONS and not arg.star:
+                value = self._comprehension_argument(arg.value, scope, read=pure)
+                if value is None:  # not all made: only the effects counted
+                    too_large = too_large or arg.value
+                    continue
+            else:
+                value = self.evaluate_node(arg.value, scope)
             if arg.star == "*":
                 if isinstance(value, Unknown):
                     return value
@@ -338,6 +354,9 @@ class Expressions:
                 kwargs[arg.keyword.value] = value
             else:
                 args.append(value)
+        if too_large is not None and not unread:  # a pure builtin, given more than it is worth building
+            return Unknown(f"`{function.name}` of a comprehension over {_LARGEST_PURE_ARGUMENT:,}+ values is not "
+                           "computed", self.location(too_large))
         if function is None:
             if not kwargs and (type(args[0]) is str if len(args) == 1 else all(type(a) is str for a in args)) \
                     and not self.construction_memo.recorders:
@@ -368,30 +387,35 @@ class Expressions:
         self._comprehension(node.for_in, scope, lambda s: items.append(self.evaluate_node(node.elt, s)))
         return self.budget.container(self, items, node)
 
-    def _run_for_effects(self, node, scope) -> None:
-        """A list or generator comprehension given to a call of an unknown (``np.array([...])``,
-        numpy arrays not modelled): its elements are never read, only their effects count.
-        Over a range, once the first element ran no statement and called nothing but pure
-        builtins (maths), no other element can have an effect: the rest is not run.
+    def _comprehension_argument(self, node, scope, read: bool):
+        """A list or generator comprehension given to a call of an unknown (``read`` false:
+        its elements are never read, only their effects count), or of a pure builtin
+        (``np.array([...])``: a builtin that changes nothing).  Over a range, once the first
+        element ran no statement and called nothing but pure builtins (maths), no other element
+        can have an effect: for an unknown the rest is not run; for a pure builtin neither when
+        the elements would hold over _LARGEST_PURE_ARGUMENT values (the call's result is then an
+        unknown, reported only if the model needs it).  The elements made, else None.
         transformers' sinusoidal tables, ``np.array([[pos / np.power(10000, 2 * (j // 2) / dim)
         for j in range(dim)] for pos in range(n_pos)])``, ran 2 x 524,288 elements for
         Marian's default config, past the loop budget.  (An element further on that would
         raise, a division by zero, is not found: the call's result is unknown either way.)"""
-        clause, produce = node.for_in, (lambda inner: self.evaluate_node(node.elt, inner))
-        if type(clause.target) is not cst.Name or clause.ifs or clause.inner_for_in is not None:
-            self._comprehension(clause, scope, produce)
-            return
-        iterable = self.evaluate_node(clause.iter, scope)
-        if type(iterable) is range and iterable:
-            inner = scope.child()
-            self.budget.loop(self, clause)
-            self.assign(clause.target, iterable[0], inner)
-            steps, calls = self.budget.steps, self.effectful_calls
-            produce(inner)
-            if self.budget.steps == steps and self.effectful_calls == calls:
-                return
-            iterable = iterable[1:]
+        clause, items = node.for_in, []
+        produce = (lambda inner: items.append(self.evaluate_node(node.elt, inner)))
+        iterable = MISSING
+        if type(clause.target) is cst.Name and not clause.ifs and clause.inner_for_in is None:
+            iterable = self.evaluate_node(clause.iter, scope)
+            if type(iterable) is range and iterable:
+                inner = scope.child()
+                self.budget.loop(self, clause)
+                self.assign(clause.target, iterable[0], inner)
+                steps, calls = self.budget.steps, self.effectful_calls
+                produce(inner)
+                if self.budget.steps == steps and self.effectful_calls == calls and \
+                        (not read or len(iterable) * _values_in(items[0]) > _LARGEST_PURE_ARGUMENT):
+                    return None
+                iterable = iterable[1:]
         self._comprehension(clause, scope, produce, iterable)
+        return self.budget.container(self, items, node)
 
     def _eval_GeneratorExp(self, node, scope):
         return self._eval_ListComp(node, scope)

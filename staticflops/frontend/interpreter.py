@@ -73,6 +73,10 @@ _HANDS_OUT_NAMESPACES = frozenset({"globals", "vars"})
 # framework's ``python_attribute`` answers: read without the chain of tests for our value kinds.
 _PYTHON_DATA = frozenset({str, int, float, bool, type(None), tuple, list, dict, set, frozenset})
 _NUMBERS = frozenset({int, float})  # exact types: not bool, not our symbolic sizes
+# Arithmetic that CPython refuses with a TypeError when an operand is None and the other None or a
+# number (`config.head_dim ** -0.5` with head_dim left None): its spelling in the message
+_NONE_REFUSED = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
+                 cst.Modulo: "%", cst.Power: "** or pow()"}
 _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, set, frozenset, range, Expr, slice)
 
 
@@ -383,6 +387,12 @@ class Interpreter(Statements, Expressions):
             return self.framework.instance_binary(self, op_class.__name__, left, right, node)
         if op_class is cst.BitOr and _type_operand(left) and _type_operand(right) and (left, right) != (None, None):
             return TypeUnion.of(left, right)  # `int | None`, `list | tuple`: a union isinstance() accepts
+        if op_class in _NONE_REFUSED and (left is None or right is None) and \
+                all(side is None or isinstance(side, (int, float, Expr)) for side in (left, right)):
+            names = ["NoneType" if side is None else "int" if isinstance(side, Expr) else type(side).__name__
+                     for side in (left, right)]
+            raise self.fail(f"unsupported operand type(s) for {_NONE_REFUSED[op_class]}: '{names[0]}' and "
+                            f"'{names[1]}'", node, python="TypeError")
         self.budget.check_int(self, op_class.__name__, left, right, node)
         self.budget.check_built(self, op_class.__name__, left, right, node)
         if isinstance(left, Expr) or isinstance(right, Expr):
@@ -925,7 +935,7 @@ class Interpreter(Statements, Expressions):
     # ---- calls ---------------------------------------------------------------------
     def call(self, function, args: list, kwargs: dict, node):
         kind = type(function)  # the two most frequent kinds first, by exact type (neither has subclasses)
-        if kind is not Builtin or not function.pure:  # (Expressions._run_for_effects asks)
+        if kind is not Builtin or not function.pure:  # (Expressions._comprehension_argument asks)
             self.effectful_calls += 1
         if kind is Function:
             if args and type(args[0]) is Instance and args[0].module is not None:  # fn(module, ...): maybe memoised

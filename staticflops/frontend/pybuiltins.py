@@ -248,7 +248,11 @@ def build_builtins(object_class: Class) -> dict:
             if not lengths:
                 return interp.unknown("zip() of itertools.cycle alone (endless)", node)
             length = min(lengths)
-            finite = [items if items is not None else a.take(length) for items, a in zip(finite, args)]
+            # zip stops at the first finite iterable of that length to run out: a cycle before
+            # it has already given one more item (lost), one after it has not
+            first_out = next(i for i, items in enumerate(finite) if items is not None and len(items) == length)
+            finite = [items if items is not None else a.take(length + (i < first_out))[:length]
+                      for i, (items, a) in enumerate(zip(finite, args))]
         return list(zip(*finite))
     b["zip"] = zip_
 
@@ -272,7 +276,11 @@ def build_builtins(object_class: Class) -> dict:
                 if len(args) > 1 and interp.raises_stop_iteration(raised):
                     return args[1]
                 raise
-        if not isinstance(items, list):
+        if isinstance(items, Cycle):
+            taken = items.take(1)
+            if taken:
+                return taken[0]
+        elif not isinstance(items, list):
             return interp.unknown(f"next() of {type(items).__name__}", node)
         if items:
             return items.pop(0)
@@ -562,7 +570,7 @@ def build_builtins(object_class: Class) -> dict:
 
 # Builtins that change nothing they are given nor anything else (``Builtin.pure``); one that
 # calls the analysed code (a key function, ``__len__``) runs its statements, which the
-# question this answers (Expressions._run_for_effects) also counts.
+# question this answers (Expressions._comprehension_argument) also counts.
 _PURE_BUILTINS = ("range", "len", "abs", "round", "divmod", "pow", "min", "max", "sum", "isinstance", "issubclass",
                   "callable", "chr", "ord", "slice")
 

@@ -68,7 +68,7 @@ class Builtin:
     fn: Callable
     bind_self: bool = True  # becomes a bound method when found on a class
     # maths on the values given (math.*, numpy's scalar maths, abs, round): no effect, nothing
-    # of the analysed code run (Expressions._run_for_effects skips such work)
+    # of the analysed code run (Expressions._comprehension_argument skips such work)
     pure: bool = False
 
     def __repr__(self) -> str:
@@ -214,10 +214,18 @@ class BoundMethod:
 
 class Cycle(tuple):
     """``itertools.cycle(iterable)``: its items, repeated without end; ``zip`` takes as many as
-    its other iterables have (transformers' tied-weights pairing), other iteration is refused."""
+    its other iterables have (transformers' tied-weights pairing) and ``next()`` one at a time
+    (Zamba2's shared blocks), both from where the last left off; other iteration is refused."""
+
+    position = 0  # items taken so far (an instance attribute once one is taken)
 
     def take(self, count: int) -> list:
-        return [self[i % len(self)] for i in range(count)] if len(self) else []
+        """The next ``count`` items, consumed."""
+        if not len(self):
+            return []
+        items = [self[(self.position + i) % len(self)] for i in range(count)]
+        self.position += count
+        return items
 
 
 @dataclass(eq=False)

@@ -204,12 +204,11 @@ def split_sizes(size: Dim, split, chunks: bool = False) -> list:
         for piece in split:
             if isinstance(piece, bool) or not isinstance(piece, (int, Expr)) or (isinstance(piece, int) and piece < 0):
                 raise ShapeError(f"split sizes must be non-negative integers, got {piece!r}")
-        # torch refuses sizes that do not cover the dimension exactly (split_with_sizes); a
-        # symbolic total is checked when the difference is a known number
-        gap = sum(split) - size
-        if isinstance(gap, int) and gap != 0:
-            raise ShapeError(f"split sizes {list(split)} sum to {format_dim(sum(split))}, "
-                             f"not to the dimension's size {format_dim(size)}")
+        total = sum(split)
+        # PyTorch: the pieces cover the dimension exactly (decided when the difference is a number)
+        if isinstance(size, (int, Expr)) and not isinstance(total - size, Expr) and total != size:
+            raise ShapeError(f"split sizes must sum exactly to the dimension's size {format_dim(size)}, "
+                             f"got {list(split)} (sum {format_dim(total)})")
         return list(split)
     if isinstance(split, int) and split <= 0:  # PyTorch refuses these too (0 only for an empty dimension)
         raise ShapeError(f"chunk count must be positive, got {split}" if chunks

@@ -141,6 +141,12 @@ def namespaces(object_class: Class, unknown_call) -> dict:
     }
     for name, member in backends.members.items():
         found[f"torch.backends.{name}"] = member
+    # torch's prototype scan (Mamba's alternative to its recurrent loop, taken only while
+    # compiling): importable, as in torch >= 2.9; a call of it is an unknown
+    scan = Namespace("torch._higher_order_ops.associative_scan", {
+        "associative_scan": unknown_call("torch._higher_order_ops.associative_scan.associative_scan")})
+    found["torch._higher_order_ops"] = Namespace("torch._higher_order_ops", {"associative_scan": scan})
+    found["torch._higher_order_ops.associative_scan"] = scan
     return found
 
 

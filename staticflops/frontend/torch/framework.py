@@ -248,7 +248,8 @@ class TorchFramework:
             "torch.linalg": torch.members["linalg"], **probes, **stdlib,
             "torch.autograd": autograd, "torch.autograd.function": autograd_function, **distributions,
             "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False),
-                                         # no array is modelled (one would be an unknown): none is an ndarray
+                                         "array": Builtin("numpy.array", _numpy_array, bind_self=False, pure=True),
+                                         # arrays are tensors here (linspace, array): none is an ndarray
                                          "ndarray": Class("ndarray", (self.object_class,), {}),
                                          **numpy_scalars.members()}),
         }
@@ -799,6 +800,36 @@ def _size_numel(interp, sizes: tuple, args, kwargs, node):
     if not all(isinstance(d, (int, Expr)) and not isinstance(d, bool) for d in sizes):
         return interp.unknown(f"numel() of a tuple that is not a shape: {sizes!r}", node)
     return numel(sizes)
+
+
+def _numpy_array(interp, args, kwargs, node):
+    """``numpy.array(rows)`` of a rectangular nested list of known numbers (a sinusoidal position
+    table built in a comprehension, RoFormer's): an int64 or float64 array of that shape, with its
+    values when small enough; ``numpy.array(array)`` a copy.  Anything else is not known."""
+    if len(args) != 1 or kwargs:
+        return interp.unknown("numpy.array with options or of no data", node)
+    data = args[0]
+    if isinstance(data, Tensor):
+        return Tensor(data.shape, data.dtype, values=data.values)
+    dims, level = [], data
+    while isinstance(level, (list, tuple)):
+        dims.append(len(level))
+        level = level[0] if level else None
+    items: list = []
+
+    def rectangular(value, depth) -> bool:
+        if depth == len(dims):
+            if type(value) not in (int, float):
+                return False
+            items.append(value)
+            return True
+        return isinstance(value, (list, tuple)) and len(value) == dims[depth] and \
+            all(rectangular(v, depth + 1) for v in value)
+    if not dims or not rectangular(data, 0):
+        return interp.unknown("numpy.array of something other than a rectangular list of numbers", node)
+    dtype = "float64" if any(type(v) is float for v in items) else "int64"
+    values = [float(v) if dtype == "float64" else v for v in items] if len(items) <= constants.MAX_VALUES else None
+    return Tensor(tuple(dims), dtype, values=values)
 
 
 def _numpy_linspace(interp, args, kwargs, node):

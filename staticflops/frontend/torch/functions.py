@@ -108,6 +108,15 @@ def _sizes(args) -> list:
     return list(args)
 
 
+def _refuse_non_int_sizes(interp, name, sizes, node) -> None:
+    """torch's TypeError for a size left None (``torch.empty(config.n_experts, d)`` with the count
+    not set): raised where the tensor is made, as torch does, which a ``try`` may catch."""
+    for position, size in enumerate(sizes):
+        if size is None:
+            raise interp.fail(f"{name}(): argument 'size' must be tuple of ints, but found element of type "
+                              f"{type(size).__name__} at pos {position}", node, python="TypeError")
+
+
 def _tensor_int(value):
     """A size given as a one-element integer tensor (torch reads its value, as Mimi's
     ``F.pad(x, (left, extra))`` with ``extra`` computed from tensor buffers): its known value;
@@ -1163,6 +1172,7 @@ def build_constructors(t: TorchOps) -> dict:
             for s in sizes:
                 if isinstance(s, Unknown):
                     return s
+            _refuse_non_int_sizes(interp, f"torch.{name}", sizes, node)
             made = Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node,
                                   [_tensor_int(s) for s in sizes]), typed or dtype_of(kwargs))
             return filled(made, _FILLS.get(name))
@@ -1172,6 +1182,7 @@ def build_constructors(t: TorchOps) -> dict:
 
     def full(interp, args, kwargs, node):
         value = args[1] if len(args) > 1 else kwargs.get("fill_value")
+        _refuse_non_int_sizes(interp, "torch.full", _sizes(args[:1]), node)
         made = Tensor(t.moved(interp, ops.new_shape, "torch.full", node,
                               [_tensor_int(s) for s in _sizes(args[:1])]),
                       dtype_of(kwargs, "float32" if isinstance(value, float) else "int64" if type(value) is int

@@ -3,9 +3,10 @@ framework layers as classes whose ``forward`` runs shape inference and records a
 
 from __future__ import annotations
 
+import math
 
 from staticflops.diagnostics import AnalysisError
-from staticflops.frontend.torch import replay
+from staticflops.frontend.torch import constants, replay
 from staticflops.frontend.torch.apply_memo import apply_call
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import (
@@ -584,6 +585,13 @@ class LayerFactory:
             # a Lazy* module knows its weight shapes at its first call (``materialise``)
             weight_shape, bias_shape = (parameter_shapes(spec.kind, self.module.attrs) if not unknown and not spec.lazy
                                         else (None, None))
+            for shape in (weight_shape, bias_shape):
+                # torch makes the weights with torch.empty(shape): a size left None (`nn.Embedding(
+                # config.vocab_size, d)` with vocab_size None) is its TypeError, here as there
+                bad = [type(d).__name__ for d in shape or () if d is None]
+                if bad:
+                    raise interp.fail(f"{name}: torch.empty(): argument 'size' must be tuple of ints, but found element "
+                                      f"of type {bad[0]}", node, python="TypeError")
             holds = unknown or has_parameters(spec.kind, self.module.attrs)
             self.attrs["weight"] = Parameter(weight_shape, requires_grad=True, owner=self) if holds else None
             has_bias = holds and bound.get("bias", True) is not False and (bias_shape is not None or weight_shape is None)
@@ -643,8 +651,20 @@ class LayerFactory:
             outputs=list(outputs), module=layer, is_layer_call=True, location=interp.location(node),
             needs_grad=needs_grad, trainable_inputs=int(trainable),
         ))
+        if state.kind in ("max_pool", "adaptive_max_pool") and results[0] is not None:
+            _pooled_constant(tensors[0], results[0])
         package = _RETURN_SHAPES.get(state.kind)
         return package(results) if package else results[0]
+
+
+def _pooled_constant(x: Tensor, out: Tensor) -> None:
+    """A max pool of a tensor whose elements are all one value c gives c everywhere (every
+    window holds at least one element of the input: torch's padding is at most half a kernel):
+    CANINE downsamples its all-ones character mask so."""
+    values = x.values
+    if values and all(v == values[0] for v in values) and out.shape is not None \
+            and all(type(d) is int for d in out.shape) and math.prod(out.shape) <= constants.MAX_VALUES:
+        out.values = constants.repeated(values[0], math.prod(out.shape), out.dtype)
 
 
 def _materialise(layer: Instance, spec: LayerSpec, x: tuple) -> None:

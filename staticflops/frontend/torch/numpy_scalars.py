@@ -2,13 +2,14 @@
 ``hop_length = int(np.prod(upsampling_ratios))``, Mask2Former's ``int(np.log2(stride))``, CTRL's
 ``np.sqrt(d_model)``).  Results are Python numbers with numpy's types' behaviour where it shows:
 ``prod``/``sum`` of integers stay integers, the transcendental ones and floor/ceil give floats.
-Anything but plain numbers (an array of unknown values, a tensor) is not known."""
+The one-argument functions of an array (a tensor here: ``numpy.array``, ``linspace``) give a
+float64 array of its shape whose values are not computed; anything else is not known."""
 
 from __future__ import annotations
 
 import math
 
-from staticflops.frontend.values import Builtin, CannotKnow, Tensor
+from staticflops.frontend.values import Builtin, CannotKnow, Tensor, Unknown
 
 
 def _numbers(value) -> list:
@@ -38,6 +39,9 @@ def _reduce(name, start, step):
 
 def _unary(name, op):
     def fn(interp, args, kwargs, node):
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tensor) and args[0].shape is not None:
+            # elementwise on an array (a tensor here): its shape, float64, values not computed
+            return Tensor(args[0].shape, "float64")
         if len(args) != 1 or kwargs or not isinstance(args[0], (int, float)) or isinstance(args[0], bool):
             raise CannotKnow(f"numpy.{name} of something other than one number")
         try:
@@ -98,15 +102,28 @@ def _cumsum(interp, args, kwargs, node):
     return Tensor((len(totals),), dtype, values=[float(t) for t in totals] if dtype == "float64" else totals)
 
 
+def _unknown_through(fn):
+    """An unknown argument gives that unknown back, reported only where the model needs it (a
+    table numpy builds that is too large to compute, passed on to ``np.sin``)."""
+    def call(interp, args, kwargs, node):
+        for value in (*args, *kwargs.values()):
+            if isinstance(value, Unknown):
+                return value
+        return fn(interp, args, kwargs, node)
+    return call
+
+
 def members() -> dict:
     table = {
         "prod": _reduce("prod", 1, lambda a, b: a * b), "sum": _reduce("sum", 0, lambda a, b: a + b),
         "sqrt": _unary("sqrt", math.sqrt), "log": _unary("log", math.log), "log2": _unary("log2", math.log2),
         "log10": _unary("log10", math.log10), "exp": _unary("exp", math.exp), "floor": _unary("floor", math.floor),
-        "ceil": _unary("ceil", math.ceil), "power": _power,
+        "ceil": _unary("ceil", math.ceil), "sin": _unary("sin", math.sin), "cos": _unary("cos", math.cos),
+        "power": _power,
         "gcd": _integer_pair("gcd", math.gcd), "lcm": _integer_pair("lcm", math.lcm), "argsort": _argsort,
         "cumsum": _cumsum,
     }
-    found = {name: Builtin(f"numpy.{name}", fn, bind_self=False, pure=True) for name, fn in table.items()}
+    found = {name: Builtin(f"numpy.{name}", _unknown_through(fn), bind_self=False, pure=True)
+             for name, fn in table.items()}
     # numpy.newaxis is None: `t[:, np.newaxis]` inserts a dimension, on a tensor too
     return {**found, "pi": math.pi, "e": math.e, "newaxis": None}

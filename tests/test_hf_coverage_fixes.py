@@ -3,15 +3,7 @@ README "Coverage over the whole library"), each shown on a few lines of model co
 the library's pattern.  Expected numbers are worked out by hand in the comments, or are the
 torch 2.13 semantics named next to them (checked by running torch, not staticflops)."""
 
-import textwrap
-
-import staticflops
-
-
-def analyse(tmp_path, source, inputs=("1x1",)):
-    path = tmp_path / "model.py"
-    path.write_text(textwrap.dedent(source))
-    return staticflops.analyze(path, inputs=list(inputs))
+from snippet_helpers import analyse
 
 
 def test_multihead_attention_exposes_its_projection_tensors(tmp_path):

@@ -4,18 +4,10 @@ lines of model code that mimic the library's pattern.  Expected numbers are work
 the comments, or are the CPython 3.11 / torch 2.13 semantics named next to them (checked by
 running CPython/torch, not staticflops)."""
 
-import textwrap
-
 import pytest
 
-import staticflops
+from snippet_helpers import analyse
 from staticflops import AnalysisError
-
-
-def analyse(tmp_path, source, inputs=("1x1",)):
-    path = tmp_path / "model.py"
-    path.write_text(textwrap.dedent(source))
-    return staticflops.analyze(path, inputs=list(inputs))
 
 
 def test_next_of_itertools_cycle_goes_round_and_zip_continues_it(tmp_path):

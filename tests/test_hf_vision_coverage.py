@@ -3,15 +3,8 @@ modeling files (tools/transformers_folder_run.py), each shown on a few lines of 
 mimic the library's pattern.  Expected numbers are worked out by hand in the comments, or are the
 CPython 3.11 / numpy / torch 2.13 behaviour named next to them."""
 
-import textwrap
-
 import staticflops
-
-
-def analyse(tmp_path, source, inputs=("1x1",)):
-    path = tmp_path / "model.py"
-    path.write_text(textwrap.dedent(source))
-    return staticflops.analyze(path, inputs=list(inputs))
+from snippet_helpers import analyse
 
 
 def test_numpy_cumsum_of_known_numbers(tmp_path):

@@ -5,15 +5,11 @@ sinusoidal position tables (Marian, Pegasus: ``np.array([[pos / np.power(10000, 
 dim) for j in range(dim)] for pos in range(n_pos)])``, copied into a weight) ran past the loop
 budget, then left three unresolved reads of numpy that changed no count."""
 
-import textwrap
-
-import staticflops
+from snippet_helpers import analyse as snippet
 
 
 def analyse(tmp_path, source, inputs=("1x4",)):
-    path = tmp_path / "model.py"
-    path.write_text(textwrap.dedent(source))
-    return staticflops.analyze(path, inputs=list(inputs))
+    return snippet(tmp_path, source, inputs)
 
 
 def test_a_sinusoidal_table_of_two_million_entries_is_not_run(tmp_path):

@@ -568,3 +568,29 @@ class Net(nn.Module):
         return self.enc(x)
 """, inputs=("1x4:int64",))
     assert untied.totals.params == 1_600
+
+
+def test_parameter_list_holds_every_parameter_appended(tmp_path):
+    # torch 2.13 (checked by running it): a ParameterList with two appended parameters has
+    # len 2 and iterates both; Reformer's axial position weights (64, 1, 64) and (1, 64, 192):
+    # 4,096 + 12,288 = 16,384 params.  Linear(4, 2*100 + 2*10 + 2) = Linear(4, 222): 888 + 222
+    # = 1,110 params, 888 MACs = 1,776 FLOPs.  A ParameterDict of "a" and "b" has len 2 and
+    # iterates its keys: Linear(1, 2*10 + len("bbb")) = Linear(1, 23), 23 + 23 = 46 params (not called).
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weights = nn.ParameterList()
+        self.weights.append(nn.Parameter(torch.ones((64, 1, 64))))
+        self.weights.append(nn.Parameter(torch.ones((1, 64, 192))))
+        named = nn.ParameterDict({"a": nn.Parameter(torch.ones(2)), "b": nn.Parameter(torch.ones(3))})
+        self.extra = nn.Linear(1, len(named) * 10 + len(list(named)[1] * 3))
+        self.proj = nn.Linear(4, len(self.weights) * 100 + len([w for w in self.weights]) * 10 + len(list(self.weights)))
+
+    def forward(self, x):
+        return self.proj(x)
+""", inputs=("1x4",))
+    assert report.totals.params == 16_384 + 1_110 + 46 and report.totals.forward_flops == 1_776

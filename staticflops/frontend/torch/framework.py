@@ -431,8 +431,8 @@ class TorchFramework:
 
     def instance_iter(self, interp, instance: Instance, node):
         if instance.module is not None:
-            if instance.cls.name == "ModuleDict" or any(c.name == "ModuleDict" for c in instance.cls.mro()):
-                return list(instance.module.children.keys())
+            if any(c.name in ("ModuleDict", "ParameterDict") for c in instance.cls.mro()):  # a dict: its keys
+                return list((instance.module.children or instance.module.parameters).keys())
             return [c for c in instance.module.children.values() if c is not None] or list(instance.module.parameters.values())
         raise AnalysisError(f"cannot iterate over a {instance.cls.name}", interp.location(node), "SF112")
 

@@ -430,9 +430,15 @@ def _list_init(interp, args, kwargs, node):
             _setattr(interp, [self, str(index), module], {}, node)
 
 
+def _entries(state) -> dict:
+    """A container's entries by name: its modules, or a ParameterList's/ParameterDict's
+    parameters (registered as parameters, not children)."""
+    return state.children or state.parameters
+
+
 def _append(interp, args, kwargs, node):
     self, module = args
-    _setattr(interp, [self, str(len(self.module.children)), module], {}, node)
+    _setattr(interp, [self, str(len(_entries(self.module))), module], {}, node)
     return self
 
 
@@ -463,19 +469,19 @@ def _insert(interp, args, kwargs, node):
 
 
 def _len(interp, args, kwargs, node):
-    return len(args[0].module.children)
+    return len(_entries(args[0].module))
 
 
 def _keys(interp, args, kwargs, node):
-    return list(args[0].module.children.keys())
+    return list(_entries(args[0].module).keys())
 
 
 def _values(interp, args, kwargs, node):
-    return list(args[0].module.children.values())
+    return list(_entries(args[0].module).values())
 
 
 def _items(interp, args, kwargs, node):
-    return list(args[0].module.children.items())
+    return list(_entries(args[0].module).items())
 
 
 def _dict_update(interp, args, kwargs, node):

@@ -106,7 +106,7 @@ from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.watched_state import Unwatchable, snapshot, unchanged
 from staticflops.frontend.values import (
     BoundMethod, Builtin, Class, Function, Instance, LazyValue, MethodWrapper, ModuleState, Namespace, Parameter,
-    Partial, Record, SuperProxy, Tensor, Unknown,
+    Partial, Record, SuperProxy, Tensor, Unknown, reachable,
 )
 from staticflops.shapes import Expr
 
@@ -815,28 +815,10 @@ def _reaches_outside(recorder: Recorder, value) -> bool:
     objects the construction made, bound methods and partials; a function it defined counts
     as leading to one (its frame may)."""
     objects = recorder.objects
-    stack, seen = [value], set()
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind in _PLAIN_SCALARS or kind is float or id(item) in seen:
-            continue
-        seen.add(id(item))
-        if kind in _CONTAINERS or kind is frozenset:  # (one from outside is watched: reading it is safe)
-            stack.extend(item.items() if kind is dict else item)
-        elif isinstance(item, Instance):
-            if id(item) not in objects:
-                return True
-            stack.extend(item.attrs.values())
-            if isinstance(item, dict):
-                stack.extend(dict.items(item))
-        elif kind is BoundMethod:
-            stack.append(item.receiver)
-        elif kind is Partial:
-            stack.extend((item.function, *item.args, *item.kwargs.values()))
-        elif kind is Function and recorder.inside(item.scope):
+    for count, item in enumerate(reachable(value, objects)):
+        if isinstance(item, Instance) and id(item) not in objects:
             return True
-        elif len(seen) > 5000:
+        if (type(item) is Function and recorder.inside(item.scope)) or count > 5000:
             return True
     return False
 

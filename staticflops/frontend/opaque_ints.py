@@ -46,7 +46,7 @@ used is given back.
 from __future__ import annotations
 
 from staticflops.frontend import syntax as cst
-from staticflops.frontend.values import BoundMethod, Function, Instance, Partial
+from staticflops.frontend.values import Function, Instance, reachable
 
 
 class Touched(BaseException):
@@ -129,30 +129,10 @@ class Speculation:
     def reaches(self, value) -> bool:
         """Whether ``value`` is or holds a placeholder, through containers, objects the run
         created, bound methods and partials; a function it defined counts as holding one."""
-        objects, recorder = self.recorder.objects, self.recorder
-        stack, seen = [value], set()
-        while stack:
-            item = stack.pop()
-            kind = type(item)
-            if kind is OpaqueInt:
+        recorder = self.recorder
+        for item in reachable(value, recorder.objects):
+            if type(item) is OpaqueInt or (type(item) is Function and recorder.inside(item.scope)):
                 return True
-            if kind in _SCALARS or id(item) in seen:
-                continue
-            seen.add(id(item))
-            if kind in _CONTAINERS:
-                stack.extend(item.items() if kind is dict else item)
-            elif isinstance(item, Instance):
-                if id(item) in objects:
-                    stack.extend(item.attrs.values())
-                    if isinstance(item, dict):
-                        stack.extend(dict.items(item))
-            elif kind is BoundMethod:
-                stack.append(item.receiver)
-            elif kind is Partial:
-                stack.extend((item.function, *item.args, *item.kwargs.values()))
-            elif kind is Function:
-                if recorder.inside(item.scope):
-                    return True
         return False
 
     def _passing(self, scope) -> frozenset:
@@ -167,7 +147,6 @@ class Speculation:
         return known[1]
 
 
-_SCALARS = frozenset({int, float, str, bool, type(None), bytes})
 _CONTAINERS = frozenset({tuple, list, dict, set, frozenset})
 # ``__setattr__`` builtins that store any value that is not a module, parameter or tensor in the
 # instance dict, looking at nothing but its type (framework.py, torch/modules.py, stdlib/containers.py)

@@ -503,3 +503,34 @@ def named_modules(module: "Instance", prefix: str = ""):
             for name, child in reversed(children.items()):  # pushed last to first: taken first to last
                 if child is not None:
                     stack.append((f"{path}.{name}" if path else name, child))
+
+
+def reachable(value, created):
+    """Each value reachable from ``value`` (itself first), once: through containers, the
+    attributes of the instances whose ids are in ``created`` (an instance from elsewhere is
+    given but not entered), bound methods' receivers and partials' parts.  Plain numbers,
+    strings and None are not given.  What a memo's recording may hand on or hold
+    (construction_memo._reaches_outside, opaque_ints' placeholders)."""
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _PLAIN_DATA or id(item) in seen:
+            continue
+        seen.add(id(item))
+        yield item
+        if kind in _WALKED_CONTAINERS:
+            stack.extend(item.items() if kind is dict else item)
+        elif isinstance(item, Instance):
+            if id(item) in created:
+                stack.extend(item.attrs.values())
+                if isinstance(item, dict):
+                    stack.extend(dict.items(item))
+        elif kind is BoundMethod:
+            stack.append(item.receiver)
+        elif kind is Partial:
+            stack.extend((item.function, *item.args, *item.kwargs.values()))
+
+
+_PLAIN_DATA = frozenset({int, float, str, bool, type(None), bytes})  # exact types: an int subclass is given
+_WALKED_CONTAINERS = frozenset({tuple, list, dict, set, frozenset})

@@ -10,7 +10,7 @@ the analysed program, a syntax error ``SyntaxError``, as CPython does; ``context
 or ``except`` of the analysed code may catch them.  Strings over MAX_LITERAL_CHARS are an
 unknown (a pull request controls the text).
 
-``eval(text)`` of the analysed program is never handed to Python's ``eval``: the text is only
+The analysed program's ``eval`` of a text never hands it to Python's own: the text is only
 *parsed* (``ast.parse``) and modelled for a name, a dotted name, or a call of one with literal
 arguments (``"nn.SiLU()"``, ``"torch.nn.LeakyReLU(0.1)"``, ``"Conv"``): the name is looked up
 in the calling module's globals, then the builtins, and the call is made by our interpreter.

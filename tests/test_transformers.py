@@ -10,6 +10,7 @@ imported) given by --source-path.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -207,6 +208,31 @@ def test_compare_reads_a_config_json(tmp_path, source_path):
                                       "--format", "markdown"])
     assert result.exit_code == 0, result.output
     assert "for `2 <= T`" in result.output and "36864*T**2 + 247064064*T" in result.output
+
+
+def test_check_budgets_a_config_json_model(tmp_path, source_path):
+    """A configured model may be a config.json, with the library's source in a folder inside
+    the project (``source_path``; one outside is refused).  Small Llama, recorded with torch:
+    220,480 params and 10,518,528 forward FLOPs, so budgets of 11M FLOPs / 221K params pass and
+    a 10M-FLOP budget fails by 518,528."""
+    entry = TRUTH["small"]["llama"]
+    (tmp_path / "llama").mkdir()
+    (tmp_path / "llama" / "config.json").write_text(json.dumps(entry["config"]))
+    for package in PACKAGES:
+        shutil.copytree(source_path / package, tmp_path / "site" / package)
+
+    def check(budget: str) -> subprocess.CompletedProcess:
+        (tmp_path / "pyproject.toml").write_text(
+            '[tool.staticflops]\nsource_path = ["site"]\n\n[[tool.staticflops.models]]\nname = "llama"\n'
+            f'path = "llama/config.json"\ninputs = ["1x32:int64"]\nbudget = {{ {budget} }}\n')
+        return subprocess.run([sys.executable, "-m", "staticflops", "check", "--exact", "--no-cache"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600)
+
+    passing = check('forward_flops = "11M", params = "221K"')
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    failing = check('forward_flops = "10M"')
+    assert failing.returncode == 1
+    assert "forward_flops is over budget: 10518528 > 10000000 (+518528)" in failing.stdout.replace(",", "")
 
 
 def test_second_analysis_of_a_config_reads_cached_trees(tmp_path, source_path):

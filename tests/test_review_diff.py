@@ -143,3 +143,41 @@ def test_diff_follows_imports_at_the_base_revision(tmp_path):
     assert (totals["forward_flops"]["before"], totals["forward_flops"]["after"]) == (128, 192)
     # params 8*4 + 4 = 36 -> 8*6 + 6 = 54
     assert (totals["params"]["before"], totals["params"]["after"]) == (36, 54)
+
+
+STACK = """\
+import torch
+from torch import nn
+
+
+class MLP(nn.Module):
+    def __init__(self, depth=2):
+        super().__init__()
+        self.inp = nn.Linear(8, 16)
+        self.blocks = nn.ModuleList([nn.Sequential(nn.Linear(16, 16), nn.ReLU()) for _ in range(depth)])
+        self.out = nn.Linear(16, 4)
+
+    def forward(self, x):
+        x = self.inp(x)
+        for block in self.blocks:
+            x = block(x)
+        return self.out(x)
+"""
+
+
+@pytest.mark.parametrize("base_depth, depth, expected", [
+    (2, 3, [("blocks.2", "added")]),
+    (3, 1, [("blocks.1", "removed"), ("blocks.2", "removed")]),
+])
+def test_one_more_identical_block_is_the_last_index(tmp_path, base_depth, depth, expected):
+    """Blocks appended to (or dropped from) a run of identical ones are the last indices, as their
+    names say, not the first with every later one renamed.  Each block: Linear(16, 16) on 2 rows,
+    2*16*16 = 512 MACs -> 1,024 FLOPs and 16*16 + 16 = 272 params."""
+    make_repo(tmp_path, model=STACK.replace("depth=2", f"depth={base_depth}"))
+    (tmp_path / "models" / "mlp.py").write_text(STACK.replace("depth=2", f"depth={depth}"))
+    result = run("diff", "--base", "HEAD", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    layers = json.loads(result.stdout)["models"][0]["layers"]
+    assert [(c["name"], c["change"]) for c in layers] == expected
+    sign = 1 if depth > base_depth else -1
+    assert [(c["delta_flops"], c["delta_params"]) for c in layers] == [(sign * 1024, sign * 272)] * len(expected)

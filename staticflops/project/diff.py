@@ -63,9 +63,10 @@ def total_change(metric: str, before, after) -> TotalChange:
 
 def layer_changes(before: Report, after: Report) -> list[LayerChange]:
     old, new = before.layers, after.layers
-    matcher = SequenceMatcher(None, [_identity(r) for r in old], [_identity(r) for r in new], autojunk=False)
+    old_ids, new_ids = [_identity(r) for r in old], [_identity(r) for r in new]
+    opcodes = SequenceMatcher(None, old_ids, new_ids, autojunk=False).get_opcodes()
     changes = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in _slid(opcodes, old, new, old_ids, new_ids):
         if tag == "equal":
             continue
         removed = {row.name: row for row in old[i1:i2]}
@@ -78,6 +79,52 @@ def layer_changes(before: Report, after: Report) -> list[LayerChange]:
                 changes.append(_change("added", None, row))
         changes += [_change("removed", row, None) for row in removed.values()]
     return _where_it_happened(changes)
+
+
+def _slid(opcodes: list, old: list, new: list, old_ids: list, new_ids: list) -> list:
+    """The opcodes with each run of added (or removed) rows slid along the identical rows after
+    it, to where its names are new (or gone).  A block appended to a run of equal blocks (one
+    more decoder layer) can be matched as inserted anywhere in the run, and the matcher takes the
+    longest match, which often calls the first block added and every later one renamed.
+    Sliding keeps the counts and the number of rows; only which index is called added changes."""
+    old_names, new_names = {r.name for r in old}, {r.name for r in new}
+    slid = []
+    for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        following = opcodes[k + 1] if k + 1 < len(opcodes) and opcodes[k + 1][0] == "equal" else None
+        if tag == "equal" or following is None:
+            slid.append((tag, i1, i2, j1, j2))
+            continue
+        room = following[2] - following[1]
+        # the added rows at the end of the block (names the old side of the block lacks), or
+        # the removed ones
+        added = _tail(new, j1, j2, {r.name for r in old[i1:i2]})
+        removed = _tail(old, i1, i2, {r.name for r in new[j1:j2]})
+        if added < j2 and removed == i2:
+            shift = _best_shift(new, new_ids, added, j2, room, old_names)
+            slid += [("replace", i1, i2, j1, added)] if added > j1 or i2 > i1 else []
+            slid.append(("insert", i2 + shift, i2 + shift, added + shift, j2 + shift))
+        elif removed < i2 and added == j2:
+            shift = _best_shift(old, old_ids, removed, i2, room, new_names)
+            slid += [("replace", i1, removed, j1, j2)] if removed > i1 or j2 > j1 else []
+            slid.append(("delete", removed + shift, i2 + shift, j2 + shift, j2 + shift))
+        else:
+            slid.append((tag, i1, i2, j1, j2))
+    return slid
+
+
+def _tail(rows: list, start: int, end: int, names: set) -> int:
+    while end > start and rows[end - 1].name not in names:
+        end -= 1
+    return end
+
+
+def _best_shift(rows: list, ids: list, start: int, end: int, room: int, other_names: set) -> int:
+    """How far the run rows[start:end] slides (at most ``room``, through rows identical to it)
+    so that most of its names are absent from the other side; the least such shift."""
+    most = 0
+    while most < room and end + most < len(ids) and ids[start + most] == ids[end + most]:
+        most += 1
+    return max(range(most + 1), key=lambda s: (sum(r.name not in other_names for r in rows[start + s:end + s]), -s))
 
 
 def _identity(row) -> tuple:

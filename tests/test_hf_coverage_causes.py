@@ -1,5 +1,5 @@
 """Generic Python semantics behind the most frequent first causes of the transformers folder run
-(tools/transformers_folder_run.py, README "Coverage over the whole library").  Each snippet
+(tools/transformers_folder_run.py, docs/transformers.md "Coverage over the whole library").  Each snippet
 mimics the library's pattern in a few lines, with no torch needed: a value the interpreter must
 get right becomes a layer width, and the expected parameter count is CPython's answer worked
 out by hand in the comment next to it."""

@@ -1,5 +1,5 @@
 """Interpreter gaps found by the transformers folder run (tools/transformers_folder_run.py,
-README "Coverage over the whole library"), each shown on a few lines of model code that mimic
+docs/transformers.md "Coverage over the whole library"), each shown on a few lines of model code that mimic
 the library's pattern.  Expected numbers are worked out by hand in the comments, or are the
 torch 2.13 semantics named next to them (checked by running torch, not staticflops)."""
 

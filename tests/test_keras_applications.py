@@ -13,7 +13,7 @@ import staticflops
 
 TRUTH = json.loads((Path(__file__).parent / "fixtures" / "keras_applications_truth.json").read_text())
 SOURCES = Path(os.environ.get("KERAS_SRC", "/tmp/keras-src/unpacked")) / "keras" / "src" / "applications"
-# Known misses, each with the construct that blocks it (see README, "keras.applications").
+# Known misses, each with the construct that blocks it (see docs/keras.md, "keras.applications").
 MISSES = {
     "ConvNeXtTiny": "a grouped Conv2D leaves TF's static shape unknown, so the profiler skips the next LayerNorm",
 }

@@ -74,7 +74,7 @@ def test_isinstance_of_an_unknown_is_undecidable_not_false(tmp_path):
     # ultralytics' AutoBackend: `ckpt = torch_safe_load(w)` (torch.load, not modelled), then
     # `if not isinstance(candidate, torch.nn.Module): raise TypeError(...)`.  isinstance of an
     # unknown was False, so the raise was taken as certain and named instead of the first cause.
-    # Undecidable, the `if` takes the branch that does not raise (README, "When the analyser
+    # Undecidable, the `if` takes the branch that does not raise (docs/python-support.md, "When the analyser
     # cannot decide"), and the model is built.
     _write(tmp_path, {"model.py": '''
         import torch.nn as nn

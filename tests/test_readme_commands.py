@@ -1,8 +1,8 @@
 """Every shell command the README shows runs, and prints the figures the README prints.
 
-Collected from README.md: the lines of fenced blocks that start with `staticflops ` or
-`$ staticflops `, the lines of indented (4-space) code blocks that start with `staticflops `,
-and the quick-start line's `... && staticflops ...`.  A synopsis (`staticflops analyze PATH
+Collected from README.md and the pages under docs/ (in that order): the lines of fenced blocks
+that start with `staticflops ` or `$ staticflops `, the lines of indented (4-space) code blocks
+that start with `staticflops `, and the quick-start line's `... && staticflops ...`.  A synopsis (`staticflops analyze PATH
 [--model NAME] ...`: it has `[` options) is not a command.  Each command runs in-process
 (typer's runner, `COLUMNS=80`) and must exit 0 (or its `EXIT_STATUS` below).  Where the README
 shows the output (the lines after a `$ staticflops` command in a fenced block, or after the
@@ -27,6 +27,7 @@ from conftest import ROOT
 from staticflops.cli.app import app
 
 README = ROOT / "README.md"
+DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
 _YOURS = "a file or folder of the reader's own (a placeholder name), not in this repository"
 _CHECKOUT = "needs a source checkout CI does not have (a clone of that repository)"
@@ -75,9 +76,15 @@ _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?(?:x\d+)*%?")
 
 
 def _commands() -> list[tuple[str, list[str]]]:
-    """(command, README output lines) in README order."""
+    """(command, output lines shown) in document order."""
     found: list[tuple[str, list[str]]] = []
-    lines = README.read_text().splitlines()
+    for document in DOCUMENTS:
+        found += _commands_of(document.read_text().splitlines())
+    return found
+
+
+def _commands_of(lines: list[str]) -> list[tuple[str, list[str]]]:
+    found: list[tuple[str, list[str]]] = []
     fenced = False
     output: list[str] | None = None  # the output lines of the last command shown with output
     index = 0

@@ -1,6 +1,6 @@
 """Run every case of the op-surface probe (tests/fixtures/coverage/*.json, recorded by
 tools/record_coverage.py) through staticflops, in process and without torch, and print the
-per-family coverage table that README.md's "Single ops" section shows.
+per-family coverage table that docs/ground-truth.md's "Single ops" section shows.
 
     python tools/coverage_table.py            # the Markdown table
     python tools/coverage_table.py --cases    # also one line per case that is not exact and per gap

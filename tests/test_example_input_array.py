@@ -98,3 +98,36 @@ def test_without_it_the_error_says_how_to_give_an_input(tmp_path):
     result = run("analyze", model)
     assert result.returncode != 0
     assert "no --input given" in result.stderr and "example_input_array" in result.stderr
+    assert "Net.forward(x), in order, e.g. --input 1x3x224x224" in result.stderr
+
+
+def test_the_error_names_forward_parameters_through_wrappers(tmp_path):
+    """A decorated forward (functools.wraps, as transformers' `@can_return_tuple`) is named by the
+    parameters of the def under it, and token ids get a token example."""
+    model = tmp_path / "lm.py"
+    model.write_text(textwrap.dedent("""\
+        import functools
+        from torch import nn
+
+
+        def returns_tuple(fn):
+            @functools.wraps(fn)
+            def wrapper(self, *args, **kwargs):
+                return fn(self, *args, **kwargs)
+            return wrapper
+
+
+        class LM(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Embedding(100, 16)
+
+            @returns_tuple
+            def forward(self, input_ids, attention_mask=None, position_ids=None, labels=None, past=None,
+                        use_cache=False):
+                return self.embed(input_ids)
+    """))
+    result = run("analyze", model)
+    assert result.returncode == 1
+    assert ("LM.forward(input_ids, attention_mask, position_ids, labels, past, ...), in order, "
+            "e.g. --input 1x32:int64") in result.stderr

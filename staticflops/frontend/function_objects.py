@@ -33,6 +33,23 @@ def _parameters(function: Function) -> tuple:
     return positional, keyword_only, star, double
 
 
+def unwrapped(function):
+    """The ``def`` under ``functools.wraps`` wrappers, as ``inspect.signature`` follows
+    ``__wrapped__`` (transformers' ``@can_return_tuple`` forward, diffusers'
+    ``@register_to_config`` constructor); ``function`` itself when it wraps nothing."""
+    for _ in range(100):  # a chain of wrappers; a cycle of __wrapped__ ends here
+        inner = function.attrs.get("__wrapped__") if isinstance(function, Function) else None
+        if not isinstance(inner, Function):
+            break
+        function = inner
+    return function
+
+
+def positional_parameters(function: Function) -> list:
+    """The names of a def's positional parameters, in order."""
+    return _parameters(function)[0]
+
+
 def code_attribute(code: CodeObject, name: str):
     """``co_varnames`` (arguments in CPython's order, then the body's local names),
     ``co_argcount``, ``co_kwonlyargcount``, ``co_posonlyargcount``, ``co_name``; else MISSING."""

@@ -9,7 +9,7 @@ from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic, L
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
 from staticflops.frontend.torch import constants
-from staticflops.frontend.torch.example_input import example_inputs
+from staticflops.frontend.torch.example_input import example_inputs, input_hint
 from staticflops.frontend.torch.framework import TorchFramework
 from staticflops.frontend.torch.modules import is_module, layer_parameters, set_training
 from staticflops.frontend.imports import start_main_file
@@ -45,7 +45,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     if not inputs:  # Lightning's `self.example_input_array`, as the constructor left it (nothing run)
         inputs = example_inputs(root)
     if not inputs:
-        raise AnalysisError(f"no --input given: pass one shape per argument of {name}.forward, e.g. --input 1x3x224x224 "
+        raise AnalysisError(f"no --input given: pass one shape per argument of {name}{input_hint(root)} "
                             "(or set self.example_input_array in __init__)", code="SF102")
     _freeze(root, freeze, complete=stopped is None)
     result = None

@@ -12,6 +12,7 @@ import re
 from staticflops.frontend import syntax as cst
 
 from staticflops.diagnostics import AnalysisError, Location
+from staticflops.frontend.function_objects import unwrapped
 from staticflops.frontend.identifiers import nfkc
 from staticflops.frontend.source import SourceFile, parse_source
 from staticflops.frontend.treewalk import names_in
@@ -207,14 +208,9 @@ def _required_arguments(cls: Class) -> list[str]:
     them: through ``functools.wraps`` wrappers (diffusers' ``@register_to_config`` takes
     ``*args, **kwargs`` and passes them on), to the ``def`` the class wrote."""
     try:
-        init = cls.lookup("__init__")
+        init = unwrapped(cls.lookup("__init__"))
     except KeyError:
         return []
-    for _ in range(100):  # a chain of wrappers; a cycle of __wrapped__ ends here
-        inner = init.attrs.get("__wrapped__") if isinstance(init, Function) else None
-        if not isinstance(inner, Function):
-            break
-        init = inner
     if not isinstance(init, Function):
         return []
     params = init.node.params

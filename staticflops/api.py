@@ -202,7 +202,7 @@ class _ModelSource:
         self.path, self.reader, self.budget, self.model = path, reader, budget, model
         self.cache_root, self.generated, self.ahead = None, False, None
         if is_model_config(path):
-            stand_in, self.model = config_model(path, reader, budget.max_file_bytes, model)
+            stand_in, self.model = config_model(path, reader, budget.max_file_bytes, model, libraries)
             self.cache_root = cache_root_of(path, reader)
             self.reader = stand_in_reader(path, stand_in, reader)
             self.generated = True  # our stand-in module, not a file of the project: read by Python's parser

@@ -57,10 +57,11 @@ def _shape(spec) -> str:
 # attention_mask, decoder_input_ids; Whisper: input_features 1x80x3000, attention_mask 1x3000,
 # decoder_input_ids; Mixtral: recorded with the eager per-expert loop, analysed through the
 # default grouped GEMM -- the same multiplications; Marian: numpy sinusoidal tables of 2 x 524,288
-# entries): params, FLOPs and output shapes exact
+# entries; gemma3_text: a model type without a folder of its own, found through transformers'
+# SPECIAL_MODEL_TYPE_TO_MODULE_NAME): params, FLOPs and output shapes exact
 
 @pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "mistral", "vit", "t5", "mixtral", "convnext", "whisper",
-                                  "marian"])
+                                  "marian", "gemma3_text"])
 def test_small_config_is_exact(tmp_path, source_path, name):
     entry = TRUTH["small"][name]
     # the recording's attention masks are all ones (record_transformers.py): `=1` says so

@@ -81,6 +81,13 @@ SMALL = {
                 "eos_token_id": 0},
                [("input_ids", [1, 32], "int64"), ("attention_mask", [1, 32], "int64"),
                 ("decoder_input_ids", [1, 32], "int64")]),
+    # a model type with no folder of its own: transformers finds models/gemma3 through its
+    # SPECIAL_MODEL_TYPE_TO_MODULE_NAME table
+    "gemma3_text": ({"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"], "vocab_size": 1000,
+                     "hidden_size": 64, "intermediate_size": 176, "num_hidden_layers": 2, "num_attention_heads": 4,
+                     "num_key_value_heads": 2, "head_dim": 16, "max_position_embeddings": 128,
+                     "sliding_window": 16},
+                    [("input_ids", [1, 32], "int64")]),
 }
 
 # Published sizes, written from the models' published config.json values (no network).

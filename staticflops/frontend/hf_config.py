@@ -10,11 +10,13 @@ the environment or ``--source-path`` like any third-party package.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
 from pathlib import Path
 
+from staticflops import pyast
 from staticflops.diagnostics import AnalysisError, Location
 from staticflops.files import RefusedRead, project_root, read_file, read_limit
 
@@ -53,7 +55,7 @@ def hub_snapshot_config(path) -> tuple[Path, Path] | None:
     return (config, folder.parent.parent) if os.path.lexists(config) else None
 
 
-def config_model(path, reader, max_bytes: int, model: str | None) -> tuple[str, str]:
+def config_model(path, reader, max_bytes: int, model: str | None, libraries=None) -> tuple[str, str]:
     """(Python source of the stand-in module, the ``--model`` expression to build) for the
     config at ``path``.  ``use_cache`` is False: the forward is costed without a key/value cache,
     as one pass over the given tokens."""
@@ -76,18 +78,69 @@ def config_model(path, reader, max_bytes: int, model: str | None) -> tuple[str, 
     arch = model or (architectures[0] if isinstance(architectures, list) and architectures else None)
     if not isinstance(arch, str) or not _CLASS_NAME.fullmatch(arch):
         raise AnalysisError("the config names no architecture: pass --model with a class of "
-                            f"transformers.models.{_module(model_type)} (e.g. --model LlamaForCausalLM)",
+                            f"transformers.models.{_module(model_type, libraries)} (e.g. --model LlamaForCausalLM)",
                             where, "SF101")
     fields = dict(config, use_cache=False)
-    module = _module(model_type)
+    module = _module(model_type, libraries)
     source = (f"from transformers.models.{module}.modeling_{module} import {arch}\n"
               f"CONFIG = {_literal(fields)}\n")
     return source, f"{arch}({arch}.config_class(**CONFIG))"
 
 
-def _module(model_type: str) -> str:
-    # transformers' folder for a model type: "gpt-neox" lives in models/gpt_neox
-    return model_type.replace("-", "_")
+def _module(model_type: str, libraries=None) -> str:
+    """transformers' folder for a model type, as its ``model_type_to_module_name`` finds it:
+    "gpt-neox" lives in models/gpt_neox; a type with no folder of its own ("gemma3_text",
+    "mimi_encoder") is looked up in the installed transformers' ``SPECIAL_MODEL_TYPE_TO_MODULE_NAME``
+    table (read as data from ``auto_mappings.py``, not run)."""
+    module = model_type.replace("-", "_")
+    if libraries is None or libraries.locate(f"transformers.models.{module}.modeling_{module}") is not None:
+        return module
+    return _special_modules(libraries).get(model_type, module)
+
+
+_SPECIAL_TABLE = "SPECIAL_MODEL_TYPE_TO_MODULE_NAME"
+
+
+def _special_modules(libraries) -> dict:
+    """The installed transformers' ``SPECIAL_MODEL_TYPE_TO_MODULE_NAME``: the pairs of its
+    ``OrderedDict([("type", "module"), ...])`` in ``auto_mappings.py``, then those its
+    ``.update({...})`` in ``configuration_auto.py`` adds; what is not such a literal is skipped."""
+    table: dict = {}
+    for module in ("transformers.models.auto.auto_mappings", "transformers.models.auto.configuration_auto"):
+        where = libraries.locate(module)
+        if not isinstance(where, Path):
+            continue
+        try:
+            tree = pyast.parse(libraries.reader(str(where)))
+        except (OSError, SyntaxError, ValueError, RecursionError):
+            continue
+        for statement in tree.body:
+            table.update(_pairs(statement))
+    return table
+
+
+def _pairs(statement) -> dict:
+    value = statement.value if isinstance(statement, (ast.Assign, ast.Expr)) else None
+    if not isinstance(value, ast.Call) or len(value.args) != 1:
+        return {}
+    if isinstance(statement, ast.Assign):  # SPECIAL_... = OrderedDict([(k, v), ...])
+        target = statement.targets[0] if len(statement.targets) == 1 else None
+        if isinstance(target, ast.Name) and target.id == _SPECIAL_TABLE and isinstance(value.args[0], (ast.List, ast.Tuple)):
+            return dict(pair for pair in map(_string_pair, value.args[0].elts) if pair)
+        return {}
+    method = value.func  # SPECIAL_....update({k: v, ...})
+    if (isinstance(method, ast.Attribute) and method.attr == "update" and isinstance(method.value, ast.Name)
+            and method.value.id == _SPECIAL_TABLE and isinstance(value.args[0], ast.Dict)):
+        pairs = zip(value.args[0].keys, value.args[0].values)
+        return dict(pair for pair in (_string_pair(ast.Tuple(elts=[k, v])) for k, v in pairs if k is not None) if pair)
+    return {}
+
+
+def _string_pair(node) -> tuple | None:
+    if (isinstance(node, ast.Tuple) and len(node.elts) == 2
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)):
+        return node.elts[0].value, node.elts[1].value
+    return None
 
 
 def _literal(value) -> str:

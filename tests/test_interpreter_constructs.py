@@ -159,6 +159,48 @@ def test_named_modules_lists_pre_order_and_a_shared_module_at_its_first_path(tmp
     assert report.totals.macs == 40
 
 
+TIED = '''
+import torch
+from torch import nn
+
+
+class Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+        self.head = nn.Linear(4, 10)
+        self.head.weight = self.emb.weight   # tied: one tensor under two names
+        self.alias = self.head                # a shared module under a second name
+        self.register_buffer("scale", torch.ones(3))
+        every = [name for name, _ in self.named_parameters(remove_duplicate=False)]
+        once = [name for name, _ in self.named_parameters()]
+        modules = [name for name, _ in self.named_modules(remove_duplicate=False)]
+        buffers = [name for name, _ in self.named_buffers(prefix="m", remove_duplicate=False)]
+        if every != ["emb.weight", "head.weight", "head.bias", "alias.weight", "alias.bias"]:
+            raise ValueError(every)
+        if once != ["emb.weight", "head.bias"] or modules != ["", "emb", "head", "alias"]:
+            raise ValueError(once, modules)
+        if buffers != ["m.scale"] or [n for n, _ in self.named_parameters(prefix="p", recurse=False)] != []:
+            raise ValueError(buffers)
+        self.out = nn.Linear(len(every), 1)
+
+    def forward(self, x):
+        return self.out(x)
+'''
+
+
+def test_named_members_keep_duplicates_when_asked(tmp_path):
+    """torch's named_parameters/named_modules/named_buffers(prefix, recurse, remove_duplicate):
+    with remove_duplicate=False a tied weight and a shared module are listed at every name
+    (transformers' tie-weights check matches them by name).  Any other listing raises; the head
+    over the 5 names is Linear(5, 1): 5 + 1 params; emb 10*4 = 40, head's bias 10 (its weight is
+    emb's): 56 in all."""
+    path = tmp_path / "tied.py"
+    path.write_text(TIED)
+    report = staticflops.analyze(str(path), inputs=["1x5"])
+    assert report.totals.params == 56 and report.unknown == []
+
+
 @pytest.mark.parametrize("literal, value", [
     ("0x10", 16), ("0o20", 16), ("0b1_0000", 16), ("1_6", 16), ("0_0 + 16", 16), ("0X_10", 16),
     ("int(16.0)", 16), ("int(1.6e1)", 16), ("int(1_6.)", 16), ("int(.16e2)", 16),

@@ -485,18 +485,24 @@ def modules_of(module: "Instance") -> list:
     return found
 
 
-def named_modules(module: "Instance", prefix: str = ""):
+_MAX_MODULE_DEPTH = 10_000  # remove_duplicate=False follows a cycle of modules as PyTorch does, but not forever
+
+
+def named_modules(module: "Instance", prefix: str = "", remove_duplicate: bool = True):
     """(dotted path, module) for a module tree in pre-order, as PyTorch lists them: each module
-    once, a shared one at its first path.  A stack, not recursive generators: each item of a
-    recursive one passes up through every level above it (~1,000 modules walked several times
-    while building a 96-block GPT)."""
+    once, a shared one at its first path (``remove_duplicate=False``: at every path).  A stack,
+    not recursive generators: each item of a recursive one passes up through every level above
+    it (~1,000 modules walked several times while building a 96-block GPT)."""
     seen = set()
     stack = [(prefix, module)]
     while stack:
         path, current = stack.pop()
         if id(current) in seen:
             continue
-        seen.add(id(current))
+        if remove_duplicate:
+            seen.add(id(current))
+        elif path.count(".") > _MAX_MODULE_DEPTH:
+            continue
         yield path, current
         children = current.module.children
         if children:

@@ -148,27 +148,43 @@ def _getattr_fallback(interp, module, name, node):
 
 
 
-def layer_parameters(module) -> dict:
-    """weight/bias of a framework layer: counted by its rule, exposed so code can freeze them."""
-    return {n: p for n in ("weight", "bias") if isinstance(p := module.attrs.get(n), Parameter) and p.owner is module}
+def layer_parameters(module, tied: bool = False) -> dict:
+    """weight/bias of a framework layer: counted by its rule, exposed so code can freeze them.
+    ``tied``: also one another module owns (``decoder.weight = embeddings.weight``)."""
+    return {n: p for n in ("weight", "bias")
+            if isinstance(p := module.attrs.get(n), Parameter) and (tied or p.owner is module)}
 
 
-def named_parameters(module) -> list:
+def named_parameters(module, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> list:
     """(dotted name, Parameter) for the tree, as PyTorch lists them: each Parameter once, at
-    its first place.  A list (its callers take all of it: no generator frame per item)."""
+    its first place (``remove_duplicate=False``: a tied one at each of its places, which
+    transformers' tie-weights check looks for).  A list (its callers take all of it: no
+    generator frame per item)."""
     seen = set()
     found = []
-    for prefix, sub in named_modules(module):
+    modules = named_modules(module, prefix, remove_duplicate) if recurse else [(prefix, module)]
+    for path, sub in modules:
         state = sub.module
         params = state.parameters
         if state.kind is not None:  # a layer's weight/bias first (merged only when it has both kinds)
-            own = layer_parameters(sub)
+            own = layer_parameters(sub, tied=not remove_duplicate)
             params = {**own, **params} if own and params else own or params
         for name, param in params.items():
             if id(param) not in seen:
-                seen.add(id(param))
-                found.append(((f"{prefix}.{name}" if prefix else name), param))
+                if remove_duplicate:
+                    seen.add(id(param))
+                found.append(((f"{path}.{name}" if path else name), param))
     return found
+
+
+def _member_options(args, kwargs) -> tuple:
+    """(prefix, recurse, remove_duplicate) of ``named_parameters``/``named_buffers``, each its
+    default unless given as a known value."""
+    given = [args[i] if len(args) > i else kwargs.get(name, default)
+             for i, (name, default) in enumerate((("prefix", ""), ("recurse", True), ("remove_duplicate", True)), 1)]
+    prefix, recurse, remove_duplicate = given
+    return (prefix if isinstance(prefix, str) else "", recurse if isinstance(recurse, bool) else True,
+            remove_duplicate if isinstance(remove_duplicate, bool) else True)
 
 
 def _modules(interp, args, kwargs, node):
@@ -176,7 +192,11 @@ def _modules(interp, args, kwargs, node):
 
 
 def _named_modules(interp, args, kwargs, node):
-    return [(n, m) for n, m in named_modules(args[0])]
+    """``named_modules(memo=None, prefix="", remove_duplicate=True)``."""
+    prefix = args[2] if len(args) > 2 else kwargs.get("prefix", "")
+    remove_duplicate = args[3] if len(args) > 3 else kwargs.get("remove_duplicate", True)
+    return list(named_modules(args[0], prefix if isinstance(prefix, str) else "",
+                              remove_duplicate if isinstance(remove_duplicate, bool) else True))
 
 
 def _children(interp, args, kwargs, node):
@@ -196,20 +216,22 @@ def _parameters(interp, args, kwargs, node):
 
 
 def _named_parameters(interp, args, kwargs, node):
-    return named_parameters(args[0])
+    return named_parameters(args[0], *_member_options(args, kwargs))
 
 
 def _named_buffers(interp, args, kwargs, node):
-    """``named_buffers(prefix="", recurse=True)``: the tensors ``register_buffer`` stored, under
-    their current value (a later ``self.name = tensor`` replaces it), each once."""
-    recurse = kwargs.get("recurse", args[2] if len(args) > 2 else True)
+    """``named_buffers(prefix="", recurse=True, remove_duplicate=True)``: the tensors
+    ``register_buffer`` stored, under their current value (a later ``self.name = tensor``
+    replaces it), each once unless ``remove_duplicate=False``."""
+    prefix, recurse, remove_duplicate = _member_options(args, kwargs)
     found, seen = [], set()
-    for prefix, sub in (named_modules(args[0]) if recurse else [("", args[0])]):
+    for path, sub in (named_modules(args[0], prefix, remove_duplicate) if recurse else [(prefix, args[0])]):
         for name in sub.module.buffers:
             value = sub.attrs.get(name)
             if value is not None and id(value) not in seen:
-                seen.add(id(value))
-                found.append(((f"{prefix}.{name}" if prefix else name), value))
+                if remove_duplicate:
+                    seen.add(id(value))
+                found.append(((f"{path}.{name}" if path else name), value))
     return found
 
 

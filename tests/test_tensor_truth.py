@@ -145,9 +145,11 @@ class M(nn.Module):
 
 def test_in_place_ops_change_or_forget_known_values(tmp_path):
     """`z.add_(2)` on arange(3) makes z [2, 3, 4]: a is Linear(4, 4), 4*4 + 4 = 20 params (with
-    z's stale [0, 1, 2] it would be Linear(4, 2)).  `w.zero_()` leaves w unknown here (not
-    [0, 1, 2], which it no longer holds): the `if` on it is an assumption, taken as true as every
-    undecided condition, so b is Linear(4, 100), 4*100 + 100 = 500 params: 520 in all."""
+    z's stale [0, 1, 2] it would be Linear(4, 2)).  `w.zero_()` makes w [0, 0, 0] (not the
+    [0, 1, 2] it no longer holds): the `if` is true, so b is Linear(4, 100), 4*100 + 100 = 500
+    params.  `v.uniform_()` leaves v unknown (random values, not the stale [0, 1, 2]): its `if` is
+    an assumption, taken as true as every undecided condition, so c is Linear(4, 1000),
+    4*1000 + 1000 = 5,000 params: 5,520 in all, incomplete."""
     report = _analyse(tmp_path, '''
 class M(nn.Module):
     def __init__(self):
@@ -156,16 +158,20 @@ class M(nn.Module):
         z.add_(2)
         w = torch.arange(3)
         w.zero_()
+        v = torch.arange(3.0)
+        v.uniform_()
         self.a = nn.Linear(4, z.tolist()[2])
         if w.tolist() != [0, 1, 2]:
             self.b = nn.Linear(4, 100)
+        if v.tolist() != [0.0, 1.0, 2.0]:
+            self.c = nn.Linear(4, 1000)
 
     def forward(self, x):
         return self.a(x)
 ''')
-    assert report.totals.params == 520
+    assert report.totals.params == 5520
     assert not report.totals.complete
-    assert any("not known" in u.what for u in report.unknown)
+    assert {u.location.split(":")[1] for u in report.unknown if "not known" in u.what} == {"17"}  # the `if` on v
 
 
 def test_values_through_repeat_expand_and_basic_indexing(tmp_path):
@@ -295,6 +301,33 @@ class M(nn.Module):
         return self.fc(x)
 ''')
     assert report.totals.params == 30
+
+
+def test_copy_fill_and_zero_write_known_values(tmp_path):
+    """`t.copy_(src)` holds src's values (broadcast, cast to t's dtype), `fill_(v)` v everywhere
+    (a one-element tensor's value too), `zero_()` zeros: transformers' `init.copy_` writes a
+    conv's stride into its buffer this way (EnCodec's padding).  t = [1, 2, 3] after copy_:
+    sum 6; u = 7 after fill_: Linear(6, 7) = 6*7 + 7 = 49 params; w zeroed, so `w.sum() == 0`
+    is true and g = Linear(1, 1) is built: 2 more, 51.  (Had copy_ forgotten the values, the
+    sizes would be unknown.)"""
+    report = _analyse(tmp_path, '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        t = torch.zeros(3, dtype=torch.int64)
+        t.copy_(torch.tensor([1.0, 2.0, 3.0]))
+        u = torch.empty((), dtype=torch.int64)
+        u.fill_(torch.tensor(7))
+        w = torch.ones(2, 2)
+        w.zero_()
+        self.fc = nn.Linear(int(t.sum()), int(u))
+        if w.sum() == 0:
+            self.g = nn.Linear(1, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+''', inputs=("1x6",))
+    assert report.totals.params == 51 and report.unknown == []
 
 
 def test_augmented_assignment_writes_into_the_tensor(tmp_path):

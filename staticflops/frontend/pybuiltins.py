@@ -137,6 +137,8 @@ def build_builtins(object_class: Class) -> dict:
             if isinstance(value, Expr) and pytype is int:
                 return _floor(value)
             if isinstance(value, Tensor):
+                if pytype in (int, float, bool) and _known_number(value):  # int(t) of a one-element tensor
+                    return pytype(_known_number_value(value))
                 return interp.unknown(f"{name}() of a tensor's value", node)
             if pytype is str:
                 if isinstance(value, Builtin) and hasattr(value, "python_repr"):  # a framework class: str(type(t))

@@ -217,6 +217,22 @@ def assigned(values: list | None, shape: tuple, key, value, dtype: str) -> list 
     return result
 
 
+def overwritten(shape: tuple, dtype: str, source) -> list | None:
+    """The values of a tensor of ``shape`` after ``copy_(source)`` or ``fill_(source)``: a
+    number or a tensor of known values broadcast to it, cast to ``dtype``; None when that is
+    not known (transformers' ``init.copy_`` writes a conv's stride into its buffer this way)."""
+    if isinstance(source, bool) or not isinstance(source, (int, float, Tensor)) or \
+            not all(type(d) is int for d in shape):
+        return None
+    count = 1
+    for d in shape:
+        count *= d
+    if count > MAX_VALUES:
+        return None
+    values = [source] * count if not isinstance(source, Tensor) else flat(source, tuple(shape))
+    return fit(values, dtype) if known(shape, values) is not None else None
+
+
 def flipped(values: list | None, shape: tuple, dims) -> list | None:
     """The values of ``flip(dims)``: each listed dim read backwards."""
     if known(shape, values) is None or not shape:

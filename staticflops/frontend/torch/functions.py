@@ -256,12 +256,24 @@ def build_functions(t: TorchOps) -> dict:
         return result
     f["flip"] = flip
 
-    def in_place(interp, args, kwargs, node):
-        if isinstance(args[0], Tensor):
-            args[0].values = args[0].progression = None  # x.zero_(), x.fill_(v), x.copy_(y): the values it had are gone
-        return identity(interp, args, kwargs, node)
+    def in_place(interp, args, kwargs, node, name):
+        x = args[0]
+        if isinstance(x, Tensor):
+            # x.zero_(), x.fill_(v), x.copy_(y) with v, y known: the values written; otherwise
+            # (and x.normal_()...) the values it had are gone
+            source = 0 if name == "zero_" else args[1] if len(args) > 1 else \
+                kwargs.get("value" if name == "fill_" else "src")
+            if name == "fill_" and isinstance(source, Tensor) and source.values is not None and len(source.values) == 1:
+                source = source.values[0]
+            written = constants.overwritten(tuple(x.shape), x.dtype, source) \
+                if name in ("zero_", "fill_", "copy_") and x.shape is not None and x.dtype != "bool" else None
+            x.values, x.progression = written, None
+        result = identity(interp, args, kwargs, node)
+        if isinstance(x, Tensor) and isinstance(result, Tensor):
+            result.values = x.values  # what the tensor holds now (framework._writing_back keeps it)
+        return result
     for name in ("masked_fill_", "fill_", "zero_", "copy_", "normal_", "uniform_", "erfinv_"):
-        f[name] = in_place
+        f[name] = lambda interp, args, kwargs, node, name=name: in_place(interp, args, kwargs, node, name)
 
     def cast(dtype):
         def fn(interp, args, kwargs, node):

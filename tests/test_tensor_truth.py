@@ -370,3 +370,24 @@ class M(nn.Module):
         return self.fc(x)
 ''')
     assert report.totals.params == 85, report.unknown
+
+
+def test_a_like_function_of_none_raises_torchs_type_error(tmp_path):
+    """torch.ones_like(None) raises TypeError (transformers' EnCodec forward without inputs dies
+    there in torch too); code may catch it.  Caught here, the model takes the other head:
+    Linear(4, 8) on 1x4 is 32 MACs = 64 FLOPs (a made-up tensor would take Linear(4, 4): 32)."""
+    report = _analyse(tmp_path, '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.small = nn.Linear(4, 4)
+        self.wide = nn.Linear(4, 8)
+
+    def forward(self, x, mask=None):
+        try:
+            torch.ones_like(mask)
+        except TypeError:
+            return self.wide(x)
+        return self.small(x)
+''')
+    assert report.totals.forward_flops == 64 and report.unknown == []

@@ -1224,8 +1224,13 @@ def build_constructors(t: TorchOps) -> dict:
     def like_of(name):
         def like(interp, args, kwargs, node):
             source = args[0]
-            if not isinstance(source, Tensor):
-                return source if isinstance(source, Unknown) else Tensor(())
+            if isinstance(source, Unknown):
+                return source
+            if not isinstance(source, Tensor):  # torch.ones_like(None): torch's own TypeError
+                kind = "NoneType" if source is None else getattr(getattr(source, "cls", None), "name", None) \
+                    or type(source).__name__
+                raise interp.fail(f"{name}(): argument 'input' (position 1) must be Tensor, not {kind}", node,
+                                  python="TypeError")
             made = Tensor(source.shape, dtype_of(kwargs, source.dtype))
             value = _FILLS.get(name) if name != "full_like" else (args[1] if len(args) > 1 else kwargs.get("fill_value"))
             return filled(made, value if type(value) in (int, float, bool) else None)

@@ -288,6 +288,32 @@ def test_bad_config_is_a_located_error(tmp_path, text, message):
     assert message in result.output.replace(str(tmp_path) + "/", "")
 
 
+def test_a_missing_transformers_or_model_type_says_so(tmp_path, source_path):
+    """No transformers where libraries are read (an empty --source-path, run by a Python without
+    it): the error says how to install it, not an unknown import.  A model_type the installed
+    transformers has no folder for (transfo-xl, removed before 5.x): the error names the file it
+    looked for."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    path = tmp_path / "config.json"
+    path.write_text('{"model_type": "llama", "architectures": ["LlamaForCausalLM"]}')
+    code = ("import sys, staticflops\n"
+            "try:\n    staticflops.analyze(sys.argv[1], inputs=['1x32:int64'], source_path=[sys.argv[2]])\n"
+            "except staticflops.AnalysisError as error:\n    print(error)\n")
+    isolated = subprocess.run([sys.executable, "-I", "-c", code, str(path), str(empty)], capture_output=True,
+                              text=True, cwd=tmp_path)  # -I: no user site-packages with a transformers in it
+    found = "transformers" in subprocess.run([sys.executable, "-I", "-c", "import importlib.util as u; "
+                                              "print(u.find_spec('transformers') and 'transformers')"],
+                                             capture_output=True, text=True).stdout
+    if not found:  # (a test environment that has transformers installed cannot show the first case)
+        assert "pip install --no-deps transformers huggingface_hub" in isolated.stdout, isolated.stdout + isolated.stderr
+    path.write_text('{"model_type": "transfo-xl", "architectures": ["TransfoXLLMHeadModel"]}')
+    result = CliRunner().invoke(app, ["analyze", str(path), "--input", "1x32:int64", "--source-path", str(source_path)])
+    assert result.exit_code == 1
+    assert "no modeling file for model_type 'transfo-xl' (transformers/models/transfo_xl/modeling_transfo_xl.py)" \
+        in result.output.replace("\n", " ")
+
+
 # ---- the torch pieces transformers' modeling code uses (hand-derived) -------------------------
 
 BLOCKS = '''

@@ -82,9 +82,30 @@ def config_model(path, reader, max_bytes: int, model: str | None, libraries=None
                             where, "SF101")
     fields = dict(config, use_cache=False)
     module = _module(model_type, libraries)
+    _check_installed(model_type, module, libraries, where)
     source = (f"from transformers.models.{module}.modeling_{module} import {arch}\n"
               f"CONFIG = {_literal(fields)}\n")
     return source, f"{arch}({arch}.config_class(**CONFIG))"
+
+
+def _check_installed(model_type: str, module: str, libraries, where: Location) -> None:
+    """A clear error when the transformers the config needs is not where libraries are read, or
+    has no modeling file for its ``model_type`` (a type from another version), instead of an
+    unknown import deep in the analysis."""
+    if libraries is None:
+        return
+    if libraries.locate("transformers") is None:
+        raise AnalysisError(
+            "a config.json is built with the modeling code of an installed transformers, and none is found: "
+            "install it beside staticflops without torch (`pip install --no-deps transformers huggingface_hub`), "
+            "or name a folder holding `transformers/` with --source-path, or an environment with --python",
+            where, "SF101")
+    if libraries.locate(f"transformers.models.{module}.modeling_{module}") is None:
+        package = libraries.locate("transformers")
+        raise AnalysisError(
+            f"the transformers at {Path(package).parent if isinstance(package, Path) else package} has no modeling "
+            f"file for model_type {model_type!r} (transformers/models/{module}/modeling_{module}.py): a model type "
+            "of another transformers version?", where, "SF101")
 
 
 def _module(model_type: str, libraries=None) -> str:

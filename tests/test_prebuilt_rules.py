@@ -2,6 +2,7 @@
 a compiled copy gives the same rule set as reading the YAML, is not used once a file it came
 from changes, and nothing is written at start-up (tests/test_packaging.py: the real wheel)."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -71,3 +72,26 @@ def test_a_source_checkout_has_no_copy_and_writes_none(tmp_path):
     loader._LOADED.clear()
     assert loader.load_ruleset("standard").get("linear") is not None
     assert sorted(p.name for p in RULES.iterdir()) == before
+
+
+def test_a_compiled_formula_is_checked_before_its_first_use(builtin):
+    """The copy's formulas are parsed and checked when first read, not at load (a run prices a
+    few kinds): one that is not a formula still never runs, it fails its check with the same
+    FormulaError the YAML route gives at load."""
+    from staticflops.rulesets.formula import FormulaError
+
+    copy_file = builtin / prebuilt.FOLDER / "standard.json"
+    entry = json.loads(copy_file.read_text())
+    entry["rules"]["linear"]["macs"] = "__import__('os').getcwd()"
+    copy_file.write_text(json.dumps(entry))
+    ruleset = prebuilt.read(loader._resolve("standard", None))
+    assert ruleset is not None  # loaded: nothing was parsed yet
+    with pytest.raises(FormulaError, match="not allowed in a formula|only these functions"):
+        ruleset.rules["linear"].macs.evaluate({})
+    # every untouched one, checked when read, names the variables the YAML's does
+    yaml = loader._load(builtin / "standard.yaml", chain=(), named=builtin / "standard.yaml")
+    for kind, rule in yaml.rules.items():
+        if kind != "linear":
+            for field in prebuilt._FORMULAS:
+                mine, theirs = getattr(ruleset.rules[kind], field), getattr(rule, field)
+                assert (mine is None) == (theirs is None) and (mine is None or mine.names == theirs.names), kind

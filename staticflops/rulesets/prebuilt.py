@@ -11,7 +11,8 @@ fresh: the SHA-256 of every YAML file it came from and of the modules that compi
 (``loader.py``, ``compiled.py``, ``schema.py``, ``prebuilt.py``) must be as recorded.  An editable install or a
 source checkout has no copy (or an edited file makes it stale): the YAML is read, as before,
 and nothing is written anywhere.  Nothing in a copy is trusted more than the YAML it came
-from: its formulas are parsed and checked again when loaded, as every formula is.
+from: its formulas are parsed and checked again, each when first read (before it is ever
+evaluated), as every formula is.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def read(path: Path):
                           files=[_local(name, folder) for name in entry["files"]], options=dict(entry["options"]))
         for table, rules in (("rules", ruleset.rules), ("classes", ruleset.classes)):
             for kind, fields in entry[table].items():
-                formulas = {name: Formula(fields[name]) if fields[name] is not None else None for name in _FORMULAS}
+                formulas = {name: Formula.checked_on_first_use(fields[name]) if fields[name] is not None else None
+                            for name in _FORMULAS}
                 where, line, column = fields["origin"]
                 rules[kind] = CompiledRule(kind=kind, note=fields["note"], origin=Location(_local(where, folder), line,
                                                                                          column), **formulas)

@@ -201,6 +201,41 @@ def test_named_members_keep_duplicates_when_asked(tmp_path):
     assert report.totals.params == 56 and report.unknown == []
 
 
+ASSERTS = '''
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self, n=4, decoder=False):
+        super().__init__()
+        assert n % 2 == 0, "n must be even"
+        self.fc = nn.Linear(4, n)
+        assert isinstance(n, int) and n > 100   # a call: passed over, as it always was
+        try:
+            assert decoder, "not a decoder"
+        except AssertionError:
+            self.extra = nn.Linear(1, 1)
+
+    def forward(self, x):
+        assert x.shape[-1] == 4
+        return self.fc(x)
+'''
+
+
+def test_a_plain_assert_that_fails_raises_assertion_error(tmp_path):
+    """Python raises AssertionError on a false test (transformers' ReformerModelWithLMHead asserts
+    `config.is_decoder`).  M(): n = 4 passes, the caught `assert decoder` builds extra: Linear(4, 4)
+    + Linear(1, 1) = 20 + 2 = 22 params.  M(n=3): the model cannot be built, as in Python.  A test
+    with a call (isinstance) is passed over."""
+    path = tmp_path / "asserts.py"
+    path.write_text(ASSERTS)
+    report = staticflops.analyze(str(path), inputs=["1x4"])
+    assert report.totals.params == 22 and report.unknown == []
+    with pytest.raises(staticflops.AnalysisError, match=r"asserts.py:9:9: .*an assert fails.*: n must be even"):
+        staticflops.analyze(str(path), model="M(n=3)", inputs=["1x4"])
+
+
 @pytest.mark.parametrize("literal, value", [
     ("0x10", 16), ("0o20", 16), ("0b1_0000", 16), ("1_6", 16), ("0_0 + 16", 16), ("0X_10", 16),
     ("int(16.0)", 16), ("int(1.6e1)", 16), ("int(1_6.)", 16), ("int(.16e2)", 16),

@@ -42,6 +42,35 @@ class _Continue(_Jump):
     outside = "'continue' not properly in loop"
 
 
+_PLAIN_TEST = (cst.Name, cst.Attribute, cst.Comparison, cst.ComparisonTarget, cst.BooleanOperation, cst.UnaryOperation,
+               cst.BinaryOperation, cst.Integer, cst.Float, cst.SimpleString, cst.Subscript, cst.SubscriptElement,
+               cst.Index)
+
+
+def _plain_test(node) -> bool:
+    """An expression of names, attributes, constants, subscripts and operators only (no call, no
+    f-string, no lambda): what an assert is taken at its word for."""
+    if node is None:
+        return False
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, _PLAIN_TEST) and not _is_operator(item):
+            return False
+        stack.extend(item.children)
+    return True
+
+
+_OPERATOR_NODES = frozenset({
+    "Equal", "NotEqual", "LessThan", "LessThanEqual", "GreaterThan", "GreaterThanEqual", "Is", "IsNot", "In",
+    "NotIn", "And", "Or", "Not", "Minus", "Plus", "Add", "Subtract", "Multiply", "Divide", "FloorDivide",
+    "Modulo", "Power"})
+
+
+def _is_operator(node) -> bool:
+    return type(node).__name__ in _OPERATOR_NODES
+
+
 class Raised(AnalysisError):
     """A Python exception raised by the analysed code (an interpreted ``raise``, or one of the
     errors our builtins model, e.g. ``IndexError``): its ``try``/``except`` may catch it, and
@@ -231,7 +260,32 @@ class Statements:
         pass
 
     def _exec_Assert(self, node, scope):
-        pass  # asserts guard inputs; they never change shapes or cost
+        """Python raises AssertionError when the test is false.  Asserts guard what a model is
+        given and never change a shape or a cost, so one is taken at its word only when its test
+        is made of plain reads and comparisons (no call) and comes out a Python ``False``
+        (``assert config.is_decoder``: the model cannot be built, as in Python).  Anything else
+        (a call, an undecidable or tensor-valued test, an error while evaluating it) is passed
+        over as before, and what evaluating it reported or traced is taken back: it decided
+        nothing."""
+        if not _plain_test(node.test):
+            return
+        marks = (len(self.unknowns), set(self._seen_unknowns), len(self.diagnostics), set(self.noted),
+                 set(self.assumptions), len(self.framework.tracer.ops))
+        try:
+            verdict = self.evaluate_node(node.test, scope)
+        except BudgetExceeded:
+            raise
+        except AnalysisError:
+            verdict = None
+        unknowns, seen, diagnostics, noted, assumptions, ops = marks
+        del self.unknowns[unknowns:], self.diagnostics[diagnostics:], self.framework.tracer.ops[ops:]
+        self._seen_unknowns, self.noted, self.assumptions = seen, noted, assumptions
+        if verdict is not False:
+            return
+        message = self.evaluate_node(node.msg, scope) if _plain_test(node.msg) else None
+        detail = f": {message}" if isinstance(message, str) else ""
+        raise self.fail(f"the model raises an error here (an assert fails){detail}", node, code="SF111",
+                        python="AssertionError")
 
     def _exec_Global(self, node, scope):
         if self.construction_memo.recorders:  # it writes outside itself (construction_memo.py)

@@ -26,3 +26,29 @@ class Net(nn.Module):
     assert report.unknown == [], report.unknown
     assert report.outputs == [[1, 3, 2, 4]] and report.totals.forward_flops == 384
 
+
+def test_a_tensor_compared_with_none_is_a_python_bool(tmp_path):
+    # torch 2.13: `torch.ones(2) == None` is False and `!= None` True (the tensor's operator
+    # returns NotImplemented, Python falls back to identity); `x * None` raises TypeError. So
+    # `input_ids == config.image_token_id` with the id unset is False, and the code's `.unsqueeze`
+    # on it fails as in torch (Blip-2 with its default config).
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 4)
+
+    def forward(self, x):
+        assert (x == None) is False and (None != x) is True
+        try:
+            x * None
+            failed = False
+        except TypeError:
+            failed = True
+        return self.proj(x) if failed else x
+""", inputs=("1x8",))
+    assert report.unknown == [], report.unknown
+    # Linear(8, 4) on one row: 32 MACs = 64 FLOPs
+    assert report.outputs == [[1, 4]] and report.totals.forward_flops == 64

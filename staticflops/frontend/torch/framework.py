@@ -585,6 +585,8 @@ class TorchFramework:
         kind = _OPERATORS.get(op_name)
         if kind is None:
             return interp.unknown(f"operator `{op_name}` on tensors is not modelled", node)
+        if left is None or right is None:
+            return _with_none(interp, op_name, left, right, node)
         return self.binary(interp, kind, left, right, node, comparison=_COMPARISONS.get(op_name),
                            valued_as=_VALUED_AS.get(op_name))
 
@@ -696,6 +698,25 @@ def _writing_back(fn):
             target.progression = result.progression if known else None
         return result
     return method
+
+
+def _with_none(interp, op_name: str, left, right, node):
+    """A tensor and None: torch's operators return NotImplemented for None, so Python falls back
+    to identity for `==`/`!=` (`input_ids == config.image_token_id` with the id unset is the bool
+    False, not a mask) and raises TypeError for the others."""
+    if op_name in ("Equal", "NotEqual"):
+        return op_name == "NotEqual"
+    first, second = ("NoneType" if side is None else "Tensor" for side in (left, right))
+    if op_name in _ORDERINGS:
+        message = f"'{_ORDERINGS[op_name]}' not supported between instances of '{first}' and '{second}'"
+    else:
+        message = f"unsupported operand type(s) for {_SYMBOLS.get(op_name, op_name)}: '{first}' and '{second}'"
+    raise interp.fail(message, node, python="TypeError")
+
+
+_ORDERINGS = {"LessThan": "<", "LessThanEqual": "<=", "GreaterThan": ">", "GreaterThanEqual": ">="}
+_SYMBOLS = {"Add": "+", "Subtract": "-", "Multiply": "*", "Divide": "/", "FloorDivide": "//", "Modulo": "%",
+            "Power": "** or pow()", "BitAnd": "&", "BitOr": "|", "BitXor": "^"}
 
 
 def _tensors_in(values) -> list:

@@ -3,6 +3,7 @@
 lines of model code that mimic the library's pattern.  Expected numbers are worked out by hand in
 the comments; behaviours are torch 2.13's (checked by running torch, not staticflops)."""
 
+import staticflops
 from snippet_helpers import analyse
 
 
@@ -52,3 +53,53 @@ class Net(nn.Module):
     assert report.unknown == [], report.unknown
     # Linear(8, 4) on one row: 32 MACs = 64 FLOPs
     assert report.outputs == [[1, 4]] and report.totals.forward_flops == 64
+
+
+FOURIER = """
+import torch
+import torch.nn as nn
+from functools import partial
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 4)
+        self.transform = partial(torch.fft.fftn, dim=(1, 2))  # FNet's mixing layer
+
+    def forward(self, x):
+        mixed = self.transform(x).real                       # (1, 6, 8)
+        half = torch.fft.rfft(x)                             # 8 // 2 + 1 = 5: (1, 6, 5)
+        back = torch.fft.irfft(half)                         # 2 * (5 - 1) = 8: (1, 6, 8)
+        padded = torch.fft.fft(x, n=16, dim=1)               # (1, 16, 8)
+        planes = torch.fft.rfftn(x, s=(4, 10))               # dims 1, 2 -> 4, 10 // 2 + 1 = 6: (1, 4, 6)
+        freqs = torch.fft.fftfreq(8), torch.fft.rfftfreq(8)  # (8,), (5,)
+        centred = torch.fft.fftshift(back, dim=-1)           # (1, 6, 8)
+        return self.proj(mixed), half, centred, padded, planes, *freqs
+"""
+
+
+def test_torch_fft_transforms_shapes_and_zero_standard_cost(tmp_path):
+    # Shapes as torch 2.13 gives them (noted beside each line); FlopCounterMode has no formula for
+    # the FFT kernels (aten._fft_c2c/_fft_r2c/_fft_c2r), so only the Linear counts: 6 rows * 8 * 4
+    # = 192 MACs = 384 FLOPs (FNet default config at 1x32 tokens: 3,662,807,040 FLOPs, equal to
+    # FlopCounterMode's, measured with tools/flop_measure.py's measure_call).
+    report = analyse(tmp_path, FOURIER, inputs=("1x6x8",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 6, 4], [1, 6, 5], [1, 6, 8], [1, 16, 8], [1, 4, 6], [8], [5]]
+    assert report.totals.forward_flops == 384
+
+
+def test_torch_fft_full_convention_counts_radix_two(tmp_path):
+    # rules/full.yaml's fft: transforms * floor(c * points * log2n), c = 5 for a complex transform,
+    # 5/2 for a one-sided one, log2n = bit_length(points - 1):
+    #   fftn over (6, 8): 1 transform of 48 points, log2n 6: 5 * 48 * 6 = 1440
+    #   rfft of 8 points, 6 rows: 6 * floor(2.5 * 8 * 3) = 6 * 60 = 360
+    #   irfft back to 8 points, 6 rows: 360
+    #   fft n=16 along dim 1, 8 columns: 8 * 5 * 16 * 4 = 2560
+    #   rfftn s=(4, 10): 1 transform of 40 points, log2n 6: floor(2.5 * 40 * 6) = 600
+    path = tmp_path / "model.py"
+    path.write_text(FOURIER)
+    report = staticflops.analyze(path, inputs=["1x6x8"], rules="full")
+    ffts = {row.type: row.forward_flops for row in report.layers if row.type.startswith("torch.fft.")}
+    assert ffts == {"torch.fft.fftn": 1440, "torch.fft.rfft": 360, "torch.fft.irfft": 360, "torch.fft.fft": 2560,
+                    "torch.fft.rfftn": 600}

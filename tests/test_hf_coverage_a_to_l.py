@@ -103,3 +103,29 @@ def test_torch_fft_full_convention_counts_radix_two(tmp_path):
     ffts = {row.type: row.forward_flops for row in report.layers if row.type.startswith("torch.fft.")}
     assert ffts == {"torch.fft.fftn": 1440, "torch.fft.rfft": 360, "torch.fft.irfft": 360, "torch.fft.fft": 2560,
                     "torch.fft.rfftn": 600}
+
+
+def test_calling_none_raises_type_error(tmp_path):
+    # Python: `None(x)` raises TypeError "'NoneType' object is not callable" (Gemma 4 with no
+    # vision_config leaves `self.vision_tower` None; given pixels, torch fails there), which the
+    # code may catch; so may `3()`.
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tower = None
+        self.proj = nn.Linear(8, 4)
+
+    def forward(self, x):
+        try:
+            self.tower(pixel_values=x)
+        except TypeError as error:
+            assert str(error) == "'NoneType' object is not callable"
+            return self.proj(x)
+        return x
+""", inputs=("1x8",))
+    assert report.unknown == [], report.unknown
+    # Linear(8, 4) on one row: 32 MACs = 64 FLOPs
+    assert report.outputs == [[1, 4]] and report.totals.forward_flops == 64

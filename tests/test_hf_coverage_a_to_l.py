@@ -129,3 +129,57 @@ class Net(nn.Module):
     assert report.unknown == [], report.unknown
     # Linear(8, 4) on one row: 32 MACs = 64 FLOPs
     assert report.outputs == [[1, 4]] and report.totals.forward_flops == 64
+
+
+def test_indexing_none_raises_type_error(tmp_path):
+    # Python: `None[0]` raises TypeError "'NoneType' object is not subscriptable" (LFM2-MoE's and
+    # DeepSeek-OCR-2's default configs leave `layer_types`/`mlp_layer_types` None: torch fails
+    # building the model), which the code may catch.
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self, layer_types=None):
+        super().__init__()
+        try:
+            wide = layer_types[0] == "wide"
+        except TypeError as error:
+            assert str(error) == "'NoneType' object is not subscriptable"
+            wide = True
+        self.proj = nn.Linear(8, 4 if wide else 2)
+
+    def forward(self, x):
+        return self.proj(x)
+""", inputs=("1x8",))
+    assert report.unknown == [], report.unknown
+    # Linear(8, 4) on one row: 32 MACs = 64 FLOPs
+    assert report.outputs == [[1, 4]] and report.totals.forward_flops == 64
+
+
+def test_a_missing_attribute_of_none_or_a_bool_raises_attribute_error(tmp_path):
+    # Python: `None.to` and `False.unsqueeze` raise AttributeError ("'NoneType' object has no
+    # attribute 'to'"): Kosmos-2 given no image mask, Blip-2's `input_ids == None` mask (False)
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 4)
+
+    def forward(self, x, mask=None):
+        caught = 0
+        for value in (mask, x == None):
+            try:
+                value.unsqueeze(-1)
+            except AttributeError as error:
+                caught += 1
+                assert str(error) in ("'NoneType' object has no attribute 'unsqueeze'",
+                                      "'bool' object has no attribute 'unsqueeze'")
+        assert caught == 2
+        return self.proj(x)
+""", inputs=("1x8",))
+    assert report.unknown == [], report.unknown
+    # Linear(8, 4) on one row: 32 MACs = 64 FLOPs
+    assert report.outputs == [[1, 4]] and report.totals.forward_flops == 64
+

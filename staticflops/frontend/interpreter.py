@@ -641,6 +641,9 @@ class Interpreter(Statements, Expressions):
             raise self.fail(f"index {show(key)} is out of range for {describe(container)}", node, "SF113",
                             python=python) from error
         except (TypeError, Undecidable):
+            if container is None or type(container) in (bool, int, float, complex):  # a field left None
+                raise self.fail(f"'{type(container).__name__}' object is not subscriptable", node,
+                                python="TypeError") from None
             return self.unknown(f"indexing {describe(container)} with {show(key)}", node)
 
     def _user_hook(self, instance: Instance, name: str):

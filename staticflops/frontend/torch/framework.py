@@ -461,6 +461,10 @@ class TorchFramework:
             # (Idefics3's `pixel_values.shape[1:].numel()`)
             return Builtin("Size.numel", lambda interp, args, kwargs, node: _size_numel(interp, value, args, kwargs, node),
                            bind_self=False)
+        if (value is None or type(value) in (bool, int, float, complex, str)) and not hasattr(value, name):
+            # Python's AttributeError (a config field left None: `None.to(...)`, `False.unsqueeze`)
+            raise interp.fail(f"'{type(value).__name__}' object has no attribute '{name}'", node, "SF115",
+                              python="AttributeError")
         if isinstance(value, complex) or value is None:
             return interp.unknown(f"`None` has no attribute `{name}`", node)
         return interp.unknown(f"attribute `{name}` of {type(value).__name__} is not modelled", node)

@@ -183,3 +183,42 @@ class Net(nn.Module):
     # Linear(8, 4) on one row: 32 MACs = 64 FLOPs
     assert report.outputs == [[1, 4]] and report.totals.forward_flops == 64
 
+
+def test_copy_copy_of_an_object_is_a_new_object(tmp_path):
+    # Python: copy.copy(obj) is a new object with the same attribute values; setting one on the
+    # copy leaves the original alone (transformers' per-layer config view copies the model config
+    # and sets head_dim 512 on the copy for EmbeddingGemma2's full-attention layers: the model's
+    # own head_dim stays 256). A class's __copy__ is used when it has one.
+    report = analyse(tmp_path, """
+import copy
+import torch.nn as nn
+
+class Config:
+    def __init__(self):
+        self.head_dim = 256
+        self.sizes = [1]
+
+class Custom:
+    def __copy__(self):
+        return 7
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        config = Config()
+        layer = copy.copy(config)
+        layer.head_dim = 512
+        assert layer.sizes is config.sizes  # shallow: the same list
+        listed = copy.copy(config.sizes)
+        listed.append(2)
+        self.wide = nn.Linear(1, layer.head_dim)
+        self.narrow = nn.Linear(1, config.head_dim + len(config.sizes) + copy.copy(Custom()) - 8)
+
+    def forward(self, x):
+        return self.wide(x), self.narrow(x)
+""", inputs=("1x1",))
+    assert report.unknown == [], report.unknown
+    # 256 + 1 + 7 - 8 = 256 outputs for the original's Linear
+    assert report.outputs == [[1, 512], [1, 256]]
+    # Linear(1, 512) + Linear(1, 256): 512 + 256 MACs = 1,536 FLOPs
+    assert report.totals.forward_flops == 1536

@@ -121,3 +121,25 @@ def test_a_split_that_does_not_fit_the_tiles_is_a_misfit(tmp_path):
     # any-resolution model given one image where it splits per tile): the tile axis is tried next
     cause = ("m.py:394:26: error: split: split sizes must sum exactly to the dimension's size 1, got [3] (sum 3)")
     assert script.MISFIT.search(cause)
+
+
+def test_a_spectrogram_named_input_values(tmp_path):
+    # input_values is raw audio (1x16000), then mono (1x1x16000); a configuration naming mel bins
+    # and a max_length makes the next try a spectrogram (batch, frames, bins)
+    path = _folder(tmp_path, """
+        from .configuration_toy import ToyConfig
+
+        class ToyPreTrainedModel(PreTrainedModel):
+            pass
+
+        class ToyModel(ToyPreTrainedModel):
+            def forward(self, input_values, head_mask=None):
+                return input_values
+        """, """
+        class ToyConfig(PreTrainedConfig):
+            num_mel_bins: int = 128
+            max_length: int = 1024
+        """)
+    model, specs = script.model_expression(path.read_text())
+    assert specs == ["1x16000"]
+    assert script.alternatives(path, specs) == [["1x1x16000"], ["1x1024x128"]]

@@ -193,7 +193,8 @@ def _config_pair(folder: Path, names: tuple) -> tuple | None:
 def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
     """Other inputs to try when the first do not fit: the configuration's image size (a pair:
     height and width) and channels for ``pixel_values`` (and its frames, for a video model); its mel bins for ``input_features`` in both layouts (B, F, T)
-    and (B, T, F); a mono channel axis for ``input_values``; an image for a lone input the
+    and (B, T, F); a mono channel axis for ``input_values``, then (B, frames, mel bins) when the
+    configuration names mel bins (a spectrogram model); an image for a lone input the
     script could not name (``hidden_states``: token ids were tried first).  Last, images with an axis of
     tiles or images per sample, (batch, tiles, channels, height, width): one, or five when
     the model also takes ``image_sizes`` (an any-resolution model keeps the tiles its image size
@@ -221,7 +222,10 @@ def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
             second.append(f"1x3000x{bins}")
         elif spec == INPUTS["input_values"]:
             first.append("1x1x16000")
-            second.append(spec)
+            # a spectrogram model names its input input_values too (the Audio Spectrogram
+            # Transformer: (batch, frames, mel bins)), its configuration the mel bins and frames
+            mel = _config_default(path.parent, ("num_mel_bins",))
+            second.append(f"1x{_config_default(path.parent, ('max_length',)) or 1024}x{mel}" if mel else spec)
         elif unnamed:
             # a lone input the script could not name (`hidden_states`) that did not fit as token ids:
             # an image

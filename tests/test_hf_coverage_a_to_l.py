@@ -222,3 +222,34 @@ class Net(nn.Module):
     assert report.outputs == [[1, 512], [1, 256]]
     # Linear(1, 512) + Linear(1, 256): 512 + 256 MACs = 1,536 FLOPs
     assert report.totals.forward_flops == 1536
+
+
+def test_a_module_without_forward_raises_not_implemented_error(tmp_path):
+    # torch 2.13: calling an nn.Module subclass that defines no forward raises NotImplementedError
+    # ('Module [Tower] is missing the required "forward" function'), which the code may catch
+    # (transformers' BarkModel holds sub-models and has no forward of its own)
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Tower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tower = Tower()
+        self.head = nn.Linear(8, 4)
+
+    def forward(self, x):
+        try:
+            x = self.tower(x)
+        except NotImplementedError as error:
+            assert str(error) == 'Module [Tower] is missing the required "forward" function'
+        return self.head(x)
+""", inputs=("1x8",))
+    assert report.unknown == [], report.unknown
+    # only the head runs: Linear(8, 4) on one row, 32 MACs = 64 FLOPs; params 72 + 36 = 108
+    assert report.outputs == [[1, 4]] and report.totals.forward_flops == 64
+    assert report.totals.params == 72 + 36

@@ -97,3 +97,49 @@ def test_an_error_naming_an_input_the_script_can_give(tmp_path):
               "cause": "m.py:3:4: error: the model raises an error here: You have to specify either input_ids or inputs_embeds"}
     assert script._asked_for(text, "ToyModel", ["1x3x224x224"], failed) == ["1x3x224x224", "1x32:int64"]
     assert script._asked_for(text, "ToyModel", ["1x3x224x224"], dict(failed, outcome="complete")) is None
+
+
+def test_text_only_inputs_when_the_default_config_has_no_vision_tower(tmp_path):
+    # a multimodal forward(input_ids, pixel_values=None, ...): the script adds the optional image;
+    # images=False leaves it (and the image_sizes that follow it) out, and the retry is taken only
+    # on a cause saying the model has no vision tower
+    text = textwrap.dedent("""
+        class ToyModel(ToyPreTrainedModel):
+            def forward(self, input_ids=None, pixel_values=None, image_sizes=None, labels=None):
+                return input_ids
+        """)
+    assert script._forward_inputs(text, "ToyModel") == ["1x32:int64", "1x3x224x224", "1x2:int64=224"]
+    assert script._forward_inputs(text, "ToyModel", images=False) == ["1x32:int64"]
+    assert script.NO_VISION.search("m.py:3:4: error: 'NoneType' object is not callable")
+    assert script.NO_VISION.search("m.py:3:4: error: the model raises an error here: Image features were requested, "
+                                   "but the model was initialized without a vision_config.")
+    assert not script.NO_VISION.search("m.py:3:4: error: Conv2d expects 3 input channels, got 1")
+
+
+def test_a_split_that_does_not_fit_the_tiles_is_a_misfit(tmp_path):
+    # staticflops' own message for torch.split sizes that do not sum to the dimension (an
+    # any-resolution model given one image where it splits per tile): the tile axis is tried next
+    cause = ("m.py:394:26: error: split: split sizes must sum exactly to the dimension's size 1, got [3] (sum 3)")
+    assert script.MISFIT.search(cause)
+
+
+def test_a_spectrogram_named_input_values(tmp_path):
+    # input_values is raw audio (1x16000), then mono (1x1x16000); a configuration naming mel bins
+    # and a max_length makes the next try a spectrogram (batch, frames, bins)
+    path = _folder(tmp_path, """
+        from .configuration_toy import ToyConfig
+
+        class ToyPreTrainedModel(PreTrainedModel):
+            pass
+
+        class ToyModel(ToyPreTrainedModel):
+            def forward(self, input_values, head_mask=None):
+                return input_values
+        """, """
+        class ToyConfig(PreTrainedConfig):
+            num_mel_bins: int = 128
+            max_length: int = 1024
+        """)
+    model, specs = script.model_expression(path.read_text())
+    assert specs == ["1x16000"]
+    assert script.alternatives(path, specs) == [["1x1x16000"], ["1x1024x128"]]

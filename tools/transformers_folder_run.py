@@ -58,7 +58,7 @@ def _config_for(model: str, imported: list) -> str | None:
     return max(matching, key=len) if matching else (imported[0] if imported else None)
 
 
-def _forward_inputs(text: str, name: str, also: tuple = ()) -> list | None:
+def _forward_inputs(text: str, name: str, also: tuple = (), images: bool = True) -> list | None:
     """--input specs for ``name``'s own forward(): every parameter without a default,
     decoder_input_ids and (after input_ids) pixel_values, and those in ``also``, in order, with
     the ones before them the script knows how to fill; None when the class has no forward of its
@@ -74,7 +74,7 @@ def _forward_inputs(text: str, name: str, also: tuple = ()) -> list | None:
     params = [a.arg for a in forward.args.args[1:]]
     required = len(params) - len(forward.args.defaults)
     # a two-tower model (CLIP: input_ids, pixel_values, all optional) needs both towers' inputs
-    wanted = {"decoder_input_ids", *(["pixel_values"] if params[:1] == ["input_ids"] else []), *also}
+    wanted = {"decoder_input_ids", *(["pixel_values"] if params[:1] == ["input_ids"] and images else []), *also}
     needed = [i for i, p in enumerate(params) if i < required or p in wanted]
     if not params:
         return None
@@ -84,7 +84,7 @@ def _forward_inputs(text: str, name: str, also: tuple = ()) -> list | None:
         return None
     # an any-resolution model reads each image's (height, width) from `image_sizes`: given when
     # it comes after the pixels with nothing between that the script cannot fill
-    if "pixel_values" in params[: last + 1] and "image_sizes" in params:
+    if "pixel_values" in params[: last + 1] and "image_sizes" in params and images:
         sized = params.index("image_sizes")
         between = {p: spec for p in params[last + 1: sized] if (spec := known.get(p) or _by_name(p))}
         if sized > last and len(between) == len(params[last + 1: sized]):
@@ -165,7 +165,7 @@ def model_expression(text: str):
 MISFIT = re.compile(r"expects \d+ (input )?(channels|features|input channels|input features)|does not fit input|"
                     r"doesn't match model|do not broadcast|[Ii]nput image size|must be mono|too small|cannot reshape|"
                     r"expects a \d or \d-D input|patch width|out of range for a tensor of rank|"
-                    r"cannot unpack [234] values into [345] targets|split sizes .* not to the dimension's size")
+                    r"cannot unpack [234] values into [345] targets|split sizes must sum exactly to the dimension's size")
 
 
 def _config_default(folder: Path, names: tuple) -> int | None:
@@ -193,7 +193,8 @@ def _config_pair(folder: Path, names: tuple) -> tuple | None:
 def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
     """Other inputs to try when the first do not fit: the configuration's image size (a pair:
     height and width) and channels for ``pixel_values`` (and its frames, for a video model); its mel bins for ``input_features`` in both layouts (B, F, T)
-    and (B, T, F); a mono channel axis for ``input_values``; an image for a lone input the
+    and (B, T, F); a mono channel axis for ``input_values``, then (B, frames, mel bins) when the
+    configuration names mel bins (a spectrogram model); an image for a lone input the
     script could not name (``hidden_states``: token ids were tried first).  Last, images with an axis of
     tiles or images per sample, (batch, tiles, channels, height, width): one, or five when
     the model also takes ``image_sizes`` (an any-resolution model keeps the tiles its image size
@@ -221,7 +222,10 @@ def alternatives(path: Path, specs: list, unnamed: bool = False) -> list:
             second.append(f"1x3000x{bins}")
         elif spec == INPUTS["input_values"]:
             first.append("1x1x16000")
-            second.append(spec)
+            # a spectrogram model names its input input_values too (the Audio Spectrogram
+            # Transformer: (batch, frames, mel bins)), its configuration the mel bins and frames
+            mel = _config_default(path.parent, ("num_mel_bins",))
+            second.append(f"1x{_config_default(path.parent, ('max_length',)) or 1024}x{mel}" if mel else spec)
         elif unnamed:
             # a lone input the script could not name (`hidden_states`) that did not fit as token ids:
             # an image
@@ -279,7 +283,17 @@ def run_one(path: Path, source_path: str, max_seconds: int) -> dict:
         if result["outcome"] == "failed" and is_long_shot(path, specs, other, unnamed):
             break
         tried = result
+    text_only = _forward_inputs(path.read_text(encoding="utf-8"), model.split("(")[0], images=False)
+    if tried["outcome"] == "failed" and NO_VISION.search(tried.get("cause", "")) and text_only not in (None, specs):
+        # the default config has no vision tower (its `vision_config` is None): the optional image
+        # the script added cannot be used, and the text model is what the default config builds
+        tried = dict(run_inputs(path, source_path, max_seconds, row, model, text_only), first_input=original)
     return tried
+
+
+# The model has no vision tower to take the optional image the script gave (a multimodal model
+# whose default config leaves `vision_config` None: the tower is None, or the model says so).
+NO_VISION = re.compile(r"'NoneType' object is not callable|without a vision_config|without a vision tower")
 
 
 def _asked_for(text: str, name: str, specs: list, tried: dict) -> list | None:

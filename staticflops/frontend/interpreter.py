@@ -93,6 +93,9 @@ def _type_operand(value) -> bool:
     return isinstance(value, Builtin) and (getattr(value, "pytype", None) is not None or any(
         getattr(value, name, None) for name in ("base_class", "is_tensor_type", "instance_check")))
 
+# Python values that are never callable: calling one raises TypeError, which the code may catch
+_NOT_CALLABLE = (bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
+
 class Interpreter(Statements, Expressions):
     def __init__(self, framework, budget: Budget | None = None):
         self.framework = framework  # tensors, layers and the namespaces of torch/keras
@@ -638,6 +641,9 @@ class Interpreter(Statements, Expressions):
             raise self.fail(f"index {show(key)} is out of range for {describe(container)}", node, "SF113",
                             python=python) from error
         except (TypeError, Undecidable):
+            if container is None or type(container) in (bool, int, float, complex):  # a field left None
+                raise self.fail(f"'{type(container).__name__}' object is not subscriptable", node,
+                                python="TypeError") from None
             return self.unknown(f"indexing {describe(container)} with {show(key)}", node)
 
     def _user_hook(self, instance: Instance, name: str):
@@ -1010,6 +1016,8 @@ class Interpreter(Statements, Expressions):
             return self.call(self._bind(function, method, function.cls, node), args, kwargs, node)
         if isinstance(function, Tensor):
             return self.unknown("a tensor is called like a function", node)
+        if function is None or type(function) in _NOT_CALLABLE:  # a sub-model left None by its config
+            raise self.fail(f"'{type(function).__name__}' object is not callable", node, python="TypeError")
         return self.unknown(f"calling {describe(function)} is not interpreted", node)
 
     def call_builtin(self, builtin: Builtin, args, kwargs, node):

@@ -738,7 +738,7 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         "logging": quiet,
         "argparse": argparse_namespace(builtins["object"]),
         "copy": namespace("copy", {"deepcopy": Builtin("deepcopy", lambda i, a, k, n: deepcopy(a[0]), bind_self=False),
-                                   "copy": Builtin("copy", lambda i, a, k, n: a[0], bind_self=False)}),
+                                   "copy": Builtin("copy", lambda i, a, k, n: shallow_copy(i, a[0], n), bind_self=False)}),
         "__future__": namespace("__future__", {"annotations": None}),
         "enum": namespace("enum", pyclasses.enum_members_for(None, object_class)),
         "dataclasses": namespace("dataclasses", pyclasses.dataclasses_members(object_class)),
@@ -877,6 +877,22 @@ def _product(items, start=1):
     for item in items:
         total = total * item
     return total
+
+
+def shallow_copy(interp, value, node):
+    """``copy.copy``: a new object whose attributes are the same values (its class's ``__copy__``
+    when it defines one); transformers' per-layer configs are copies of the model config with a
+    few attributes set, which must not change the original.  A module instance stays itself
+    (Python's copy would share its ``_modules`` and ``_parameters`` dicts); lists, dicts and sets
+    are copied as Python copies them."""
+    if isinstance(value, Instance) and value.module is None:
+        method = interp.special_method(value, "__copy__")
+        if method is not None:
+            return interp.call(method, [], {}, node)
+        return Instance(value.cls, dict(value.attrs), value.location)
+    if type(value) in (list, dict, set):
+        return type(value)(value)
+    return value
 
 
 def deepcopy(value, memo: dict | None = None):

@@ -21,6 +21,7 @@ from staticflops.frontend.torch import accelerators, call_memo, constants, modul
 from staticflops.frontend.torch.tensor_attribute_names import NAMES as TENSOR_ATTRIBUTE_NAMES
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functional_table import build_functional
+from staticflops.frontend.torch.fourier import build_fourier
 from staticflops.frontend.torch.layers import NOT_MODELLED
 from staticflops.frontend.torch.numeric_limits import limits_functions
 from staticflops.frontend.torch.parametrize import utils_members
@@ -131,6 +132,7 @@ class TorchFramework:
         self.functions = {name: self._with_grad(name, fn) for name, fn in functions.items()}
         # torch.linalg's norms: in their own namespace, not torch.* nor a tensor method
         self.linalg_norm = self.functions.pop("linalg_norm")
+        self.fourier = {name: self._with_grad(name, fn) for name, fn in build_fourier(self.ops).items()}
         # torch.nn.functional only (F.unfold is not Tensor.unfold): the table of functional_table.py
         self.functional_only = {name: self._with_grad(name, fn) for name, fn in build_functional(self.ops).items()}
 
@@ -218,6 +220,8 @@ class TorchFramework:
                                                                  bind_self=False) for name in ("norm", "vector_norm")},
                                                  "solve_triangular": Builtin("torch.linalg.solve_triangular",
                                                                              self._solve_triangular, bind_self=False)}),
+            "fft": Namespace("torch.fft", {name: Builtin(f"torch.fft.{name}", fn, bind_self=False)
+                                           for name, fn in self.fourier.items()}),
             **self.dtypes,
             **limits_functions(self.object_class),
             # torch's float constants (torch 2.13.0: inf, nan, pi, e as Python floats)
@@ -245,7 +249,7 @@ class TorchFramework:
             "torch.nn.utils.parametrizations": nn.members["utils"].members["parametrizations"],
             "torch.utils.checkpoint": checkpoint, "torch.utils": torch.members["utils"],
             "torch.jit": torch.members["jit"], "torch._C": torch.members["_C"], "torch.onnx": torch.members["onnx"],
-            "torch.linalg": torch.members["linalg"], **probes, **stdlib,
+            "torch.linalg": torch.members["linalg"], "torch.fft": torch.members["fft"], **probes, **stdlib,
             "torch.autograd": autograd, "torch.autograd.function": autograd_function, **distributions,
             "numpy": Namespace("numpy", {"linspace": Builtin("numpy.linspace", _numpy_linspace, bind_self=False),
                                          "array": Builtin("numpy.array", _numpy_array, bind_self=False, pure=True),
@@ -457,6 +461,10 @@ class TorchFramework:
             # (Idefics3's `pixel_values.shape[1:].numel()`)
             return Builtin("Size.numel", lambda interp, args, kwargs, node: _size_numel(interp, value, args, kwargs, node),
                            bind_self=False)
+        if (value is None or type(value) in (bool, int, float, complex, str)) and not hasattr(value, name):
+            # Python's AttributeError (a config field left None: `None.to(...)`, `False.unsqueeze`)
+            raise interp.fail(f"'{type(value).__name__}' object has no attribute '{name}'", node, "SF115",
+                              python="AttributeError")
         if isinstance(value, complex) or value is None:
             return interp.unknown(f"`None` has no attribute `{name}`", node)
         return interp.unknown(f"attribute `{name}` of {type(value).__name__} is not modelled", node)
@@ -511,6 +519,8 @@ class TorchFramework:
         if name in ("T", "mT"):
             shape = tuple(reversed(tensor.shape)) if name == "T" else tensor.shape[:-2] + tensor.shape[-2:][::-1]
             return Tensor(shape, tensor.dtype)
+        if name in ("real", "imag"):  # a complex tensor's parts (complex results keep the float dtype here)
+            return Tensor(tensor.shape, tensor.dtype)
         if name == "dtype":  # torch's dtype object of the tensor's class (`x.dtype is torch.float32`)
             return self.dtypes.get(tensor.dtype, tensor.dtype)
         if name in ("is_xpu", "is_mps"):  # like is_cuda: the analysis models a CPU tensor
@@ -585,6 +595,8 @@ class TorchFramework:
         kind = _OPERATORS.get(op_name)
         if kind is None:
             return interp.unknown(f"operator `{op_name}` on tensors is not modelled", node)
+        if left is None or right is None:
+            return _with_none(interp, op_name, left, right, node)
         return self.binary(interp, kind, left, right, node, comparison=_COMPARISONS.get(op_name),
                            valued_as=_VALUED_AS.get(op_name))
 
@@ -696,6 +708,25 @@ def _writing_back(fn):
             target.progression = result.progression if known else None
         return result
     return method
+
+
+def _with_none(interp, op_name: str, left, right, node):
+    """A tensor and None: torch's operators return NotImplemented for None, so Python falls back
+    to identity for `==`/`!=` (`input_ids == config.image_token_id` with the id unset is the bool
+    False, not a mask) and raises TypeError for the others."""
+    if op_name in ("Equal", "NotEqual"):
+        return op_name == "NotEqual"
+    first, second = ("NoneType" if side is None else "Tensor" for side in (left, right))
+    if op_name in _ORDERINGS:
+        message = f"'{_ORDERINGS[op_name]}' not supported between instances of '{first}' and '{second}'"
+    else:
+        message = f"unsupported operand type(s) for {_SYMBOLS.get(op_name, op_name)}: '{first}' and '{second}'"
+    raise interp.fail(message, node, python="TypeError")
+
+
+_ORDERINGS = {"LessThan": "<", "LessThanEqual": "<=", "GreaterThan": ">", "GreaterThanEqual": ">="}
+_SYMBOLS = {"Add": "+", "Subtract": "-", "Multiply": "*", "Divide": "/", "FloorDivide": "//", "Modulo": "%",
+            "Power": "** or pow()", "BitAnd": "&", "BitOr": "|", "BitXor": "^"}
 
 
 def _tensors_in(values) -> list:

@@ -188,6 +188,9 @@ def build_functions(t: TorchOps) -> dict:
         if isinstance(wanted, str):  # x.view(torch.int32): the same bytes read as another dtype
             return view_dtype(interp, args[0], x, wanted, node)
         new = _sizes(args[1:]) or list(kwargs.get("shape", kwargs.get("size", ())))
+        # a size may be a one-element integer tensor (torch reads it: Longformer's chunk count
+        # `torch.div(seq_len, 2 * w, rounding_mode="trunc")`)
+        new = [_tensor_int(s) for s in new]
         result = t.reshape_like(interp, x, new, node, "view/reshape")
         result.dtype = args[0].dtype  # a view is the same elements (an int64 view stays int64)
         result.values = constants.reshaped(args[0].values, result.shape)

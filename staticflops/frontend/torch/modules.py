@@ -380,6 +380,14 @@ def _no_handle(interp, args, kwargs, node):
     return None
 
 
+def _forward_unimplemented(interp, args, kwargs, node):
+    """nn.Module's own ``forward``: a class that defines none raises NotImplementedError when
+    called, as torch's does (transformers' BarkModel is a container of sub-models)."""
+    name = args[0].cls.name if args and hasattr(args[0], "cls") else "Module"
+    raise interp.fail(f'Module [{name}] is missing the required "forward" function', node,
+                      python="NotImplementedError")
+
+
 def _getattr(interp, args, kwargs, node):
     """nn.Module.__getattr__: a subclass's override ends in ``super().__getattr__(name)``; a
     name that is no submodule raises AttributeError there, as in PyTorch (``hasattr`` is False)."""
@@ -402,6 +410,7 @@ MODULE_METHODS = {
     "double": _returns_self, "requires_grad_": _requires_grad, "extra_repr": _extra_repr,
     "register_forward_hook": _register_hook("hooks"), "register_forward_pre_hook": _register_hook("pre_hooks"),
     "zero_grad": _extra_repr, "reset_parameters": _extra_repr, "_reset_parameters": _extra_repr,
+    "forward": _forward_unimplemented,
     # hooks of state_dict()/load_state_dict(): saving and loading weights, which nothing counted runs
     **{name: _no_handle for name in ("_register_load_state_dict_pre_hook", "register_load_state_dict_pre_hook",
                                      "register_load_state_dict_post_hook", "_register_state_dict_hook",

@@ -37,3 +37,28 @@ class Net(nn.Module):
 """, inputs=("1x4",))
     assert report.unknown == [], report.unknown
     assert report.totals.params == 15 and report.totals.forward_flops == 24
+
+
+def test_multihead_attention_given_query_key_value_by_name(tmp_path):
+    # torch's MultiheadAttention.forward(query, key, value, key_padding_mask=None, ...): the
+    # inputs may be passed by name (Mask2Former's and Phi-4's vision pooling do).
+    # MHA(8, 2) on (1, 5, 8) query and (1, 7, 8) key/value:
+    # in-projections 5*8*8 + 7*8*8 + 7*8*8 = 320 + 448 + 448 = 1,216 MACs; scores 2 heads *
+    # 5*7*4 = 280, weighted values 280; out-projection 5*8*8 = 320: 2,096 MACs = 4,192 FLOPs.
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, q, kv):
+        out, weights = self.attn(query=q, key=kv, value=kv, key_padding_mask=None)
+        return out
+""", inputs=("1x5x8", "1x7x8"))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 5, 8]]
+    assert report.totals.forward_flops == 4192
+    # 3*8*8 + 3*8 in-projection, 8*8 + 8 out-projection: 288
+    assert report.totals.params == 288

@@ -609,7 +609,13 @@ class LayerFactory:
             return None
 
         def forward(interp, args, kwargs, node):
-            return factory.run_layer(args[0], list(args[1:]), kwargs, node)
+            inputs, kwargs = list(args[1:]), dict(kwargs)
+            # inputs given by name (`attn(query=q, key=k, value=v)`), in forward's order
+            for parameter in _FORWARD_INPUTS.get(spec.kind, ("input",))[len(inputs):]:
+                if parameter not in kwargs:
+                    break
+                inputs.append(kwargs.pop(parameter))
+            return factory.run_layer(args[0], inputs, kwargs, node)
 
         namespace = {"__init__": Builtin(f"{name}.__init__", init), "forward": Builtin(f"{name}.forward", forward)}
         return Class(name, (self.module_class,), namespace, module_kind=spec.kind)
@@ -661,6 +667,10 @@ class LayerFactory:
             _pooled_constant(tensors[0], results[0])
         package = _RETURN_SHAPES.get(state.kind)
         return package(results) if package else results[0]
+
+
+# The leading tensor parameters of a layer's forward, by kind: torch names most `input`.
+_FORWARD_INPUTS = {"multihead_attention": ("query", "key", "value")}
 
 
 def _pooled_constant(x: Tensor, out: Tensor) -> None:

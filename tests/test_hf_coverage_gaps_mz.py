@@ -62,3 +62,32 @@ class Net(nn.Module):
     assert report.totals.forward_flops == 4192
     # 3*8*8 + 3*8 in-projection, 8*8 + 8 out-projection: 288
     assert report.totals.params == 288
+
+
+def test_recurrent_cells_expose_their_weights(tmp_path):
+    # torch 2.13: nn.GRUCell(4, 6) registers weight_ih (18, 4), weight_hh (18, 6), bias_ih and
+    # bias_hh (18,) (3 gates * 6); LSTMCell(4, 6, bias=False) weight_ih (24, 4) and no biases.
+    # SLANet's _init_weights initialises them by name.
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.GRUCell(4, 6)
+        nn.init.uniform_(self.cell.weight_ih, -0.1, 0.1)
+        other = nn.LSTMCell(4, 6, bias=False)
+        assert other.bias_ih is None and other.bias_hh is None
+        # 18*4 + 18*6 + 18 + 18 = 72 + 108 + 36 = 216; 24*4 = 96 -> Linear(1, 312): 624 params
+        sizes = self.cell.weight_ih.numel() + self.cell.weight_hh.numel() + self.cell.bias_ih.numel() \\
+            + self.cell.bias_hh.numel() + other.weight_ih.numel()
+        self.probe = nn.Linear(1, sizes)
+
+    def forward(self, x):
+        return self.probe(x)
+""", inputs=("1x1",))
+    assert report.unknown == [], report.unknown
+    layers = {row.name: row for row in report.layers}
+    assert layers["probe"].params == 624
+    # the GRUCell's own parameters (its rule): 216
+    assert report.totals.params == 624 + 216

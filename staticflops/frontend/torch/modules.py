@@ -316,6 +316,24 @@ def _attention_projections(layer: Instance, attrs: dict) -> None:
     })
 
 
+def _cell_weights(layer: Instance, attrs: dict) -> None:
+    """The tensors an RNNCell/GRUCell/LSTMCell registers, under PyTorch's names, for code that
+    initialises them (``init.uniform_(cell.weight_ih, -std, std)``): ``weight_ih`` (G*H, I),
+    ``weight_hh`` (G*H, H) and, with ``bias``, ``bias_ih``/``bias_hh`` (G*H,), G the gates (1, 3
+    or 4).  The layer's rule counts the parameters; these only make the attributes exist."""
+    rows = attrs["gates"] * attrs["hidden_size"]
+
+    def weight(shape):
+        return Parameter(shape, requires_grad=True, owner=layer)
+
+    layer.attrs.update({
+        "weight_ih": weight((rows, attrs["input_size"])),
+        "weight_hh": weight((rows, attrs["hidden_size"])),
+        "bias_ih": weight((rows,)) if attrs["bias"] else None,
+        "bias_hh": weight((rows,)) if attrs["bias"] else None,
+    })
+
+
 def _returns_self(interp, args, kwargs, node):
     return args[0]
 
@@ -606,6 +624,8 @@ class LayerFactory:
                 _running_stats(self, bound, unknown)
             if spec.kind == "multihead_attention" and not unknown:
                 _attention_projections(self, self.module.attrs)
+            if spec.kind == "rnn_cell" and not unknown:
+                _cell_weights(self, self.module.attrs)
             return None
 
         def forward(interp, args, kwargs, node):

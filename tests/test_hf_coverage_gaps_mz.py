@@ -91,3 +91,31 @@ class Net(nn.Module):
     assert layers["probe"].params == 624
     # the GRUCell's own parameters (its rule): 216
     assert report.totals.params == 624 + 216
+
+
+def test_dtype_attributes_and_backend_flags(tmp_path):
+    # torch 2.13: torch.float32.is_floating_point True, torch.int64's False; itemsize 4 and 8;
+    # torch.uint8.is_signed False, torch.int8's True.  `torch.backends.cudnn.flags(enabled=False)`
+    # (PE Audio) and `torch.backends.mkldnn.flags(...)` are context managers choosing kernels.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        facts = (self.fc.weight.dtype.is_floating_point, torch.int64.is_floating_point,
+                 torch.float32.itemsize, torch.int64.itemsize, torch.uint8.is_signed, torch.int8.is_signed,
+                 torch.bfloat16.is_floating_point, torch.half.itemsize)
+        assert facts == (True, False, 4, 8, False, True, True, 2), facts
+
+    def forward(self, x):
+        if (target := self.fc.weight.dtype).is_floating_point:
+            x = x.to(target)
+        with torch.no_grad(), torch.backends.cudnn.flags(enabled=False), torch.backends.mkldnn.flags(enabled=False):
+            # (1, 4) @ (4, 3): 12 MACs = 24 FLOPs
+            return self.fc(x)
+""", inputs=("1x4",))
+    assert report.unknown == [], report.unknown
+    assert report.totals.forward_flops == 24 and report.totals.params == 15

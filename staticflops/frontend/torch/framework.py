@@ -24,7 +24,7 @@ from staticflops.frontend.torch.functional_table import build_functional
 from staticflops.frontend.torch.layers import NOT_MODELLED
 from staticflops.frontend.torch.numeric_limits import limits_functions
 from staticflops.frontend.torch.parametrize import utils_members
-from staticflops.frontend.torch.functions import TorchOps, build_constructors, build_functions, dtype_objects
+from staticflops.frontend.torch.functions import DTypeName, TorchOps, build_constructors, build_functions, dtype_objects
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.expr import Expr
 from staticflops.shapes.shape import numel
@@ -459,6 +459,8 @@ class TorchFramework:
                            bind_self=False)
         if isinstance(value, complex) or value is None:
             return interp.unknown(f"`None` has no attribute `{name}`", node)
+        if isinstance(value, DTypeName) and (known := value.attribute(name)) is not MISSING:
+            return known
         return interp.unknown(f"attribute `{name}` of {type(value).__name__} is not modelled", node)
 
     # The str methods above that build nothing the budget measures: ``s.endswith("x")`` with

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
+from staticflops.frontend.scope import MISSING
 from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
 from staticflops.frontend.torch import constants, routing
 from staticflops.frontend.torch.nearest_values import nearest_values
@@ -1134,6 +1135,24 @@ class DTypeName(str):
 
     __hash__ = str.__hash__  # equal dtypes have equal classes, so equal hashes
 
+
+    def attribute(self, name: str):
+        """torch.dtype's own attributes (``target.dtype.is_floating_point``), else MISSING."""
+        exact = _CANONICAL.get(self.exact, self.exact)
+        if name == "is_floating_point":
+            return exact in _ITEMSIZE and exact.startswith(("float", "bfloat"))
+        if name == "is_complex":
+            return False  # the tracked dtypes are real
+        if name == "is_signed":
+            return exact not in ("uint8", "bool")
+        if name == "itemsize":
+            return _ITEMSIZE.get(exact, MISSING)
+        return MISSING
+
+
+# bytes per element of each dtype torch names (torch.dtype.itemsize)
+_ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int64": 8, "int32": 4, "int16": 2, "int8": 1,
+             "uint8": 1, "bool": 1}
 
 _CANONICAL = {"half": "float16", "float": "float32", "double": "float64", "long": "int64", "int": "int32",
               "short": "int16"}

@@ -119,3 +119,31 @@ class Net(nn.Module):
 """, inputs=("1x4",))
     assert report.unknown == [], report.unknown
     assert report.totals.forward_flops == 24 and report.totals.params == 15
+
+
+def test_bitwise_not_of_a_known_mask_keeps_its_values(tmp_path):
+    # torch: ~ of a bool tensor is logical not, of an int64 tensor the two's complement ~v = -v-1.
+    # A padding mask built from zeros (TimesFM 2.5: ~(zeros >= 0.5)) is all True, so
+    # transformers' `mask.sum() == mask.numel()` is decided.  Here p = 4 Falses:
+    # (~p).sum() = 4, and (~q).sum() over q = 4 ones is 4 * -2 = -8.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wide = nn.Linear(32, 6)
+        self.narrow = nn.Linear(32, 2)
+
+    def forward(self, x):
+        pad = torch.zeros_like(x, dtype=torch.long).view(1, 4, 8)
+        p = (pad >= 0.5)[..., -1]
+        q = (~p).to(torch.int64)
+        if q.sum() == q.numel() and (~q).sum() == -8:
+            return self.wide(x)
+        return self.narrow(x)
+""", inputs=("1x32",))
+    assert report.unknown == [], report.unknown
+    # the wide branch: (1, 32) @ (32, 6) = 192 MACs = 384 FLOPs
+    assert report.outputs == [[1, 6]] and report.totals.forward_flops == 384

@@ -575,6 +575,12 @@ class TorchFramework:
             result.dtype = tensor.dtype  # -t of an integer tensor is an integer tensor, its values negated
             result.values = constants.known(tuple(tensor.shape), [-v if op == "minus" else v for v in tensor.values]
                                             if tensor.dtype != "bool" else None)
+        if isinstance(result, Tensor) and op == "bitinvert" and tensor.values is not None \
+                and tensor.dtype in ("bool", "int64"):
+            # ~mask of a known mask (a padding mask built from zeros): not, or the integers' ~
+            result.dtype = tensor.dtype
+            result.values = constants.known(tuple(tensor.shape), [(not v) if tensor.dtype == "bool" else ~int(v)
+                                                                  for v in tensor.values])
         return result
 
     def binary_with_unknown(self, interp, op_name: str, left, right, node):

@@ -147,3 +147,61 @@ class Net(nn.Module):
     assert report.unknown == [], report.unknown
     # the wide branch: (1, 32) @ (32, 6) = 192 MACs = 384 FLOPs
     assert report.outputs == [[1, 6]] and report.totals.forward_flops == 384
+
+
+VMAP_MASK = """
+import torch
+import torch.nn as nn
+from torch._dynamo._trace_wrapped_higher_order_op import TransformGetItemToIndex
+
+
+def causal(b, h, q, kv):
+    return kv <= q
+
+
+def window(b, h, q, kv):
+    return (q - kv) < 3
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        pad = torch.ones(1, 5, dtype=torch.bool)
+        def both(b, h, q, kv):
+            return causal(b, h, q, kv) & window(b, h, q, kv) & pad[b, kv]
+        fn = both
+        # transformers' _vmap_expansion_sdpa: kv, then q, then head, then batch
+        for dims in [(None, None, None, 0), (None, None, 0, None), (None, 0, None, None), (0, None, None, None)]:
+            fn = torch.vmap(fn, in_dims=dims, out_dims=0)
+        with TransformGetItemToIndex():
+            mask = fn(torch.arange(1), torch.arange(1), torch.arange(5), torch.arange(5))
+        return BODY
+"""
+
+
+def test_vmap_of_a_mask_function_maps_over_every_dimension(tmp_path):
+    # torch.vmap semantics (torch 2.13): nested vmaps over (b, h, q, kv) of sizes 1, 1, 5, 5
+    # return the mask of shape (1, 1, 5, 5).  In the full convention each per-element op counts
+    # once per element of the batched result: <=, -, <, & and & on 25 elements = 5 * 25 = 125;
+    # the standard convention counts none of them (FlopCounterMode: 0).
+    report = analyse(tmp_path, VMAP_MASK.replace("BODY", "mask"), inputs=("1x5",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 1, 5, 5]] and report.totals.forward_flops == 0
+    path = tmp_path / "model.py"
+    import staticflops
+    full = staticflops.analyze(path, inputs=["1x5"], rules="full")
+    assert full.unknown == [] and full.totals.forward_flops == 125
+
+
+def test_vmap_of_a_matmul_is_a_located_unknown(tmp_path):
+    # An op whose cost is not per element (a matmul per example) is not priced by a leading
+    # dimension: a located unknown, never a silent count.
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def forward(self, x):
+        w = torch.ones(4, 3)
+        return torch.vmap(lambda row: row @ w)(x)
+""", inputs=("6x4",))
+    assert any("inside torch.vmap" in u.what for u in report.unknown), report.unknown

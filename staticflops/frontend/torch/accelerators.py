@@ -137,6 +137,9 @@ def namespaces(object_class: Class, unknown_call) -> dict:
                                            "Proxy": never_instantiated("torch.fx.Proxy")}),
         "torch.cuda": _absent_device("cuda"), "torch.xpu": _absent_device("xpu"), "torch.mps": _absent_device("mps"),
         "torch.backends": backends, "torch._subclasses": subclasses,
+        # a context manager letting vmap index with 0-d tensors (transformers' mask building): no cost
+        "torch._dynamo._trace_wrapped_higher_order_op": Namespace("torch._dynamo._trace_wrapped_higher_order_op", {
+            "TransformGetItemToIndex": Builtin("TransformGetItemToIndex", lambda i, a, k, n: None, bind_self=False)}),
         # `with sdpa_kernel(SDPBackend.MATH):` picks a kernel: every kernel computes the same maths
         "torch.nn.attention": Namespace("torch.nn.attention", {
             "flex_attention": flex,

@@ -17,7 +17,7 @@ from staticflops.frontend.values import (
     Unknown,
     stable_order,
 )
-from staticflops.frontend.torch import accelerators, call_memo, constants, modules, numpy_scalars, routing
+from staticflops.frontend.torch import accelerators, call_memo, constants, modules, numpy_scalars, routing, vmap
 from staticflops.frontend.torch.tensor_attribute_names import NAMES as TENSOR_ATTRIBUTE_NAMES
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functional_table import build_functional
@@ -196,6 +196,7 @@ class TorchFramework:
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in constructors.items() if k != "Parameter"},
             "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
             "no_grad": context, "inference_mode": context, "enable_grad": context,
+            "vmap": Builtin("torch.vmap", vmap.vmap, bind_self=False),
             # the forward is analysed as run for inference, under no_grad (FlopCounterMode's ground truth)
             "is_grad_enabled": Builtin("torch.is_grad_enabled", lambda i, a, k, n: False, bind_self=False),
             "__version__": TORCH_VERSION,

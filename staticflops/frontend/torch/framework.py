@@ -363,6 +363,12 @@ class TorchFramework:
             # Loaded on first use: most models never name a transformer module.
             namespace.members.update(_load_stubs(interp, *self._stub_context))
             return namespace.members[name]
+        if namespace.name == "torch.nn.functional" and name in FUNCTIONAL_STUBS:
+            # loaded on first use, as the transformer modules above
+            namespace.members.update(run_stub(interp, Path(__file__).parent / "stubs" / "functional.pyi",
+                                              "<torch.nn.functional>", {"torch": self.namespaces["torch"],
+                                                                         "F": namespace}))
+            return namespace.members[name]
         if namespace.name == "torch.nn" and name in NOT_MODELLED:
             return interp.unknown(f"`torch.nn.{name}` is not modelled: {NOT_MODELLED[name]}", node)
         if namespace.name == "numpy":  # host-side values, never part of the model's cost: an
@@ -790,6 +796,10 @@ def _gain(interp, args, kwargs, node):
 _STUBS = ("transformer.pyi",)
 STUB_CLASSES = {"TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder",
                 "Transformer"}
+
+
+# torch.nn.functional functions written as stub source (stubs/functional.pyi)
+FUNCTIONAL_STUBS = {"multi_head_attention_forward"}
 
 
 def _load_stubs(interp, nn: Namespace, functional: Namespace, copy_module: Namespace) -> dict:

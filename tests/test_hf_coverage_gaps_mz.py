@@ -3,7 +3,10 @@
 library's pattern.  Expected numbers are worked out by hand in the comments, or are the Python /
 torch 2.13 semantics named next to them (checked by running Python/torch, not staticflops)."""
 
+import pytest
 from snippet_helpers import analyse
+
+from staticflops.diagnostics import AnalysisError
 
 
 def test_callable_of_a_module_instance_and_of_a_class_with_call(tmp_path):
@@ -246,3 +249,57 @@ def test_functional_multi_head_attention_forward(tmp_path):
     assert report.totals.forward_flops == 3360
     # four Linear(8, 8): 4 * 72 = 288
     assert report.totals.params == 288
+
+
+SWITCH = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def __init__(self, experts=4, width=8, hidden=16, capacity=CAPACITY):
+        super().__init__()
+        self.num_experts = experts
+        self.capacity = capacity
+        self.router = nn.Linear(width, experts, bias=False)
+        self.up = nn.Parameter(torch.empty(experts, hidden, width))
+        self.down = nn.Parameter(torch.empty(experts, width, hidden))
+
+    def forward(self, x):
+        # Switch Transformers' top-1 router with an expert capacity
+        probs = F.softmax(self.router(x), dim=-1)
+        index = F.one_hot(torch.argmax(probs, dim=-1), num_classes=self.num_experts)
+        priority = torch.cumsum(index, dim=-2)
+        index = index * (priority <= self.capacity)
+        weights = torch.max(probs, dim=-1).values.unsqueeze(-1)
+        x = x.view(-1, x.shape[-1])
+        selected = index.view(-1, 1, self.num_experts)
+        weights = weights.view(-1, 1)
+        out = torch.zeros_like(x)
+        mask = selected.permute(2, 1, 0)
+        hit = torch.greater(mask.sum(dim=(-1, -2)), 0).nonzero()
+        for expert in hit:
+            idx, token = torch.where(mask[expert].squeeze(0))
+            h = F.relu(F.linear(x[None, token].reshape(-1, x.shape[-1]), self.up[expert[0]]))
+            h = F.linear(h, self.down[expert[0]]) * weights[token, idx, None]
+            out.index_add_(0, token, h)
+        return out
+"""
+
+
+def test_top1_routing_with_a_capacity_that_drops_no_token(tmp_path):
+    # 6 tokens, each routed to exactly one expert; the capacity (8) is at least the tokens
+    # (a cumsum over 6 positions is at most 6), so none is dropped and the loop's rows sum to 6:
+    # router 6*8*4 = 192 MACs; experts up 6*8*16 = 768 and down 6*16*8 = 768:
+    # 1,728 MACs = 3,456 FLOPs whatever the routing.
+    report = analyse(tmp_path, SWITCH.replace("CAPACITY", "8"), inputs=("1x6x8",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[6, 8]] and report.totals.forward_flops == 3456
+
+
+def test_top1_routing_with_a_capacity_that_may_drop_tokens_is_data_dependent(tmp_path):
+    # capacity 4 < 6 tokens: how many rows the experts get depends on the routing, so the
+    # experts the loop visits are not known: a located error, never a count
+    with pytest.raises(AnalysisError, match="data-dependent"):
+        analyse(tmp_path, SWITCH.replace("CAPACITY", "4"), inputs=("1x6x8",))

@@ -626,7 +626,7 @@ class TorchFramework:
         result.values = constants.known(out, constants.binary_values(valued_as or kind, left, right, dtype, out))
         if result.values is None:
             constants.settle(result, constants.binary_progression(kind, left, right, dtype, out))
-        return result
+        return routing.multiplied(result, left, right) if kind == "mul" else result
 
     def call_function(self, interp, name: str, args, node, label=None):
         try:

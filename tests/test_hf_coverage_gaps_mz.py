@@ -303,3 +303,21 @@ def test_top1_routing_with_a_capacity_that_may_drop_tokens_is_data_dependent(tmp
     # experts the loop visits are not known: a located error, never a count
     with pytest.raises(AnalysisError, match="data-dependent"):
         analyse(tmp_path, SWITCH.replace("CAPACITY", "4"), inputs=("1x6x8",))
+
+
+def test_tensor_layout_is_strided(tmp_path):
+    # torch 2.13: a dense tensor's .layout is torch.strided (not torch.sparse_coo); Ovis2 passes
+    # it on to torch.zeros(..., layout=x.layout).  Outputs: cat of (1, 4) and two (1, 3) = (1, 10).
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def forward(self, x):
+        assert x.layout == torch.strided and x.layout != torch.sparse_coo
+        pad = torch.zeros((1, 3), dtype=x.dtype, device=x.device, requires_grad=False, layout=x.layout)
+        other = torch.zeros((1, 3), layout=torch.strided)
+        return torch.cat([x, pad, other], dim=1)
+""", inputs=("1x4",))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 10]]

@@ -196,6 +196,7 @@ class TorchFramework:
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in constructors.items() if k != "Parameter"},
             "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
             "no_grad": context, "inference_mode": context, "enable_grad": context,
+            **LAYOUTS,
             "vmap": Builtin("torch.vmap", vmap.vmap, bind_self=False),
             # the forward is analysed as run for inference, under no_grad (FlopCounterMode's ground truth)
             "is_grad_enabled": Builtin("torch.is_grad_enabled", lambda i, a, k, n: False, bind_self=False),
@@ -524,6 +525,8 @@ class TorchFramework:
             return self.dtypes.get(tensor.dtype, tensor.dtype)
         if name in ("is_xpu", "is_mps"):  # like is_cuda: the analysis models a CPU tensor
             return False
+        if name == "layout":  # every tensor the analysis models is dense (torch.strided)
+            return LAYOUTS["strided"]
         if name == "device":
             return self.cpu
         if name in ("is_cuda", "grad", "data"):
@@ -797,6 +800,10 @@ _STUBS = ("transformer.pyi",)
 STUB_CLASSES = {"TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder",
                 "Transformer"}
 
+
+# torch's layouts, compared by name (`x.layout == torch.strided`)
+LAYOUTS = {name: f"torch.{name}" for name in ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr",
+                                              "sparse_bsc", "_mkldnn", "jagged")}
 
 # torch.nn.functional functions written as stub source (stubs/functional.pyi)
 FUNCTIONAL_STUBS = {"multi_head_attention_forward"}

@@ -321,3 +321,36 @@ class Net(nn.Module):
 """, inputs=("1x4",))
     assert report.unknown == [], report.unknown
     assert report.outputs == [[1, 10]]
+
+
+MASKED = """
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def forward(self, h, m):
+        return BODY
+"""
+
+
+@pytest.mark.parametrize("body, inputs, expected", [
+    # torch 2.13: zeros(3).masked_fill(ones(2, 3) bool, 1) has the broadcast shape (2, 3)
+    ("h.masked_fill(m.bool(), 1.0)", ("3", "2x3:int64=1"), [2, 3]),
+    # in place, a (3,) mask broadcasts into (2, 3)
+    ("h.masked_fill_(m.bool(), 1.0)", ("2x3", "3:int64=1"), [2, 3]),
+])
+def test_masked_fill_takes_the_broadcast_shape(tmp_path, body, inputs, expected):
+    report = analyse(tmp_path, MASKED.replace("BODY", body), inputs=inputs)
+    assert report.unknown == [] and report.outputs == [expected]
+
+
+@pytest.mark.parametrize("body, inputs", [
+    # SeamlessM4T's speech encoder given a 32-token mask for 3,000 frames: torch raises
+    # "The size of tensor a (32) must match the size of tensor b (3000) at non-singleton dimension 1"
+    ("h.masked_fill(~m.bool().unsqueeze(-1), 0.0)", ("1x3000x8", "1x32:int64=1")),
+    # in place the output keeps x's shape: "output with shape [3] doesn't match the broadcast shape [2, 3]"
+    ("h.masked_fill_(m.bool(), 1.0)", ("3", "2x3:int64=1")),
+])
+def test_masked_fill_with_a_mask_that_does_not_fit_fails(tmp_path, body, inputs):
+    with pytest.raises(AnalysisError, match="masked_fill"):
+        analyse(tmp_path, MASKED.replace("BODY", body), inputs=inputs)

@@ -264,6 +264,23 @@ def build_functions(t: TorchOps) -> dict:
     for name in ("masked_fill_", "fill_", "zero_", "copy_", "normal_", "uniform_", "erfinv_"):
         f[name] = in_place
 
+    def masked(in_place_):
+        """``x.masked_fill(mask, v)``: the mask broadcasts with x (out of place the result takes the
+        broadcast shape; in place it must be x's), as torch checks it."""
+        def fn(interp, args, kwargs, node):
+            mask = args[1] if len(args) > 1 else kwargs.get("mask")
+            if isinstance(args[0], Tensor) and isinstance(mask, Tensor):
+                x, m = shape(interp, args[0], node), shape(interp, mask, node)
+                out = t.moved(interp, ops.broadcast, "masked_fill", node, x, m)
+                if in_place_ and tuple(out) != tuple(x):
+                    raise AnalysisError(f"masked_fill_: output with shape {format_shape(x)} doesn't match the "
+                                        f"broadcast shape {format_shape(out)}", interp.location(node), "SF301")
+                if not in_place_ and tuple(out) != tuple(x):
+                    return Tensor(out, args[0].dtype)
+            return (in_place if in_place_ else identity)(interp, args, kwargs, node)
+        return fn
+    f["masked_fill"], f["masked_fill_"] = masked(False), masked(True)
+
     def cast(dtype):
         def fn(interp, args, kwargs, node):
             values = args[0].values if isinstance(args[0], Tensor) else None

@@ -354,3 +354,37 @@ def test_masked_fill_takes_the_broadcast_shape(tmp_path, body, inputs, expected)
 def test_masked_fill_with_a_mask_that_does_not_fit_fails(tmp_path, body, inputs):
     with pytest.raises(AnalysisError, match="masked_fill"):
         analyse(tmp_path, MASKED.replace("BODY", body), inputs=inputs)
+
+
+def test_list_plus_tuple_raises_python_type_error(tmp_path):
+    # Python: [384] + (256, 128) raises TypeError 'can only concatenate list (not "tuple") to
+    # list' (ViTMatte's default config gives its fusion sizes as a tuple); code may catch it.
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self, sizes=(256, 128)):
+        super().__init__()
+        try:
+            channels = [384] + sizes
+        except TypeError:
+            channels = [384] + list(sizes)
+        # 384 + 256 + 128 = 768 -> Linear(768, 1): 769 params
+        self.fc = nn.Linear(sum(channels), 1)
+
+    def forward(self, x):
+        return self.fc(x)
+""", inputs=("1x768",))
+    assert report.unknown == [] and report.totals.params == 769
+    with pytest.raises(AnalysisError, match='can only concatenate list'):
+        analyse(tmp_path, """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self, sizes=(256, 128)):
+        super().__init__()
+        self.fc = nn.Linear(len([384] + sizes), 1)
+
+    def forward(self, x):
+        return self.fc(x)
+""", inputs=("1x3",))

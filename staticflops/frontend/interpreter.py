@@ -95,6 +95,10 @@ def _type_operand(value) -> bool:
 
 # Python values that are never callable: calling one raises TypeError, which the code may catch
 _NOT_CALLABLE = (bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
+# Python's own values, whose operators raise TypeError in the analysis as in Python (a list plus
+# a tuple); values the analysis stands in for (symbolic sizes, objects) are not among them
+_PLAIN = (type(None), bool, int, float, str, list, tuple, dict, set, frozenset)
+
 
 class Interpreter(Statements, Expressions):
     def __init__(self, framework, budget: Budget | None = None):
@@ -416,7 +420,11 @@ class Interpreter(Statements, Expressions):
             return _BINARY[op_class](left, right)
         except ZeroDivisionError:
             raise self.fail("division by zero", node, python="ZeroDivisionError") from None
-        except (TypeError, ValueError, Undecidable, OverflowError):
+        except TypeError as error:
+            if type(left) in _PLAIN and type(right) in _PLAIN:  # `[384] + (256, 128)`: Python's own TypeError
+                raise self.fail(str(error), node, python="TypeError") from None
+            return self.unknown(f"`{op_class.__name__}` of {describe(left)} and {describe(right)}", node)
+        except (ValueError, Undecidable, OverflowError):
             return self.unknown(f"`{op_class.__name__}` of {describe(left)} and {describe(right)}", node)
 
     def _operator_method(self, op_class, left, right, node):

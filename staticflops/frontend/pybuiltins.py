@@ -463,7 +463,12 @@ def build_builtins(object_class: Class) -> dict:
 
     @_fn("callable")
     def callable_(interp, args, kwargs, node):
-        return isinstance(args[0], (Function, Builtin, Class, BoundMethod, Partial))
+        value = args[0]
+        if isinstance(value, Instance):
+            # an instance is callable when its class defines __call__ (every nn.Module does:
+            # `callable(SnakeBeta(dim))` guards an activation argument)
+            return any("__call__" in cls.namespace for cls in value.cls.mro())
+        return isinstance(value, (Function, Builtin, Class, BoundMethod, Partial))
     b["callable"] = callable_
 
     @_fn("type")

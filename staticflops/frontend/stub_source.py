@@ -1,12 +1,12 @@
-"""Library classes written as stub source in the Python subset the interpreter evaluates
-(torch.nn's transformer modules, einops' layers): parsed once per process, run per analysis."""
+"""Library classes and functions written as stub source in the Python subset the interpreter evaluates
+(torch.nn's transformer modules, multi_head_attention_forward, einops' layers): parsed once per process, run per analysis."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from staticflops.frontend.scope import Scope
-from staticflops.frontend.values import Class
+from staticflops.frontend.values import Class, Function
 
 _PARSED: dict = {}
 
@@ -25,4 +25,4 @@ def run_stub(interp, path: Path, label: str, bindings: dict) -> dict:
         interp.exec_block(source.module.body, scope)
     finally:
         interp.source = previous
-    return {k: v for k, v in scope.vars.items() if isinstance(v, Class) and not k.startswith("_")}
+    return {k: v for k, v in scope.vars.items() if isinstance(v, (Class, Function)) and not k.startswith("_")}

@@ -71,6 +71,11 @@ def checks() -> dict:
     return found
 
 
+def _kernel_choice(backend: str) -> Builtin:
+    """``backend.flags(...)``: a context manager that chooses kernels, nothing the cost sees."""
+    return Builtin(f"{backend}.flags", lambda i, a, k, n: None, bind_self=False)
+
+
 def namespaces(object_class: Class, unknown_call) -> dict:
     """Dotted name -> namespace, for ``torch``'s members and for imports.  ``unknown_call(name)``:
     a builtin whose call is an unknown."""
@@ -81,10 +86,12 @@ def namespaces(object_class: Class, unknown_call) -> dict:
         "mps": Namespace("torch.backends.mps", {"is_available": _answer("torch.backends.mps.is_available", False),
                                                 "is_built": _answer("torch.backends.mps.is_built", False)}),
         "cuda": Namespace("torch.backends.cuda", {"is_built": _answer("torch.backends.cuda.is_built", False)}),
+        # `with cudnn.flags(enabled=False):` picks kernels, as sdpa_kernel does: the same maths
         "cudnn": Namespace("torch.backends.cudnn", {"is_available": _answer("torch.backends.cudnn.is_available", False),
-                                                    "enabled": True}),
+                                                    "enabled": True, "flags": _kernel_choice("torch.backends.cudnn")}),
         "mkldnn": Namespace("torch.backends.mkldnn", {"is_available": _answer("torch.backends.mkldnn.is_available",
-                                                                              True)}),
+                                                                              True),
+                                                      "flags": _kernel_choice("torch.backends.mkldnn")}),
     })
     flex = Namespace("torch.nn.attention.flex_attention", {
         "BlockMask": never_instantiated("torch.nn.attention.flex_attention.BlockMask"),
@@ -130,6 +137,9 @@ def namespaces(object_class: Class, unknown_call) -> dict:
                                            "Proxy": never_instantiated("torch.fx.Proxy")}),
         "torch.cuda": _absent_device("cuda"), "torch.xpu": _absent_device("xpu"), "torch.mps": _absent_device("mps"),
         "torch.backends": backends, "torch._subclasses": subclasses,
+        # a context manager letting vmap index with 0-d tensors (transformers' mask building): no cost
+        "torch._dynamo._trace_wrapped_higher_order_op": Namespace("torch._dynamo._trace_wrapped_higher_order_op", {
+            "TransformGetItemToIndex": Builtin("TransformGetItemToIndex", lambda i, a, k, n: None, bind_self=False)}),
         # `with sdpa_kernel(SDPBackend.MATH):` picks a kernel: every kernel computes the same maths
         "torch.nn.attention": Namespace("torch.nn.attention", {
             "flex_attention": flex,

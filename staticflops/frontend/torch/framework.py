@@ -17,7 +17,7 @@ from staticflops.frontend.values import (
     Unknown,
     stable_order,
 )
-from staticflops.frontend.torch import accelerators, call_memo, constants, modules, numpy_scalars, routing
+from staticflops.frontend.torch import accelerators, call_memo, constants, modules, numpy_scalars, routing, vmap
 from staticflops.frontend.torch.tensor_attribute_names import NAMES as TENSOR_ATTRIBUTE_NAMES
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functional_table import build_functional
@@ -25,7 +25,7 @@ from staticflops.frontend.torch.fourier import build_fourier
 from staticflops.frontend.torch.layers import NOT_MODELLED
 from staticflops.frontend.torch.numeric_limits import limits_functions
 from staticflops.frontend.torch.parametrize import utils_members
-from staticflops.frontend.torch.functions import TorchOps, build_constructors, build_functions, dtype_objects
+from staticflops.frontend.torch.functions import DTypeName, TorchOps, build_constructors, build_functions, dtype_objects
 from staticflops.shapes import tensor_ops as ops
 from staticflops.shapes.expr import Expr
 from staticflops.shapes.shape import numel
@@ -198,6 +198,8 @@ class TorchFramework:
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in constructors.items() if k != "Parameter"},
             "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
             "no_grad": context, "inference_mode": context, "enable_grad": context,
+            **LAYOUTS,
+            "vmap": Builtin("torch.vmap", vmap.vmap, bind_self=False),
             # the forward is analysed as run for inference, under no_grad (FlopCounterMode's ground truth)
             "is_grad_enabled": Builtin("torch.is_grad_enabled", lambda i, a, k, n: False, bind_self=False),
             "__version__": TORCH_VERSION,
@@ -366,6 +368,12 @@ class TorchFramework:
             # Loaded on first use: most models never name a transformer module.
             namespace.members.update(_load_stubs(interp, *self._stub_context))
             return namespace.members[name]
+        if namespace.name == "torch.nn.functional" and name in FUNCTIONAL_STUBS:
+            # loaded on first use, as the transformer modules above
+            namespace.members.update(run_stub(interp, Path(__file__).parent / "stubs" / "functional.pyi",
+                                              "<torch.nn.functional>", {"torch": self.namespaces["torch"],
+                                                                         "F": namespace}))
+            return namespace.members[name]
         if namespace.name == "torch.nn" and name in NOT_MODELLED:
             return interp.unknown(f"`torch.nn.{name}` is not modelled: {NOT_MODELLED[name]}", node)
         if namespace.name == "numpy":  # host-side values, never part of the model's cost: an
@@ -467,6 +475,8 @@ class TorchFramework:
                               python="AttributeError")
         if isinstance(value, complex) or value is None:
             return interp.unknown(f"`None` has no attribute `{name}`", node)
+        if isinstance(value, DTypeName) and (known := value.attribute(name)) is not MISSING:
+            return known
         return interp.unknown(f"attribute `{name}` of {type(value).__name__} is not modelled", node)
 
     # The str methods above that build nothing the budget measures: ``s.endswith("x")`` with
@@ -525,6 +535,8 @@ class TorchFramework:
             return self.dtypes.get(tensor.dtype, tensor.dtype)
         if name in ("is_xpu", "is_mps"):  # like is_cuda: the analysis models a CPU tensor
             return False
+        if name == "layout":  # every tensor the analysis models is dense (torch.strided)
+            return LAYOUTS["strided"]
         if name == "device":
             return self.cpu
         if name in ("is_cuda", "grad", "data"):
@@ -583,6 +595,12 @@ class TorchFramework:
             result.dtype = tensor.dtype  # -t of an integer tensor is an integer tensor, its values negated
             result.values = constants.known(tuple(tensor.shape), [-v if op == "minus" else v for v in tensor.values]
                                             if tensor.dtype != "bool" else None)
+        if isinstance(result, Tensor) and op == "bitinvert" and tensor.values is not None \
+                and tensor.dtype in ("bool", "int64"):
+            # ~mask of a known mask (a padding mask built from zeros): not, or the integers' ~
+            result.dtype = tensor.dtype
+            result.values = constants.known(tuple(tensor.shape), [(not v) if tensor.dtype == "bool" else ~int(v)
+                                                                  for v in tensor.values])
         return result
 
     def binary_with_unknown(self, interp, op_name: str, left, right, node):
@@ -623,7 +641,7 @@ class TorchFramework:
         result.values = constants.known(out, constants.binary_values(valued_as or kind, left, right, dtype, out))
         if result.values is None:
             constants.settle(result, constants.binary_progression(kind, left, right, dtype, out))
-        return result
+        return routing.multiplied(result, left, right) if kind == "mul" else result
 
     def call_function(self, interp, name: str, args, node, label=None):
         try:
@@ -812,6 +830,14 @@ def _gain(interp, args, kwargs, node):
 _STUBS = ("transformer.pyi",)
 STUB_CLASSES = {"TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder",
                 "Transformer"}
+
+
+# torch's layouts, compared by name (`x.layout == torch.strided`)
+LAYOUTS = {name: f"torch.{name}" for name in ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr",
+                                              "sparse_bsc", "_mkldnn", "jagged")}
+
+# torch.nn.functional functions written as stub source (stubs/functional.pyi)
+FUNCTIONAL_STUBS = {"multi_head_attention_forward"}
 
 
 def _load_stubs(interp, nn: Namespace, functional: Namespace, copy_module: Namespace) -> dict:

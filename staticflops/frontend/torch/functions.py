@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 from staticflops.diagnostics import AnalysisError
 from staticflops.frontend.tracer import TracedOp
+from staticflops.frontend.scope import MISSING
 from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
 from staticflops.frontend.torch import constants, routing
 from staticflops.frontend.torch.nearest_values import nearest_values
@@ -277,6 +278,23 @@ def build_functions(t: TorchOps) -> dict:
         return result
     for name in ("masked_fill_", "fill_", "zero_", "copy_", "normal_", "uniform_", "erfinv_"):
         f[name] = lambda interp, args, kwargs, node, name=name: in_place(interp, args, kwargs, node, name)
+
+    def masked(in_place_):
+        """``x.masked_fill(mask, v)``: the mask broadcasts with x (out of place the result takes the
+        broadcast shape; in place it must be x's), as torch checks it."""
+        def fn(interp, args, kwargs, node):
+            mask = args[1] if len(args) > 1 else kwargs.get("mask")
+            if isinstance(args[0], Tensor) and isinstance(mask, Tensor):
+                x, m = shape(interp, args[0], node), shape(interp, mask, node)
+                out = t.moved(interp, ops.broadcast, "masked_fill", node, x, m)
+                if in_place_ and tuple(out) != tuple(x):
+                    raise AnalysisError(f"masked_fill_: output with shape {format_shape(x)} doesn't match the "
+                                        f"broadcast shape {format_shape(out)}", interp.location(node), "SF301")
+                if not in_place_ and tuple(out) != tuple(x):
+                    return Tensor(out, args[0].dtype)
+            return (in_place if in_place_ else identity)(interp, args, kwargs, node)
+        return fn
+    f["masked_fill"], f["masked_fill_"] = masked(False), masked(True)
 
     def cast(dtype):
         def fn(interp, args, kwargs, node):
@@ -1149,6 +1167,24 @@ class DTypeName(str):
 
     __hash__ = str.__hash__  # equal dtypes have equal classes, so equal hashes
 
+
+    def attribute(self, name: str):
+        """torch.dtype's own attributes (``target.dtype.is_floating_point``), else MISSING."""
+        exact = _CANONICAL.get(self.exact, self.exact)
+        if name == "is_floating_point":
+            return exact in _ITEMSIZE and exact.startswith(("float", "bfloat"))
+        if name == "is_complex":
+            return False  # the tracked dtypes are real
+        if name == "is_signed":
+            return exact not in ("uint8", "bool")
+        if name == "itemsize":
+            return _ITEMSIZE.get(exact, MISSING)
+        return MISSING
+
+
+# bytes per element of each dtype torch names (torch.dtype.itemsize)
+_ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int64": 8, "int32": 4, "int16": 2, "int8": 1,
+             "uint8": 1, "bool": 1}
 
 _CANONICAL = {"half": "float16", "float": "float32", "double": "float64", "long": "int64", "int": "int32",
               "short": "int16"}

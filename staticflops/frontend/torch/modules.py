@@ -338,6 +338,24 @@ def _attention_projections(layer: Instance, attrs: dict) -> None:
     })
 
 
+def _cell_weights(layer: Instance, attrs: dict) -> None:
+    """The tensors an RNNCell/GRUCell/LSTMCell registers, under PyTorch's names, for code that
+    initialises them (``init.uniform_(cell.weight_ih, -std, std)``): ``weight_ih`` (G*H, I),
+    ``weight_hh`` (G*H, H) and, with ``bias``, ``bias_ih``/``bias_hh`` (G*H,), G the gates (1, 3
+    or 4).  The layer's rule counts the parameters; these only make the attributes exist."""
+    rows = attrs["gates"] * attrs["hidden_size"]
+
+    def weight(shape):
+        return Parameter(shape, requires_grad=True, owner=layer)
+
+    layer.attrs.update({
+        "weight_ih": weight((rows, attrs["input_size"])),
+        "weight_hh": weight((rows, attrs["hidden_size"])),
+        "bias_ih": weight((rows,)) if attrs["bias"] else None,
+        "bias_hh": weight((rows,)) if attrs["bias"] else None,
+    })
+
+
 def _returns_self(interp, args, kwargs, node):
     return args[0]
 
@@ -637,10 +655,18 @@ class LayerFactory:
                 _running_stats(self, bound, unknown)
             if spec.kind == "multihead_attention" and not unknown:
                 _attention_projections(self, self.module.attrs)
+            if spec.kind == "rnn_cell" and not unknown:
+                _cell_weights(self, self.module.attrs)
             return None
 
         def forward(interp, args, kwargs, node):
-            return factory.run_layer(args[0], list(args[1:]), kwargs, node)
+            inputs, kwargs = list(args[1:]), dict(kwargs)
+            # inputs given by name (`attn(query=q, key=k, value=v)`), in forward's order
+            for parameter in _FORWARD_INPUTS.get(spec.kind, ("input",))[len(inputs):]:
+                if parameter not in kwargs:
+                    break
+                inputs.append(kwargs.pop(parameter))
+            return factory.run_layer(args[0], inputs, kwargs, node)
 
         namespace = {"__init__": Builtin(f"{name}.__init__", init), "forward": Builtin(f"{name}.forward", forward)}
         return Class(name, (self.module_class,), namespace, module_kind=spec.kind)
@@ -692,6 +718,10 @@ class LayerFactory:
             _pooled_constant(tensors[0], results[0])
         package = _RETURN_SHAPES.get(state.kind)
         return package(results) if package else results[0]
+
+
+# The leading tensor parameters of a layer's forward, by kind: torch names most `input`.
+_FORWARD_INPUTS = {"multihead_attention": ("query", "key", "value")}
 
 
 def _pooled_constant(x: Tensor, out: Tensor) -> None:

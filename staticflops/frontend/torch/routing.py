@@ -56,6 +56,20 @@ class OneHotMask(Tensor):
 
 
 @dataclass(eq=False)
+class Running(Tensor):
+    """``mask.cumsum(dim)`` along an axis of size ``high`` that is not the class axis: each value
+    counts ones of one class up to a position, so it lies in [0, high] (Switch Transformers'
+    token priority, compared with the expert capacity)."""
+
+    high: object = field(default=None, kw_only=True)
+
+
+@dataclass(eq=False)
+class AllTrue(Tensor):
+    """A compare every element of which holds (``priority <= capacity`` when capacity >= high)."""
+
+
+@dataclass(eq=False)
 class ClassCounts(Tensor):
     """``mask.sum(dim=<every axis but the class axis>)``: per class, its number of ones."""
 
@@ -123,8 +137,45 @@ def summed(result, mask, dims, keepdim):
     return ClassCounts(result.shape, "int64", mask=mask)
 
 
+def running(result, mask, dim):
+    """``mask.cumsum(dim)`` of a one-hot mask, along an axis that is not the class axis."""
+    if not isinstance(mask, OneHotMask) or not isinstance(result, Tensor) or not isinstance(dim, int):
+        return result
+    rank = len(mask.shape)
+    if not -rank <= dim < rank or dim % rank == mask.axis or not isinstance(mask.shape[dim], int):
+        return result
+    return Running(result.shape, result.dtype, high=mask.shape[dim])
+
+
+def multiplied(result, left, right):
+    """A one-hot mask times a compare that always holds is the same mask (a capacity that drops
+    no token)."""
+    for mask, other in ((left, right), (right, left)):
+        if isinstance(mask, OneHotMask) and isinstance(other, AllTrue) and isinstance(result, Tensor) \
+                and result.shape == mask.shape:
+            return _mask_like(result, mask, mask.axis)
+    return result
+
+
+def reshaped(result, mask):
+    """``mask.view(-1, 1, C)``: the class axis last and kept, the slots merged or split: still one 1
+    per slot along the last axis."""
+    if not isinstance(mask, OneHotMask) or not isinstance(result, Tensor) or result.shape is None:
+        return result
+    if mask.axis != len(mask.shape) - 1 or not result.shape or result.shape[-1] != mask.shape[-1]:
+        return result
+    return _mask_like(result, mask, len(result.shape) - 1)
+
+
 def compared(result, left, right, comparison):
-    """``counts > 0`` marks the classes hit; a compare of known values is known."""
+    """``counts > 0`` marks the classes hit; ``running <= c`` with c at least its bound always
+    holds; a compare of known values is known."""
+    if isinstance(left, Running) and isinstance(right, (int, float)) and not isinstance(right, bool) \
+            and isinstance(left.high, int):
+        holds = {"le": left.high <= right, "LessThanEqual": left.high <= right,
+                 "lt": left.high < right, "LessThan": left.high < right}.get(comparison, False)
+        if holds:
+            return AllTrue(result.shape, "bool", requires_grad=False, values=result.values)
     if isinstance(left, ClassCounts) and comparison in ("gt", "greater", "GreaterThan") and right == 0:
         return ClassesHit(result.shape, "bool", mask=left.mask)
     if isinstance(left, ClassCounts) and comparison in ("ne", "not_equal", "NotEqual") and right == 0:
@@ -364,6 +415,9 @@ def track(functions: dict) -> None:
                                                          else list(a[1:])) or list(k.get("dims", ()))))
     after("sum", lambda r, a, k: summed(r, a[0], arg(a, k, 1, "dim"), arg(a, k, 2, "keepdim", False)))
     after("squeeze", lambda r, a, k: squeezed(r, a[0]))
+    after("cumsum", lambda r, a, k: running(r, a[0], arg(a, k, 1, "dim")))
+    for name in ("view", "reshape"):
+        after(name, lambda r, a, k: reshaped(r, a[0]))
     for name in ("nonzero", "argwhere"):
         original = functions[name]
 

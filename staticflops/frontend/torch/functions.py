@@ -292,7 +292,9 @@ def build_functions(t: TorchOps) -> dict:
                                         f"broadcast shape {format_shape(out)}", interp.location(node), "SF301")
                 if not in_place_ and tuple(out) != tuple(x):
                     return Tensor(out, args[0].dtype)
-            return (in_place if in_place_ else identity)(interp, args, kwargs, node)
+            if in_place_:
+                return in_place(interp, args, kwargs, node, "masked_fill_")
+            return identity(interp, args, kwargs, node)
         return fn
     f["masked_fill"], f["masked_fill_"] = masked(False), masked(True)
 

@@ -3,7 +3,7 @@
 They profiled the whole default graph of a compiled tf.keras model in graph mode, not the
 model's forward pass.  This rebuilds those four models the same way with tf_keras (Keras 2)
 in TF1 graph mode and prints each counted op, to show where the numbers come from (see the
-Keras section of README.md).  Optional; needs tensorflow-cpu and tf-keras 2.21:
+Keras notes, docs/keras.md).  Optional; needs tensorflow-cpu and tf-keras 2.21:
 
     /tmp/tf-venv/bin/pip install tensorflow-cpu tf-keras==2.21.0
     /tmp/tf-venv/bin/python tools/explain_tf1_profiler.py

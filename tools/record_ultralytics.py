@@ -8,7 +8,7 @@ off; params = sum of p.numel() over model.parameters().
 Models: ``DetectionModel("yolov8n.yaml")`` (and the others in ``CASES``) from ``ultralytics.nn.tasks`` (built from the YAML
 shipped in the package, ``cfg/models/v8/yolov8.yaml`` at scale ``n``), ``.eval()``, one
 1x3x640x640 input.  Also recorded: the GFLOPs ultralytics itself prints (``model_info``, which
-counts with thop at 640: MACs x 2) to compare in the README.
+counts with thop at 640: MACs x 2) to compare in docs/libraries.md.
 
 torchvision: ultralytics 8.4.190 declares it as a dependency, but the PyPI wheel does not install
 beside this torch.  Building and running a DetectionModel never uses it — ultralytics asks only

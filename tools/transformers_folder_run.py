@@ -1,5 +1,6 @@
 """Coverage of Hugging Face transformers: every ``models/*/modeling_*.py`` analysed with its
-default config, in parallel, each with a time budget; prints the summary the README quotes.
+default config, in parallel, each with a time budget; prints the summary the README and
+docs/transformers.md quote.
 
 Runs the installed ``staticflops`` console script (no torch needed) on the transformers found
 with ``--source-path`` (an unpacked wheel folder, or a site-packages):

@@ -292,7 +292,7 @@ def test_a_missing_transformers_or_model_type_says_so(tmp_path, source_path):
     """No transformers where libraries are read (an empty --source-path, run by a Python without
     it): the error says how to install it, not an unknown import.  A model_type the installed
     transformers has no folder for (transfo-xl, removed before 5.x): the error names the file it
-    looked for."""
+    looked for.  An architecture its modeling file never names: the error lists the heads."""
     empty = tmp_path / "empty"
     empty.mkdir()
     path = tmp_path / "config.json"
@@ -312,6 +312,12 @@ def test_a_missing_transformers_or_model_type_says_so(tmp_path, source_path):
     assert result.exit_code == 1
     assert "no modeling file for model_type 'transfo-xl' (transformers/models/transfo_xl/modeling_transfo_xl.py)" \
         in result.output.replace("\n", " ")
+    # a head the modeling file never names: the error lists the file's model classes
+    path.write_text('{"model_type": "llama", "architectures": ["LlamaForFooBar"]}')
+    result = CliRunner().invoke(app, ["analyze", str(path), "--input", "1x32:int64", "--source-path", str(source_path)])
+    assert result.exit_code == 1
+    shown = " ".join(result.output.split())
+    assert "modeling_llama has no class LlamaForFooBar; its model classes: LlamaModel, LlamaForCausalLM," in shown
 
 
 # ---- the torch pieces transformers' modeling code uses (hand-derived) -------------------------

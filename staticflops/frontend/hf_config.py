@@ -83,6 +83,7 @@ def config_model(path, reader, max_bytes: int, model: str | None, libraries=None
     fields = dict(config, use_cache=False)
     module = _module(model_type, libraries)
     _check_installed(model_type, module, libraries, where)
+    _check_class(arch, module, libraries, where)
     source = (f"from transformers.models.{module}.modeling_{module} import {arch}\n"
               f"CONFIG = {_literal(fields)}\n")
     return source, f"{arch}({arch}.config_class(**CONFIG))"
@@ -106,6 +107,26 @@ def _check_installed(model_type: str, module: str, libraries, where: Location) -
             f"the transformers at {Path(package).parent if isinstance(package, Path) else package} has no modeling "
             f"file for model_type {model_type!r} (transformers/models/{module}/modeling_{module}.py): a model type "
             "of another transformers version?", where, "SF101")
+
+
+def _check_class(arch: str, module: str, libraries, where: Location) -> None:
+    """A class the modeling file never names (a typo, another head's name) is an error listing
+    the model classes the file defines, instead of an unknown attribute deep in the analysis.
+    Only a name absent from the file's text is refused: one it imports or defines passes."""
+    if libraries is None:
+        return
+    path = libraries.locate(f"transformers.models.{module}.modeling_{module}")
+    try:
+        text = libraries.reader(str(path)).decode("utf-8", "replace") if isinstance(path, Path) else None
+    except OSError:
+        return
+    if text is None or "import *" in text or re.search(rf"\b{re.escape(arch)}\b", text):
+        return
+    heads = [name for name in re.findall(r"^class (\w+)\(", text, re.MULTILINE)
+             if ("For" in name or name.endswith("Model")) and not name.endswith("PreTrainedModel")]
+    shown = ", ".join(heads[:12]) + (", ..." if len(heads) > 12 else "")
+    raise AnalysisError(f"transformers.models.{module}.modeling_{module} has no class {arch}"
+                        + (f"; its model classes: {shown} (pick one with --model)" if heads else ""), where, "SF101")
 
 
 def _module(model_type: str, libraries=None) -> str:

@@ -133,8 +133,9 @@ def _metadata_version(interp, args, kwargs, node):
 
 
 def _import_module(interp, args, kwargs, node):
-    """``importlib.import_module(name, package=None)``: a relative name (``".sub"``) is resolved
-    against ``package`` as Python does; then the same rules as ``import``."""
+    """The analysed code's call of importlib's ``import_module(name, package=None)``, modelled: a
+    relative name (``".sub"``) is resolved against ``package`` as Python does, then the module is
+    found by the same rules as an ``import`` statement (read as source, never run)."""
     name = args[0] if args else kwargs.get("name")
     package = args[1] if len(args) > 1 else kwargs.get("package")
     if not isinstance(name, str):

@@ -14,9 +14,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 import staticflops
 import wheels
+from staticflops.cli.app import app
 
 HERE = Path(__file__).parent
 TRUTH = json.loads((HERE / "fixtures" / "diffusers_ground_truth.json").read_text())
@@ -75,3 +77,89 @@ def test_register_to_config_fills_self_config(diffusers_source, tmp_path):
     # Linear(1, n) has n weights + n biases.  CPython (configuration_utils.py 0.42.1, inner_init):
     # config = {"width": 5, "depth": 2, "_use_default_values": ["depth"]} (the names not passed)
     assert widths == {"a": 50, "b": 2, "c": 3, "d": 7}
+
+
+# ---- a model's config.json, as a pipeline ships it (unet/config.json, vae/config.json) -------
+
+def _component_config(entry) -> dict:
+    """The config.json diffusers writes for a model: the constructor's arguments, its class and
+    the version that saved it (keys of no argument are dropped by ``from_config``)."""
+    return {"_class_name": entry["class"], "_diffusers_version": "0.6.0", **entry["kwargs"]}
+
+
+@pytest.mark.parametrize("name", ["sd15_unet", "vae_small"])
+def test_a_models_config_json_is_enough(diffusers_source, tmp_path, name):
+    """`staticflops analyze unet/config.json`: `_class_name` names the class, built with its
+    `from_config` as a pipeline loads a component; the recorded counts of the same arguments."""
+    entry = TRUTH[name]
+    (tmp_path / "component").mkdir()
+    config = tmp_path / "component" / "config.json"
+    config.write_text(json.dumps(_component_config(entry)))
+    report = staticflops.analyze(config, inputs=_shapes(entry), source_path=[diffusers_source])
+    assert report.unknown == []
+    assert report.outputs == entry["output_shapes"]
+    assert (report.totals.params, report.totals.forward_flops) == (entry["params"], entry["forward_flops"])
+
+
+def _hub_pipeline(tmp_path, unet: dict) -> Path:
+    """The layout huggingface_hub writes for a diffusers repository: models--org--name/{blobs/,
+    refs/main, snapshots/<rev>/{model_index.json, unet/config.json}}, the files links to blobs."""
+    revision = "89abcdef0123456789abcdef0123456789abcdef"
+    repo = tmp_path / "hub" / "models--org--tiny-sd"
+    snapshot = repo / "snapshots" / revision
+    (snapshot / "unet").mkdir(parents=True)
+    (repo / "blobs").mkdir()
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(revision)
+    index = {"_class_name": "StableDiffusionPipeline", "_diffusers_version": "0.6.0",
+             "scheduler": ["diffusers", "PNDMScheduler"], "text_encoder": ["transformers", "CLIPTextModel"],
+             "tokenizer": ["transformers", "CLIPTokenizer"], "unet": ["diffusers", "UNet2DConditionModel"],
+             "vae": ["diffusers", "AutoencoderKL"]}
+    (repo / "blobs" / "index").write_text(json.dumps(index))
+    (repo / "blobs" / "unet").write_text(json.dumps(unet))
+    (snapshot / "model_index.json").symlink_to(Path("../../blobs/index"))
+    (snapshot / "unet" / "config.json").symlink_to(Path("../../../blobs/unet"))
+    return repo
+
+
+def test_hub_cache_component_folder_and_its_pipeline(diffusers_source, tmp_path):
+    """In the hub cache, a pipeline's component folder (or its config.json, a link into blobs/)
+    is that model; the pipeline's own folder is not one model: the error names the components
+    that have a config.json (of this pipeline, only unet/ was downloaded)."""
+    entry = TRUTH["unet_small"]
+    repo = _hub_pipeline(tmp_path, _component_config(entry))
+    snapshot = next((repo / "snapshots").iterdir())
+    for path in (snapshot / "unet", snapshot / "unet" / "config.json"):
+        report = staticflops.analyze(path, inputs=_shapes(entry), source_path=[diffusers_source])
+        assert (report.totals.params, report.totals.forward_flops) == (entry["params"], entry["forward_flops"])
+    for path in (repo, snapshot):
+        result = CliRunner().invoke(app, ["analyze", str(path), "--input", "1x4x32x32",
+                                          "--source-path", str(diffusers_source)])
+        assert result.exit_code == 1, result.output
+        assert "model_index.json:1:1: error: this is a diffusers pipeline's model_index.json" in result.output
+        assert "analyse one of its models, unet/config.json (UNet2DConditionModel)" in result.output
+        assert "vae/" not in result.output
+
+
+def test_config_json_errors_name_the_fix(diffusers_source, tmp_path):
+    """A class this diffusers does not export, and no diffusers at all (an environment holding
+    none, given with --python): each a located error saying what to do, not an unknown deep in
+    the analysis."""
+    entry = TRUTH["unet_small"]
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(dict(_component_config(entry), _class_name="UNet9DModel")))
+    result = CliRunner().invoke(app, ["analyze", str(config), "--input", "1x4x32x32",
+                                      "--source-path", str(diffusers_source)])
+    assert result.exit_code == 1, result.output
+    assert "config.json:1:1: error:" in result.output and "exports no class UNet9DModel" in result.output
+    # --model picks the class instead
+    report = staticflops.analyze(config, model="UNet2DConditionModel", inputs=_shapes(entry),
+                                 source_path=[diffusers_source])
+    assert report.totals.forward_flops == entry["forward_flops"]
+    empty = tmp_path / "env"
+    (empty / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    (empty / "pyvenv.cfg").write_text("home = /nowhere\nversion = 3.11.7\ninclude-system-site-packages = false\n")
+    result = CliRunner().invoke(app, ["analyze", str(config), "--input", "1x4x32x32", "--python", str(empty)])
+    assert result.exit_code == 1, result.output
+    assert "none is found: install it beside staticflops without torch (`pip install --no-deps diffusers`)" \
+        in " ".join(result.output.split())

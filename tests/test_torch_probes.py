@@ -443,3 +443,23 @@ def test_dtypes_compare_as_torch_does(tmp_path):
     report = staticflops.analyze(path, inputs=["1x4"])
     assert report.totals.params == 25
     assert report.outputs == [[1, 4]]
+
+
+def test_torch_accelerator_answers_as_the_cpu_build(tmp_path):
+    """torch's device-generic probe (diffusers' `_detect_device_type`): torch 2.13.0's CPU build
+    answers `torch.accelerator.is_available()` False, `device_count()` 0 and
+    `current_accelerator()` None.  All three as the CPU build: fc 4->8, 2*4*8 = 64 FLOPs, and
+    no assumption is noted."""
+    source = HEADER + '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        cpu = not torch.accelerator.is_available() and torch.accelerator.device_count() == 0
+        self.fc = nn.Linear(4, 8 if cpu and torch.accelerator.current_accelerator() is None else 2)
+
+    def forward(self, x):
+        return self.fc(x)
+'''
+    report = _analyse(tmp_path, source)
+    assert report.totals.forward_flops == 64
+    assert report.totals.complete and report.diagnostics == []

@@ -424,6 +424,16 @@ def test_hub_snapshot_folder_is_its_config(tmp_path, source_path):
     assert (totals["params"], totals["forward_flops"]) == (entry["params"], entry["forward_flops"])
 
 
+def test_hub_snapshot_config_json_named_as_a_file(tmp_path, source_path):
+    """The snapshot's config.json itself (a link into the model's blobs/, outside the snapshot
+    folder) is read within the model's cache folder, as the snapshot folder is."""
+    entry = TRUTH["small"]["llama"]
+    repo = _hub_cache(tmp_path, entry["config"])
+    config = next((repo / "snapshots").iterdir()) / "config.json"
+    report = staticflops.analyze(config, inputs=["1x32:int64"], source_path=[source_path])
+    assert (report.totals.params, report.totals.forward_flops) == (entry["params"], entry["forward_flops"])
+
+
 def test_hub_snapshot_link_leaving_the_cache_folder_is_refused(tmp_path):
     outside = tmp_path / "secret.json"
     outside.write_text('{"model_type": "llama", "architectures": ["LlamaForCausalLM"]}')

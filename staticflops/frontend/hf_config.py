@@ -2,10 +2,13 @@
 
 ``staticflops analyze config.json --input 1x32:int64`` builds what ``from_config`` builds:
 the class named by ``architectures[0]`` (or ``--model``) from the installed transformers'
-modeling file of ``model_type``, given ``Arch.config_class(**config)``.  The config is data:
-it is parsed with ``json`` and written back as Python literals into a two-line stand-in
-module that our interpreter runs (never Python); transformers itself is read as source from
-the environment or ``--source-path`` like any third-party package.
+modeling file of ``model_type``, given ``Arch.config_class(**config)``.  A diffusers model's
+config (a pipeline's ``unet/config.json``, ``vae/config.json``, ``transformer/config.json``:
+``_class_name`` and no ``model_type``) builds ``Class.from_config(config)`` of the installed
+diffusers, as its pipelines load a component.  The config is data: it is parsed with ``json``
+and written back as Python literals into a two-line stand-in module that our interpreter runs
+(never Python); the library itself is read as source from the environment or
+``--source-path`` like any third-party package.
 """
 
 from __future__ import annotations
@@ -32,27 +35,35 @@ def is_model_config(path) -> bool:
 
 
 def hub_snapshot_config(path) -> tuple[Path, Path] | None:
-    """(config.json, the folder its reads are confined to) of a Hugging Face hub-cache folder:
-    a snapshot ``models--org--name/snapshots/<rev>/``, or ``models--org--name/`` itself (the
-    snapshot its ``refs/main`` names).  In the cache a snapshot's config.json is a symlink into
-    ``models--org--name/blobs/``, so that folder is the root the read must stay inside.  None for
-    any other path (a plain folder stays a folder of model files)."""
-    folder = Path(path)
-    if not folder.is_dir():
+    """(config file, the folder its reads are confined to) of a path into the Hugging Face hub
+    cache: ``models--org--name/`` (the snapshot its ``refs/main`` names), a snapshot
+    ``models--org--name/snapshots/<rev>/``, a pipeline's component folder in one
+    (``<rev>/unet/``), or a ``.json`` file in either.  In the cache those files are symlinks into
+    ``models--org--name/blobs/``, so that folder is the root the read must stay inside.  A
+    folder's config is its ``config.json``, else (a diffusers pipeline) its ``model_index.json``.
+    None for any other path (a plain folder stays a folder of model files)."""
+    given = Path(path)
+    if given.is_dir():
+        folder = given
+        if folder.name.startswith("models--") and (folder / "refs" / "main").is_file():
+            try:
+                with read_limit(128):
+                    revision = read_file(folder / "refs" / "main", (folder,)).decode("ascii").strip()
+            except (OSError, UnicodeDecodeError):
+                return None
+            if not _REVISION.fullmatch(revision):
+                return None
+            folder = folder / "snapshots" / revision
+        config = next((folder / name for name in ("config.json", "model_index.json")
+                       if os.path.lexists(folder / name)), None)
+    elif given.suffix == ".json":
+        folder, config = given.parent, given
+    else:
         return None
-    if folder.name.startswith("models--") and (folder / "refs" / "main").is_file():
-        try:
-            with read_limit(128):
-                revision = read_file(folder / "refs" / "main", (folder,)).decode("ascii").strip()
-        except (OSError, UnicodeDecodeError):
-            return None
-        if not _REVISION.fullmatch(revision):
-            return None
-        folder = folder / "snapshots" / revision
-    if folder.parent.name != "snapshots" or not folder.parent.parent.name.startswith("models--"):
-        return None
-    config = folder / "config.json"
-    return (config, folder.parent.parent) if os.path.lexists(config) else None
+    for snapshot in (folder, folder.parent):  # the snapshot itself, or one of its component folders
+        if snapshot.parent.name == "snapshots" and snapshot.parent.parent.name.startswith("models--"):
+            return (config, snapshot.parent.parent) if config is not None else None
+    return None
 
 
 def config_model(path, reader, max_bytes: int, model: str | None, libraries=None) -> tuple[str, str]:
@@ -70,6 +81,8 @@ def config_model(path, reader, max_bytes: int, model: str | None, libraries=None
     config = _read_json(path, reader, max_bytes, name, root)
     if not isinstance(config, dict):
         raise AnalysisError("a model config is a JSON object", where, "SF101")
+    if "model_type" not in config and "_class_name" in config:
+        return _diffusers_model(config, Path(path), model, libraries, where)
     model_type = config.get("model_type")
     if not isinstance(model_type, str) or not _MODEL_TYPE.fullmatch(model_type):
         raise AnalysisError("the config has no `model_type` naming a transformers model (e.g. \"llama\")",
@@ -87,6 +100,53 @@ def config_model(path, reader, max_bytes: int, model: str | None, libraries=None
     source = (f"from transformers.models.{module}.modeling_{module} import {arch}\n"
               f"CONFIG = {_literal(fields)}\n")
     return source, f"{arch}({arch}.config_class(**CONFIG))"
+
+
+def _diffusers_model(config: dict, path: Path, model: str | None, libraries, where: Location) -> tuple[str, str]:
+    """The stand-in module and expression for a diffusers config: ``from_config`` of the class
+    it names (``_class_name``, or ``--model``), which keeps the constructor's arguments and
+    drops the rest (``_diffusers_version``, keys of other versions) as diffusers does."""
+    if path.name == "model_index.json" or str(config["_class_name"]).endswith("Pipeline"):
+        components = _pipeline_components(config)
+        # the models among them: the components with a config.json beside the index, if any is
+        components = [entry for entry in components if os.path.lexists(path.parent / entry[0] / "config.json")] \
+            or components
+        shown = ", ".join(f"{component}/config.json ({cls})" for component, cls in components)
+        raise AnalysisError(f"this is a diffusers pipeline's model_index.json, not one model's config: analyse "
+                            f"one of its models, {shown}", where, "SF101")
+    cls = model or config.get("_class_name")
+    if not isinstance(cls, str) or not _CLASS_NAME.fullmatch(cls):
+        raise AnalysisError("the config's `_class_name` is not a class name: pass --model with a diffusers model "
+                            "class (e.g. --model UNet2DConditionModel)", where, "SF101")
+    if libraries is not None:
+        package = libraries.locate("diffusers")
+        if package is None:
+            raise AnalysisError(
+                "a diffusers config.json is built with the code of an installed diffusers, and none is found: "
+                "install it beside staticflops without torch (`pip install --no-deps diffusers`), or name a folder "
+                "holding `diffusers/` with --source-path, or an environment with --python", where, "SF101")
+        exported = _text(libraries, package)
+        if exported is not None and f'"{cls}"' not in exported:
+            raise AnalysisError(f"diffusers at {Path(package).parent} exports no class {cls} (a class of another "
+                                "diffusers version? pick one with --model)", where, "SF101")
+    return f"from diffusers import {cls}\nCONFIG = {_literal(config)}\n", f"{cls}.from_config(CONFIG)"
+
+
+def _pipeline_components(config: dict) -> list[tuple[str, str]]:
+    """(folder, class) of each model of a diffusers pipeline's ``model_index.json``: its
+    ``"unet": ["diffusers", "UNet2DConditionModel"]`` entries (those whose names are a folder's
+    and a class's: the file is the pull request's, and is printed).  Empty for a model's config."""
+    return [(key, value[1]) for key, value in config.items()
+            if _MODEL_TYPE.fullmatch(key) and not key.startswith("_") and isinstance(value, list) and len(value) == 2
+            and isinstance(value[0], str) and isinstance(value[1], str) and _CLASS_NAME.fullmatch(value[1])]
+
+
+def _text(libraries, path) -> str | None:
+    """A library file's text, read through the environment's confined reader (None: unreadable)."""
+    try:
+        return libraries.reader(str(path)).decode("utf-8", "replace") if isinstance(path, Path) else None
+    except OSError:
+        return None
 
 
 def _check_installed(model_type: str, module: str, libraries, where: Location) -> None:
@@ -115,11 +175,7 @@ def _check_class(arch: str, module: str, libraries, where: Location) -> None:
     Only a name absent from the file's text is refused: one it imports or defines passes."""
     if libraries is None:
         return
-    path = libraries.locate(f"transformers.models.{module}.modeling_{module}")
-    try:
-        text = libraries.reader(str(path)).decode("utf-8", "replace") if isinstance(path, Path) else None
-    except OSError:
-        return
+    text = _text(libraries, libraries.locate(f"transformers.models.{module}.modeling_{module}"))
     if text is None or "import *" in text or re.search(rf"\b{re.escape(arch)}\b", text):
         return
     heads = [name for name in re.findall(r"^class (\w+)\(", text, re.MULTILINE)

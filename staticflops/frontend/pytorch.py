@@ -45,7 +45,8 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     if not inputs:  # Lightning's `self.example_input_array`, as the constructor left it (nothing run)
         inputs = example_inputs(root)
     if not inputs:
-        raise AnalysisError(f"no --input given: pass one shape per argument of {name}{input_hint(root)} "
+        built = root.cls.name if isinstance(root, Instance) else name  # the class, not the --model expression
+        raise AnalysisError(f"no --input given: pass one shape per argument of {built}{input_hint(root)} "
                             "(or set self.example_input_array in __init__)", code="SF102")
     _freeze(root, freeze, complete=stopped is None)
     result = None

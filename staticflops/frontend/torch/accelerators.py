@@ -136,6 +136,11 @@ def namespaces(object_class: Class, unknown_call) -> dict:
                                                            bind_self=False),
                                            "Proxy": never_instantiated("torch.fx.Proxy")}),
         "torch.cuda": _absent_device("cuda"), "torch.xpu": _absent_device("xpu"), "torch.mps": _absent_device("mps"),
+        # torch's device-generic API (2.6+): no accelerator in the CPU build (current_accelerator() is None)
+        "torch.accelerator": Namespace("torch.accelerator", {
+            "is_available": _answer("torch.accelerator.is_available", False),
+            "device_count": _answer("torch.accelerator.device_count", 0),
+            "current_accelerator": _answer("torch.accelerator.current_accelerator", None)}),
         "torch.backends": backends, "torch._subclasses": subclasses,
         # a context manager letting vmap index with 0-d tensors (transformers' mask building): no cost
         "torch._dynamo._trace_wrapped_higher_order_op": Namespace("torch._dynamo._trace_wrapped_higher_order_op", {

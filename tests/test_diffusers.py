@@ -36,7 +36,7 @@ def _shapes(entry) -> list[str]:
             for spec in entry["inputs"]]
 
 
-@pytest.mark.parametrize("name", ["unet_small", "vae_small", "sd15_unet"])
+@pytest.mark.parametrize("name", ["unet_small", "vae_small", "sd15_unet", "flux_small", "sd3_small"])
 def test_diffusers_models_are_exact(diffusers_source, tmp_path, name):
     """A user file importing the class from the package, as one would write it."""
     entry = TRUTH[name]
@@ -87,7 +87,7 @@ def _component_config(entry) -> dict:
     return {"_class_name": entry["class"], "_diffusers_version": "0.6.0", **entry["kwargs"]}
 
 
-@pytest.mark.parametrize("name", ["sd15_unet", "vae_small"])
+@pytest.mark.parametrize("name", ["sd15_unet", "vae_small", "flux_small", "sd3_small"])
 def test_a_models_config_json_is_enough(diffusers_source, tmp_path, name):
     """`staticflops analyze unet/config.json`: `_class_name` names the class, built with its
     `from_config` as a pipeline loads a component; the recorded counts of the same arguments."""
@@ -99,6 +99,20 @@ def test_a_models_config_json_is_enough(diffusers_source, tmp_path, name):
     assert report.unknown == []
     assert report.outputs == entry["output_shapes"]
     assert (report.totals.params, report.totals.forward_flops) == (entry["params"], entry["forward_flops"])
+
+
+def test_flux_dev_transformer_params_from_its_config(diffusers_source, tmp_path):
+    """FLUX.1-dev's published transformer/config.json: the params recorded on the meta device
+    (11,901,408,320), at a small input (16 image tokens, 8 text tokens: the params do not depend
+    on it)."""
+    entry = TRUTH["flux_dev_transformer"]
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(_component_config(entry)))
+    report = staticflops.analyze(config, inputs=["1x16x64", "1x8x4096", "1x768", "1", "16x3", "8x3", "1"],
+                                 source_path=[diffusers_source])
+    assert report.unknown == []
+    assert report.totals.params == entry["params"]
+    assert report.outputs == [[1, 16, 64]]
 
 
 def _hub_pipeline(tmp_path, unet: dict) -> Path:

@@ -788,6 +788,26 @@ class Net(nn.Module):
     assert report.totals.forward_flops == 16_384 + 360
 
 
+def test_einsum_of_one_operand_is_no_product(tmp_path):
+    # SD3's unpatchify: torch.einsum("nhwpqc->nchpwq", x) only permutes; torch runs a one-operand
+    # einsum as permute/diagonal/sum, none of which FlopCounterMode counts (standard: 0)
+    report = analyse(tmp_path, """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x, m, y):
+        p = torch.einsum("nhwpqc->nchpwq", x)   # 1x4x2x2x2x3 -> 1x3x2x2x4x2: a permutation, 0
+        d = torch.einsum("ii->i", m)            # the diagonal of 5x5: 0
+        s = torch.einsum("ij->i", m)            # row sums: 0 (a sum, as x.sum(1))
+        return p, d, s, torch.einsum("ij,jk->ik", m, y)   # 5x5 @ 5x2: 50 MACs -> 100 FLOPs
+""", inputs=("1x2x4x2x2x3", "5x5", "5x2"))
+    assert report.unknown == [], report.unknown
+    assert report.outputs == [[1, 3, 2, 2, 4, 2], [5], [5], [5, 2]]
+    assert report.totals.forward_flops == 100
+
+
 def test_more_math_functions(tmp_path):
     # Inkling: side = math.isqrt(num_patches); positional encodings use math.tanh/atan2/hypot
     report = analyse(tmp_path, """

@@ -10,6 +10,10 @@ Models (``CASES`` below, also read by the test):
 * ``vae_small``: a small ``AutoencoderKL`` (two blocks of 32 and 64 channels).
 * ``sd15_unet``: Stable Diffusion 1.5's published UNet config (``unet/config.json`` of
   stable-diffusion-v1-5), at a 64x64 latent (a 512x512 image) with CLIP's 77x768 text states.
+* ``flux_small``, ``sd3_small``: small ``FluxTransformer2DModel`` and ``SD3Transformer2DModel``
+  (two blocks of each kind, 2 heads), their inputs in ``forward``'s order.
+* ``flux_dev_transformer``: FLUX.1-dev's published ``transformer/config.json``, params only
+  (built on the meta device).
 
 Inputs of the UNet's forward, in order: ``sample`` (latents, N x 4 x H x W), ``timestep`` (a
 1-D int64 tensor of one step per sample, here ``[10]``: its value does not change the cost) and
@@ -18,7 +22,7 @@ forward takes the image (N x 3 x H x W) and returns the decoded reconstruction.
 
 How to run (repository root):
 
-    /work/torchvenv/bin/pip install diffusers==0.42.1 'torch==2.13.0'
+    /work/torchvenv/bin/pip install diffusers==0.42.1 'torch==2.13.0' transformers==5.23.0 requests pillow
     /work/torchvenv/bin/python tools/record_diffusers.py
 """
 import json
@@ -60,6 +64,30 @@ CASES = {
     }, [([1, 3, 32, 32], "float32")]),
     "sd15_unet": ("UNet2DConditionModel", SD15_UNET,
                   [([1, 4, 64, 64], "float32"), ([1], "int64"), ([1, 77, 768], "float32")]),
+    # Flux's MMDiT: hidden_states (N x image tokens x channels, the latents packed 2x2),
+    # encoder_hidden_states (text tokens), pooled_projections, timestep, img_ids, txt_ids
+    # (positions for the rotary embedding, 3 axes), guidance
+    "flux_small": ("FluxTransformer2DModel", {
+        "patch_size": 1, "in_channels": 16, "num_layers": 2, "num_single_layers": 2, "attention_head_dim": 16,
+        "num_attention_heads": 2, "joint_attention_dim": 32, "pooled_projection_dim": 32, "guidance_embeds": True,
+        "axes_dims_rope": [4, 6, 6],
+    }, [([1, 64, 16], "float32"), ([1, 8, 32], "float32"), ([1, 32], "float32"), ([1], "float32"),
+        ([64, 3], "float32"), ([8, 3], "float32"), ([1], "float32")]),
+    # SD3's MMDiT: hidden_states (latents N x C x H x W), encoder_hidden_states,
+    # pooled_projections, timestep
+    "sd3_small": ("SD3Transformer2DModel", {
+        "sample_size": 32, "patch_size": 2, "in_channels": 4, "num_layers": 2, "attention_head_dim": 8,
+        "num_attention_heads": 2, "joint_attention_dim": 32, "caption_projection_dim": 16,
+        "pooled_projection_dim": 32, "out_channels": 4, "pos_embed_max_size": 32,
+    }, [([1, 4, 32, 32], "float32"), ([1, 8, 32], "float32"), ([1, 32], "float32"), ([1], "int64")]),
+}
+# Published sizes, params only (built on the meta device): FLUX.1-dev's transformer/config.json.
+PUBLISHED = {
+    "flux_dev_transformer": ("FluxTransformer2DModel", {
+        "attention_head_dim": 128, "guidance_embeds": True, "in_channels": 64, "joint_attention_dim": 4096,
+        "num_attention_heads": 24, "num_layers": 19, "num_single_layers": 38, "patch_size": 1,
+        "pooled_projection_dim": 768,
+    }),
 }
 
 
@@ -100,6 +128,12 @@ def main():
     for name in CASES:
         results[name] = measure(name)
         print(name, results[name]["params"], results[name]["forward_flops"], results[name]["output_shapes"])
+    for name, (class_name, kwargs) in PUBLISHED.items():
+        with torch.device("meta"):
+            model = getattr(diffusers, class_name)(**kwargs)
+        results[name] = {"class": class_name, "kwargs": kwargs, "params": sum(p.numel() for p in model.parameters()),
+                         "device": "meta"}
+        print(name, results[name]["params"])
     with open(OUT, "w") as f:
         json.dump(results, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -59,7 +59,8 @@ def _einsum(attrs, inputs):
     product: Dim = 1
     for size in sizes.values():
         product = product * size
-    return [tuple(sizes[c] for c in rhs)], {"index_product": product}
+    # operands: one alone is a permutation, diagonal or sum, which torch runs without a product
+    return [tuple(sizes[c] for c in rhs)], {"index_product": product, "operands": len(inputs)}
 
 
 def _einsum_ellipsis(terms, rhs, inputs, explicit, equation):

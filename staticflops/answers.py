@@ -66,7 +66,7 @@ CACHE_FOLDER = (".staticflops_cache",)  # as folder mode's results and the parse
 # else (--help, -fjson...).
 _VALUED = frozenset({"--model", "-m", "--kwargs", "--input", "-i", "--rules", "-r", "--format", "-f", "--depth",
                      "--freeze", "--steps", "--hardware", "--precision", "--mfu", "--peak-tflops", "--batch", "--dtype",
-                     "--jobs", "-j", "--source-path", "--env"})
+                     "--jobs", "-j", "--source-path", "--env", "--keyword-input"})
 _FLAGS = frozenset({"--training", "--exact", "--by-type", "--expand", "--strict", "--debug"})
 
 

@@ -26,7 +26,7 @@ from staticflops.ir.sizes import check_sizes
 from staticflops.report import Report, build_report
 from staticflops.report.build import count
 from staticflops.rulesets import builtin_names, load_ruleset
-from staticflops.shapes import InputSpec, assume_ranges, parse_input_spec
+from staticflops.shapes import InputSpec, assume_ranges, parse_input_spec, parse_keyword_input
 from staticflops.shapes.precision import precision as number_format
 
 if TYPE_CHECKING:  # comparison, training and hardware modules load only when asked for (start-up time)
@@ -118,6 +118,7 @@ def analyze(
     env: dict | Iterable[str] | None = None,
     peak_tflops: float | None = None,
     assume: Iterable[str] = (),
+    keyword_inputs: Iterable[str] | dict = (),
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -147,6 +148,9 @@ def analyze(
     ``assume``: ranges of sizes named in ``inputs`` (``"T>=2"``, ``"2<=T<=4096"``): the code's
     comparisons of them that a range decides are decided, and the report says the counts hold
     in that range (``Report.assumed``).
+    ``keyword_inputs``: tensors given to ``forward`` by keyword (PyTorch models), as
+    ``"NAME=SHAPE"`` strings or a dict NAME -> shape: ``decoder_input_ids=1x8:int64``; a dotted
+    NAME is a key of a dict argument (``added_cond_kwargs.time_ids=1x6``).
     Hitting a bound does not raise: the analysis stops there and the returned Report has
     ``partial=True`` and ``stopped`` (the budget's message and ``path:line:col``, also in
     ``diagnostics``); it prices the layers built and the ops traced until then, so every
@@ -156,7 +160,7 @@ def analyze(
     Raises ``AnalysisError`` (with a location) when the model cannot be analysed and
     ``UsageError`` for malformed arguments.
     """
-    specs = assume_ranges([s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs], assume)
+    specs, keywords = _input_specs(inputs, keyword_inputs, assume)
     freeze = tuple(freeze)
     training = training or bool(freeze) or steps is not None or hardware is not None or peak_tflops is not None
     if hardware is not None and peak_tflops is not None:
@@ -183,13 +187,24 @@ def analyze(
             raise UsageError("--batch must be a positive integer")
         ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, freeze=freeze,
                                                               batch=batch, reader=reader, budget=budget,
-                                                              libraries=libraries, env=environment))
+                                                              libraries=libraries, env=environment,
+                                                              keyword_inputs=keywords))
     finally:
         read.stop()
     check_sizes(ir)
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu, peak_tflops) if training else None
     return build_report(ir, cost, ruleset, summary, dtype=dtype)
+
+
+def _input_specs(inputs, keyword_inputs, assume) -> tuple[list, dict]:
+    """The positional input specs and the keyword ones (name -> spec), the ranges ``assume``
+    gives applied to the sizes either names."""
+    specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
+    items = keyword_inputs.items() if isinstance(keyword_inputs, dict) else map(parse_keyword_input, keyword_inputs)
+    keywords = {name: spec if isinstance(spec, InputSpec) else parse_input_spec(spec) for name, spec in items}
+    ranged = assume_ranges(specs + list(keywords.values()), assume)
+    return ranged[:len(specs)], dict(zip(keywords, ranged[len(specs):]))
 
 
 class _ModelSource:
@@ -234,9 +249,11 @@ def _trace_torch(source, model, kwargs, specs, *, freeze=(), batch=None, **conte
     return analyse_torch(source, model, kwargs, specs, freeze=freeze, **context)  # batch: a Keras notion
 
 
-def _trace_keras(source, model, kwargs, specs, *, freeze=(), batch=None, **context):
+def _trace_keras(source, model, kwargs, specs, *, freeze=(), batch=None, keyword_inputs=None, **context):
     from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
 
+    if keyword_inputs:
+        raise UsageError("--keyword-input is for PyTorch models (a Keras model is called with its inputs in order)")
     return analyse_keras(source, model, kwargs, specs, batch, freeze=freeze, **context)
 
 
@@ -390,19 +407,20 @@ def compare(
     batch: int | None = None,
     env: dict | Iterable[str] | None = None,
     assume: Iterable[str] = (),
+    keyword_inputs: Iterable[str] | dict = (),
 ) -> Comparison:
     """Analyse once, price under several rule sets (default: every built-in one), and list
     the ``top`` layers where they disagree most.  A budget hit (``limits``) raises
     ``AnalysisError``: a comparison is never made from a partial analysis.  ``path`` may be a
     Hugging Face config.json, ``python`` and ``source_path``: where third-party source is read
-    from, ``batch`` (Keras), ``env`` and ``assume`` as for :func:`analyze`; the same front ends
+    from, ``batch`` (Keras), ``env``, ``assume`` and ``keyword_inputs`` as for :func:`analyze`; the same front ends
     read the file (:data:`FRONT_ENDS`)."""
     from staticflops.cost.compare import price_all
     from staticflops.report.compare import build_comparison
 
     names = list(rules) if rules else _builtin_order()
     rulesets = [load_ruleset(name) for name in names]
-    specs = assume_ranges([s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs], assume)
+    specs, keywords = _input_specs(inputs, keyword_inputs, assume)
     budget = make_budget(limits)
     libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path]), budget.max_file_bytes)
     if batch is not None and (not isinstance(batch, int) or batch < 1):
@@ -412,7 +430,7 @@ def compare(
         source = read.source()
         ir = _with_deep_stack(lambda: front_end(source).trace(source, read.model, _kwargs(kwargs), specs, batch=batch,
                                                               reader=read.reader, budget=budget, libraries=libraries,
-                                                              env=parse_env(env)))
+                                                              env=parse_env(env), keyword_inputs=keywords))
     finally:
         read.stop()
     if ir.stopped is not None:  # conventions compared on a partial trace would mislead: an error

@@ -115,6 +115,40 @@ def test_flux_dev_transformer_params_from_its_config(diffusers_source, tmp_path)
     assert report.outputs == [[1, 16, 64]]
 
 
+def _keyword_shapes(entry) -> list[str]:
+    return [f"{name}=" + "x".join(map(str, spec["shape"])) for name, spec in entry["keyword_inputs"].items()]
+
+
+def test_sdxl_unet_takes_its_conditioning_by_keyword(diffusers_source, tmp_path):
+    """SDXL's UNet reads `added_cond_kwargs={"text_embeds": ..., "time_ids": ...}` (a dict given
+    by keyword), which --keyword-input spells `added_cond_kwargs.text_embeds=1x16`: the small
+    config exact, and SDXL-base's published unet/config.json with the params recorded on the
+    meta device (2,567,463,684)."""
+    entry = TRUTH["unet_sdxl_small"]
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(_component_config(entry)))
+    result = CliRunner().invoke(app, ["analyze", str(config), *[f"--input={s}" for s in _shapes(entry)],
+                                      *[f"--keyword-input={s}" for s in _keyword_shapes(entry)],
+                                      "--source-path", str(diffusers_source), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert (report["totals"]["params"], report["totals"]["forward_flops"]) == (entry["params"], entry["forward_flops"])
+    assert report["outputs"] == entry["output_shapes"] and report["unknown"] == []
+    assert report["keyword_inputs"] == {"added_cond_kwargs.text_embeds": "1x16", "added_cond_kwargs.time_ids": "1x6"}
+    # without them, `"text_embeds" not in added_cond_kwargs` (None) raises, as in Python
+    result = CliRunner().invoke(app, ["analyze", str(config), *[f"--input={s}" for s in _shapes(entry)],
+                                      "--source-path", str(diffusers_source)])
+    assert result.exit_code == 1, result.output
+    assert "unet_2d_condition.py:908:" in result.output
+    assert "error: argument of type 'NoneType' is not iterable" in result.output
+    published = TRUTH["sdxl_unet"]
+    config.write_text(json.dumps(_component_config(published)))
+    report = staticflops.analyze(config, inputs=["1x4x16x16", "1:int64", "1x8x2048"], source_path=[diffusers_source],
+                                 keyword_inputs={"added_cond_kwargs.text_embeds": "1x1280",
+                                                 "added_cond_kwargs.time_ids": "1x6"})
+    assert report.unknown == [] and report.totals.params == published["params"]
+
+
 def _hub_pipeline(tmp_path, unet: dict) -> Path:
     """The layout huggingface_hub writes for a diffusers repository: models--org--name/{blobs/,
     refs/main, snapshots/<rev>/{model_index.json, unet/config.json}}, the files links to blobs."""

@@ -788,6 +788,29 @@ class Net(nn.Module):
     assert report.totals.forward_flops == 16_384 + 360
 
 
+def test_membership_in_none_raises_type_error(tmp_path):
+    # diffusers' SDXL UNet: `"text_embeds" not in added_cond_kwargs` with the default None raises
+    # TypeError in Python; the analysis raises it too (caught here), not an undecided membership
+    report = analyse(tmp_path, """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x, extra=None):
+        try:
+            refused = "a" in extra and False
+        except TypeError:
+            refused = True
+        return self.fc(x) if refused else x   # 2 rows x 4 x 4 = 32 MACs -> 64 FLOPs
+""", inputs=("2x4",))
+    assert report.unknown == [], report.unknown
+    assert report.totals.forward_flops == 64
+
+
 def test_einsum_of_one_operand_is_no_product(tmp_path):
     # SD3's unpatchify: torch.einsum("nhwpqc->nchpwq", x) only permutes; torch runs a one-operand
     # einsum as permute/diagonal/sum, none of which FlopCounterMode counts (standard: 0)

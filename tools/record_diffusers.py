@@ -81,12 +81,35 @@ CASES = {
         "pooled_projection_dim": 32, "out_channels": 4, "pos_embed_max_size": 32,
     }, [([1, 4, 32, 32], "float32"), ([1, 8, 32], "float32"), ([1, 32], "float32"), ([1], "int64")]),
 }
+# SDXL's UNet takes its pooled text embedding and size conditioning by keyword, in a dict:
+# added_cond_kwargs={"text_embeds": N x 1280, "time_ids": N x 6} (the name -> (shape, dtype),
+# dotted for a key of a dict argument, as --keyword-input spells it)
+CASES["unet_sdxl_small"] = ("UNet2DConditionModel", {
+    "block_out_channels": [32, 64], "layers_per_block": 2, "sample_size": 32, "in_channels": 4, "out_channels": 4,
+    "down_block_types": ["DownBlock2D", "CrossAttnDownBlock2D"], "up_block_types": ["CrossAttnUpBlock2D", "UpBlock2D"],
+    "cross_attention_dim": 32, "attention_head_dim": 8, "norm_num_groups": 32, "transformer_layers_per_block": [1, 2],
+    "use_linear_projection": True, "addition_embed_type": "text_time", "addition_time_embed_dim": 8,
+    "projection_class_embeddings_input_dim": 64,  # text_embeds' 16 + 6 time ids x 8
+}, [([1, 4, 32, 32], "float32"), ([1], "int64"), ([1, 77, 32], "float32")])
+KEYWORDS = {"unet_sdxl_small": {"added_cond_kwargs.text_embeds": ([1, 16], "float32"),
+                                "added_cond_kwargs.time_ids": ([1, 6], "float32")}}
 # Published sizes, params only (built on the meta device): FLUX.1-dev's transformer/config.json.
 PUBLISHED = {
     "flux_dev_transformer": ("FluxTransformer2DModel", {
         "attention_head_dim": 128, "guidance_embeds": True, "in_channels": 64, "joint_attention_dim": 4096,
         "num_attention_heads": 24, "num_layers": 19, "num_single_layers": 38, "patch_size": 1,
         "pooled_projection_dim": 768,
+    }),
+    # stable-diffusion-xl-base-1.0's unet/config.json (the constructor's arguments in it)
+    "sdxl_unet": ("UNet2DConditionModel", {
+        "act_fn": "silu", "addition_embed_type": "text_time", "addition_embed_type_num_heads": 64,
+        "addition_time_embed_dim": 256, "attention_head_dim": [5, 10, 20], "block_out_channels": [320, 640, 1280],
+        "center_input_sample": False, "cross_attention_dim": 2048,
+        "down_block_types": ["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"], "downsample_padding": 1,
+        "flip_sin_to_cos": True, "freq_shift": 0, "in_channels": 4, "layers_per_block": 2, "mid_block_scale_factor": 1,
+        "norm_eps": 1e-05, "norm_num_groups": 32, "out_channels": 4, "projection_class_embeddings_input_dim": 2816,
+        "sample_size": 128, "transformer_layers_per_block": [1, 2, 10],
+        "up_block_types": ["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"], "use_linear_projection": True,
     }),
 }
 
@@ -102,14 +125,22 @@ def measure(name):
     torch.manual_seed(0)
     model = getattr(diffusers, class_name)(**kwargs).eval()
     args = [make_input(shape, dtype) for shape, dtype in inputs]
+    keywords: dict = {}
+    for key, (shape, dtype) in KEYWORDS.get(name, {}).items():
+        *outer, last = key.split(".")
+        holder = keywords
+        for part in outer:
+            holder = holder.setdefault(part, {})
+        holder[last] = make_input(shape, dtype)
     with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False):
         counter = FlopCounterMode(display=False)
         with counter:
-            out = model(*args, return_dict=False)[0]
+            out = model(*args, **keywords, return_dict=False)[0]
     return {
         "class": class_name,
         "kwargs": kwargs,
         "inputs": [{"shape": shape, "dtype": dtype} for shape, dtype in inputs],
+        "keyword_inputs": {key: {"shape": shape, "dtype": dtype} for key, (shape, dtype) in KEYWORDS.get(name, {}).items()},
         "output_shapes": [list(out.shape)],
         "forward_flops": counter.get_total_flops(),
         "flops_by_op": {str(k): v for k, v in sorted(counter.get_flop_counts()["Global"].items(), key=str)},

@@ -125,6 +125,7 @@ def analyze(
     kwargs: Annotated[Optional[str], typer.Option("--kwargs", help="Constructor arguments as a JSON object.")] = None,
     inputs: Annotated[Optional[list[str]], typer.Option("--input", "-i", help="Shape of one forward argument: 1x3x224x224, B,3,224,224, Bx1024:int64; =V gives every element the value V (an attention mask of ones: 1x32:int64=1). Repeat per argument.")] = None,
     assume: Annotated[Optional[list[str]], typer.Option("--assume", help="Range of a size named in --input: T>=2, T<=4096 or 2<=T<=4096; the code's comparisons of it that the range decides are decided, and the totals say they hold in it. Repeatable.")] = None,
+    keyword_inputs: Annotated[Optional[list[str]], typer.Option("--keyword-input", help="NAME=SHAPE: a tensor given to forward by keyword (decoder_input_ids=1x8:int64); a dotted NAME is a key of a dict argument (added_cond_kwargs.time_ids=1x6). Repeatable.", metavar="NAME=SHAPE")] = None,
     rules: Annotated[str, typer.Option("--rules", "-r", help="Rule set name or path to a YAML rule file.")] = "standard",
     output_format: Annotated[ReportFormat, typer.Option("--format", "-f", help="table, json, markdown, html (one self-contained page with charts) or csv (one row per layer); html and csv for one file.")] = ReportFormat.table,
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file instead of the standard output.", metavar="FILE")] = None,
@@ -159,6 +160,8 @@ def analyze(
         options = {"model": model, "inputs": inputs or [], "kwargs": kwargs, "rules": rules}
         if assume:
             options["assume"] = list(assume)
+        if keyword_inputs:
+            options["keyword_inputs"] = list(keyword_inputs)
         if training or freeze or steps is not None or hardware is not None or peak_tflops is not None:
             options.update(training=True, freeze=freeze or [], steps=steps, hardware=hardware, precision=precision,
                            mfu=mfu)
@@ -190,6 +193,8 @@ def analyze(
                    freeze=freeze or [], steps=steps, hardware=hardware, precision=precision, mfu=mfu, batch=batch,
                    dtype=dtype, limits=limits, python=python, source_path=source_path or [], env=env,
                    peak_tflops=peak_tflops, assume=assume or [])
+    if keyword_inputs:  # only when given: the kept reports of commands without it keep their keys
+        options["keyword_inputs"] = list(keyword_inputs)
     # The console script keeps the report, and what this command prints, for a later run with
     # nothing changed (answers.py); not with --python: that environment's folders are found by
     # globbing, which the record cannot replay
@@ -494,6 +499,7 @@ def compare(
     batch: Annotated[Optional[int], typer.Option("--batch", help="Keras: size of the batch dimension Input(shape=...) leaves open (default: symbol B).")] = None,
     env: Annotated[Optional[list[str]], typer.Option("--env", help="KEY=VALUE in the analysed program's os.environ; repeatable.")] = None,
     assume: Annotated[Optional[list[str]], typer.Option("--assume", help="Range of a size named in --input (T>=2, 2<=T<=4096), as for analyze. Repeatable.")] = None,
+    keyword_inputs: Annotated[Optional[list[str]], typer.Option("--keyword-input", help="NAME=SHAPE: a tensor given to forward by keyword (decoder_input_ids=1x8:int64); a dotted NAME is a key of a dict argument (added_cond_kwargs.time_ids=1x6). Repeatable.", metavar="NAME=SHAPE")] = None,
     debug: Debug = False,
     limits: Optional[dict] = None,
 ) -> None:
@@ -503,10 +509,12 @@ def compare(
 
     comparison = _guarded(lambda: run(path, model=model, inputs=inputs or [], kwargs=kwargs, rules=rules, top=top,
                                       limits=limits, python=python, source_path=source_path or (), batch=batch,
-                                      env=env, assume=assume or ()), debug, path)
+                                      env=env, assume=assume or (), keyword_inputs=keyword_inputs or ()), debug, path)
     def show() -> None:
         if output_format is Format.json:
-            sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
+            # keyword_inputs only when given: the JSON of a comparison without them is unchanged
+            sys.stdout.write(comparison.model_dump_json(indent=2, exclude=None if comparison.keyword_inputs
+                                                        else {"keyword_inputs"}) + "\n")
         elif output_format is Format.markdown:
             from staticflops.report.compare_text import render_compare_markdown
             sys.stdout.write(render_compare_markdown(comparison))

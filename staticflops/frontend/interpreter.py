@@ -81,6 +81,9 @@ _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, s
 
 
 
+# Python's values that hold nothing: `x in None` raises TypeError (diffusers' SDXL UNet given no
+# added_cond_kwargs), as CPython does, instead of an undecided membership.
+_NEVER_CONTAINERS = frozenset({type(None), bool, int, float, complex})
 # Containers whose `in` compares the item with each of theirs (an unknown one could be equal).
 _SEARCHED = frozenset({list, tuple, set, frozenset})
 
@@ -465,6 +468,8 @@ class Interpreter(Statements, Expressions):
                 self._own_equality(left) or any(self._own_equality(item) for item in right)):
             found = self._search(left, right, node)  # the objects' own __eq__ decides, as in CPython
             return found if isinstance(found, Unknown) or op_class is cst.In else not found
+        if op_class in (cst.In, cst.NotIn) and type(right) in _NEVER_CONTAINERS:  # `key in None`: Python refuses
+            raise self.fail(f"argument of type {type(right).__name__!r} is not iterable", node, python="TypeError")
         if op_class in (cst.In, cst.NotIn):
             try:
                 found = left in right if not isinstance(right, Namespace) else left in right.members

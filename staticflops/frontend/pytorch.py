@@ -22,7 +22,8 @@ from staticflops.shapes import InputSpec
 
 def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
                   freeze: tuple = (), reader=None, budget=None, libraries=None,
-                  env: dict | None = None) -> ModelIR:
+                  env: dict | None = None, keyword_inputs: dict | None = None) -> ModelIR:
+    keyword_inputs = keyword_inputs or {}
     framework = TorchFramework()
     interp = Interpreter(framework, budget)
     interp.environment.update(env or {})  # os.environ of the analysed program (--env)
@@ -42,9 +43,9 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     if stopped is None and not is_module(root):
         where = interp.location(anchor) if anchor is not None else None
         raise AnalysisError(f"`{name}` did not produce an nn.Module ({_why(root)})", where, "SF101")
-    if not inputs:  # Lightning's `self.example_input_array`, as the constructor left it (nothing run)
+    if not inputs and not keyword_inputs:  # Lightning's `self.example_input_array`, as the constructor left it
         inputs = example_inputs(root)
-    if not inputs:
+    if not inputs and not keyword_inputs:
         built = root.cls.name if isinstance(root, Instance) else name  # the class, not the --model expression
         raise AnalysisError(f"no --input given: pass one shape per argument of {built}{input_hint(root)} "
                             "(or set self.example_input_array in __init__)", code="SF102")
@@ -53,9 +54,10 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     if stopped is None:
         set_training(root, False)  # the forward is analysed in eval mode: `model.eval()`, as PyTorch does it
         tensors = [_input_tensor(spec) for spec in inputs]  # model inputs do not require grad
+        keywords = _keyword_tensors(keyword_inputs)
         framework.tracer.active = True
         try:
-            result = interp.call(root, tensors, {}, anchor)
+            result = interp.call(root, tensors, keywords, anchor)
         except BudgetExceeded as error:  # the ops traced so far are kept; the result is partial
             stopped = error
         finally:
@@ -68,7 +70,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         "ops": [_op(op, paths, converted) for op in framework.tracer.ops],
         "inputs": list(inputs), "outputs": _output_shapes(result),
         "unknowns": list(interp.unknowns), "diagnostics": list(interp.diagnostics), "stopped": stopped_diagnostic(stopped),
-        "ignores": interp.ignores,
+        "ignores": interp.ignores, "keyword_inputs": dict(keyword_inputs),
     }, _GIVEN_IR)
 
 
@@ -82,7 +84,24 @@ def _why(value) -> str:
 
 
 _GIVEN_IR = frozenset({"name", "framework", "file", "root", "ops", "inputs", "outputs", "unknowns", "diagnostics", "stopped",
-                       "ignores"})
+                       "ignores", "keyword_inputs"})
+
+
+def _keyword_tensors(specs: dict) -> dict:
+    """forward's keyword arguments: ``name`` -> its tensor; ``name.key`` -> a dict argument
+    holding the tensor under ``key`` (diffusers' ``added_cond_kwargs={"text_embeds": ...}``)."""
+    keywords: dict = {}
+    for name, spec in specs.items():
+        *outer, last = name.split(".")
+        holder = keywords
+        for part in outer:
+            holder = holder.setdefault(part, {})
+            if not isinstance(holder, dict):
+                raise UsageError(f"--keyword-input {name}: {part} is given a tensor and keys both")
+        if last in holder:
+            raise UsageError(f"--keyword-input {name}: given twice, or as a tensor and keys both")
+        holder[last] = _input_tensor(spec)
+    return keywords
 
 
 def stopped_diagnostic(error: BudgetExceeded | None) -> Diagnostic | None:

@@ -77,3 +77,5 @@ class ModelIR(_IR):
     stopped: Optional[Diagnostic] = None  # a budget ended the analysis early: the IR is partial
     # path -> {line: codes}: the `# staticflops: ignore[CODE]` comments of the files the analysis ran
     ignores: dict = Field(default_factory=dict)
+    # forward's keyword arguments given (--keyword-input): name (dotted: a key of a dict argument) -> InputSpec
+    keyword_inputs: dict = Field(default_factory=dict)

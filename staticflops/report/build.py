@@ -48,10 +48,11 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Traini
         None if cost.training else _UNTRAINED_TOTALS)
     report = construct(Report, {
         "schema_version": SCHEMA_VERSION, "file": ir.file, "model": ir.name, "framework": ir.framework,
-        "rules": rules.name, "inputs": [str(spec) for spec in ir.inputs], "assumed": assumed_ranges(ir.inputs), "outputs": [shape_out(s) for s in ir.outputs],
+        "rules": rules.name, "inputs": [str(spec) for spec in ir.inputs], "assumed": assumed_ranges([*ir.inputs, *ir.keyword_inputs.values()]), "outputs": [shape_out(s) for s in ir.outputs],
         "totals": totals, "layers": _rows(cost, size),
         "unknown": [], "diagnostics": [], "training": training, "partial": False, "stopped": None,
-        "suppressed": [], "tool_version": __version__}, _REPORT_GIVEN)
+        "suppressed": [], "tool_version": __version__,
+        "keyword_inputs": {name: str(spec) for name, spec in ir.keyword_inputs.items()}}, _REPORT_GIVEN)
     _sort_suppressed(report, cost.unknowns, ir.diagnostics, ir.ignores)
     if ir.stopped is not None:
         report.partial = True
@@ -154,7 +155,7 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
 
 _UNTRAINED_TOTALS = frozenset(Totals.model_fields) - set(TRAINING_TOTALS)  # the fields given without --training
 _REPORT_GIVEN = frozenset({"file", "model", "framework", "rules", "inputs", "assumed", "outputs", "totals", "layers", "unknown",
-                           "training", "tool_version"})
+                           "training", "tool_version", "keyword_inputs"})
 _ALL_FIELDS = frozenset(Layer.model_fields)
 
 

@@ -40,6 +40,7 @@ class Comparison(BaseModel):
     assumed: list[str] = Field(default_factory=list)  # --assume ranges the counts hold in
     conventions: list[ConventionRow]
     disagreements: list[LayerDisagreement]
+    keyword_inputs: dict[str, str] = Field(default_factory=dict)  # forward's keyword arguments given, name -> spec
 
 
 def build_comparison(ir: ModelIR, priced: list, top: int = 5) -> Comparison:
@@ -56,5 +57,6 @@ def build_comparison(ir: ModelIR, priced: list, top: int = 5) -> Comparison:
     layers = [LayerDisagreement(name=d.path, type=d.type,
                                 values={k: count(v) if v is not None else "-" for k, v in d.values.items()})
               for d in disagreements(priced, top)]
-    return Comparison(file=ir.file, model=ir.name, inputs=[str(s) for s in ir.inputs], assumed=assumed_ranges(ir.inputs),
-                      conventions=rows, disagreements=layers)
+    return Comparison(file=ir.file, model=ir.name, inputs=[str(s) for s in ir.inputs], assumed=assumed_ranges(
+        [*ir.inputs, *ir.keyword_inputs.values()]), conventions=rows, disagreements=layers,
+        keyword_inputs={name: str(spec) for name, spec in ir.keyword_inputs.items()})

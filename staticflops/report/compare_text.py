@@ -9,7 +9,7 @@ from rich.text import Text
 from staticflops.report.compare import Comparison
 from staticflops.report.escape import MAX_MESSAGE, md_code, visible
 from staticflops.report.grid import fitted_grid
-from staticflops.report.units import human
+from staticflops.report.units import human, input_texts
 
 
 def _unit(row) -> str:
@@ -25,7 +25,7 @@ def render_compare_table(comparison: Comparison, console: Console) -> None:
     """The layer table's layout (``grid``), fitted to the console: one row per rule set, then
     what each counts (prose that wraps), then the layers where they disagree most."""
     console.print(Text(f"{visible(comparison.model)} ({visible(comparison.file)}), inputs "
-                       f"{', '.join(visible(i) for i in comparison.inputs)}{_held_in(comparison, visible)}: "
+                       f"{', '.join(visible(i) for i in input_texts(comparison))}{_held_in(comparison, visible)}: "
                        "one model, every convention\n", style="italic"))
     columns = [("Rule set", "left"), ("Reports", "right"), ("FLOPs", "right"), ("MACs", "right"), ("Params", "right")]
     rows = [[visible(row.rules), f"{human(row.headline_value, _unit(row))}{'' if row.complete else ' *'}",
@@ -60,7 +60,7 @@ def _left_out(dropped: list, console: Console) -> None:
 
 
 def render_compare_markdown(comparison: Comparison) -> str:
-    lines = [f"### {md_code(comparison.model)}, inputs {', '.join(md_code(i) for i in comparison.inputs)}"
+    lines = [f"### {md_code(comparison.model)}, inputs {', '.join(md_code(i) for i in input_texts(comparison))}"
              f"{_held_in(comparison, md_code)}", "",
              "| Rule set | Reports | FLOPs | MACs | Params | What it counts |", "|---|---:|---:|---:|---:|---|"]
     for row in comparison.conventions:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from staticflops.report.escape import MAX_MESSAGE, md_code, visible
-from staticflops.report.units import completeness, human, notes, partial_banner, range_hint, share
+from staticflops.report.units import completeness, human, input_texts, notes, partial_banner, range_hint, share
 
 if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
     from staticflops.report.schema import Report
@@ -22,7 +22,7 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
         f"**{bound}{human(totals.forward_flops, 'FLOPs')}** forward{incomplete} ({human(totals.macs, 'MACs')}), "
         f"**{human(totals.params)}** params",
         "",
-        f"Convention: {_message(totals.convention)}. Inputs: {', '.join(md_code(i) for i in report.inputs)}.",
+        f"Convention: {_message(totals.convention)}. Inputs: {', '.join(md_code(i) for i in input_texts(report))}.",
         "",
         *_training_lines(report),
         f"Memory ({totals.dtype}): params {human(totals.param_bytes, 'B')}, activations "

@@ -160,6 +160,8 @@ class Report(_Contract):
     # counts, so `totals.complete` stays False: the suppression changes the verdict, not the arithmetic.
     suppressed: list[Suppressed] = Field(default_factory=list)
     tool_version: Optional[str] = None  # the staticflops that wrote the report (None: read from an older cache)
+    # forward's keyword arguments given (--keyword-input): name -> its input spec; absent when none
+    keyword_inputs: dict[str, str] = Field(default_factory=dict)
 
     def to_json(self) -> str:
         """The JSON contract: training-only fields are absent (not null) without --training."""
@@ -217,6 +219,8 @@ def _contract_head(data: dict) -> dict:
             del data["totals"][key]
     if data.get("training", 0) is None:
         del data["training"]
+    if data.get("keyword_inputs", 0) == {}:
+        del data["keyword_inputs"]
     return data
 
 

@@ -101,10 +101,17 @@ def notes(report) -> list:
             if d is not report.stopped and d.severity != "error" and (d.location, d.message) not in said]
 
 
+def input_texts(report) -> list[str]:
+    """The inputs a report (or comparison) was given, as printed: forward's positional ones in
+    order, then its keyword ones as ``name=spec``."""
+    return [*report.inputs, *(f"{name}={spec}" for name, spec in report.keyword_inputs.items())]
+
+
 def range_hint(report) -> str | None:
     """A line for the unresolved list when the code compared a symbolic size of the inputs with
     a number (`q_length > 1`): a range given with ``--assume`` decides such a comparison."""
-    named = {part for spec in report.inputs for part in re.split(r"[x,×]", spec.split(":")[0].split("=")[0])
+    specs = [*report.inputs, *report.keyword_inputs.values()]
+    named = {part for spec in specs for part in re.split(r"[x,×]", spec.split(":")[0].split("=")[0])
              if _SIZE_NAMES.fullmatch(part)}
     for unknown in report.unknown:
         found = _COMPARED.search(unknown.what)

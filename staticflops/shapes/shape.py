@@ -58,6 +58,19 @@ def parse_input_spec(text: str) -> InputSpec:
     return InputSpec(tuple(dims), dtype, fill)
 
 
+_KEYWORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def parse_keyword_input(text: str) -> tuple[str, InputSpec]:
+    """``attention_mask=1x32:int64=1`` -> (the forward's keyword, its InputSpec); a dotted name
+    ``added_cond_kwargs.text_embeds=1x1280`` is a key of a dict given as that keyword."""
+    name, equals, spec = text.strip().partition("=")
+    if not equals or not _KEYWORD.fullmatch(name.strip()) or len(name) > 200:
+        raise UsageError(f"--keyword-input {_shortened(text)}: expected NAME=SHAPE, such as "
+                         "decoder_input_ids=1x8:int64 or added_cond_kwargs.time_ids=1x6")
+    return name.strip(), parse_input_spec(spec)
+
+
 _COMPARISON = re.compile(r"\s*(<=|>=|<|>)\s*")
 _RANGE_HELP = "expected a range of one size named in --input, such as T>=2, T<=4096 or 2<=T<=4096"
 

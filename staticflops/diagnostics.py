@@ -51,6 +51,10 @@ class AnalysisError(Exception):
     Carries a location so the CLI can print ``path:line:col: message`` and exit 1.
     """
 
+    # Where the analysed project's own code called into the library this error came from (the
+    # innermost such call): a failure deep in transformers is then also located in the user's file.
+    reached_from: Location | None = None
+
     def __init__(self, message: str, location: Location | None = None, code: str = "SF100"):
         super().__init__(message)
         self.message = message

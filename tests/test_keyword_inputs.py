@@ -70,3 +70,21 @@ def test_keyword_input_mistakes_are_usage_errors(tmp_path):
     result = CliRunner().invoke(app, ["analyze", str(_model(tmp_path)), "--input", "2x4", "--keyword-input",
                                       "cond=2x3", "--keyword-input", "cond.t=2x3", "--no-cache"])
     assert result.exit_code == 1 and "a tensor and keys both" in result.output, result.output
+
+
+def test_check_passes_keyword_inputs_from_the_config(tmp_path):
+    """A configured model's `keyword_inputs` reach forward as --keyword-input does: with cond.t
+    the model costs 112 FLOPs (above), over a 100-FLOP budget by 12; without it, 64 pass."""
+    _model(tmp_path)
+
+    def check(extra: str):
+        (tmp_path / "pyproject.toml").write_text(
+            '[[tool.staticflops.models]]\nname = "m"\npath = "m.py"\ninputs = ["2x4"]\n'
+            f'budget = {{ forward_flops = 100 }}\n{extra}')
+        return CliRunner().invoke(app, ["check", "--exact", "--no-cache", "--config", str(tmp_path / "pyproject.toml")])
+
+    failing = check('keyword_inputs = { "cond.t" = "2x3" }\n')
+    assert failing.exit_code == 1, failing.output
+    assert "forward_flops is over budget: 112 > 100 (+12)" in failing.output
+    passing = check("")
+    assert passing.exit_code == 0, passing.output

@@ -572,6 +572,8 @@ def _guarded(action, debug: bool = False, subject: str | None = None, let_throug
         raise typer.Exit(1) from None
     except AnalysisError as error:
         _error_line(f"{error.location}: error: {error.message}" if error.location else f"staticflops: error: {error.message}")
+        if error.reached_from is not None:  # the failure is in a library: where the user's code called it
+            _error_line(f"{error.reached_from}: note: the library code above was called from here")
         raise typer.Exit(1) from None
     except (typer.Exit, KeyboardInterrupt):
         raise

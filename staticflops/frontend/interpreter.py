@@ -1100,12 +1100,26 @@ class Interpreter(Statements, Expressions):
             except _Jump as jump:  # break/continue outside any loop of this function
                 raise self.misplaced(jump) from None
             return self.generators[-1] if generator else None
+        except AnalysisError as error:
+            if error.reached_from is None and previous is not None:
+                self._note_reached_from(error, previous, function.source, node)
+            raise
         finally:
             if generator:
                 self.generators.pop()
             self.source = previous
             self.anchor = previous_anchor
             self.budget.leave()
+
+    def _note_reached_from(self, error: AnalysisError, caller: SourceFile, callee, node) -> None:
+        """Mark ``error`` with the call site when this call crossed from a file of the analysed
+        project into a library's (the innermost such call: errors pass here on their way out)."""
+        libraries = self.project.libraries if self.project is not None else None
+        if (libraries is None or callee is None or caller.internal or caller.origin is None
+                or not str(caller.path).endswith(".py") or libraries.holds(caller.origin)):
+            return
+        if not callee.internal and libraries.holds(callee.origin):
+            error.reached_from = caller.location(node)
 
     # ---- a frame entered more than once (contextlib.contextmanager: before and after its yield)
     def open_frame(self, function: Function, args: list, kwargs: dict, node) -> Scope:

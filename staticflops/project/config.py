@@ -46,6 +46,8 @@ class ModelConfig(BaseModel):
     model: Optional[str] = None  # class or builder function; default: the file's single model class
     kwargs: dict = Field(default_factory=dict)
     inputs: list[str]
+    # forward's keyword tensors, as --keyword-input: name (dotted: a key of a dict argument) -> shape
+    keyword_inputs: dict[str, str] = Field(default_factory=dict)
     rules: Optional[str] = None  # default: the project's `rules`
     budget: dict[str, int] = Field(default_factory=dict)
     allow_unknown: Optional[bool] = None  # default: the project's `allow_unknown`

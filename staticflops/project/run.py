@@ -44,6 +44,8 @@ def request_for(config: ProjectConfig, model: ModelConfig) -> dict:
     """What the analysis depends on besides file contents (the cache key's request part)."""
     request = {"path": model.path, "model": model.model, "inputs": list(model.inputs), "kwargs": model.kwargs,
                "rules": config.rules_for(model)}
+    if model.keyword_inputs:  # only when set: the cache keys of models without them stay as they were
+        request["keyword_inputs"] = dict(model.keyword_inputs)
     if any(metric in model.budget for metric in TRAINING_METRICS):
         request["training"] = True  # passed on only when supported; an upgrade changes the cache key anyway
     if config.limits:  # only when set: the cache keys of configs without limits stay as they were

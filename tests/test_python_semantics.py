@@ -2051,3 +2051,60 @@ def test_more_of_itertools(tmp_path):
         i = len(list(itertools.permutations("abc")))
         """, ["a", "b", "c", "d", "e", "f", "g", "h", "i"])
     assert got == {"a": 6, "b": 12, "c": 5, "d": 3, "e": 3, "f": 1, "g": 3, "h": 6, "i": 6}
+
+
+# ---- the standard library over the analysed program's environment (--env) ----------------
+
+def test_os_path_over_the_programs_environment(tmp_path):
+    """expandvars/expanduser/abspath as posixpath computes them, with `--env` as os.environ and
+    the project root as the working folder; os.listdir sorted; uuid4 a value; the OSError
+    family.  Each probe is 1 when CPython gives the value written, else 0 (a width of 0 fails)."""
+    (tmp_path / "data").mkdir()
+    for name in ("b.txt", "a.txt"):
+        (tmp_path / "data" / name).write_text("x")
+    found = run_probes(tmp_path, "import os\nimport uuid\nfrom pathlib import Path\n", """
+        # $NAME and ${NAME} from the environment; one it lacks is kept as written
+        expand = int(os.path.expandvars("$CACHE/x/${NAME}/$MISSING") == "/data/x/hub/$MISSING")
+        home = int(os.path.expanduser("~/.cache") == "/home/u/.cache" and os.path.expanduser("~") == "/home/u"
+                   and os.path.expanduser("a/~b") == "a/~b" and str(Path("~/m").expanduser()) == "/home/u/m")
+        # absolute: normalised; relative: from the project root, where the program runs
+        absolute = int(os.path.abspath("/a/b/../c") == "/a/c"
+                       and os.path.abspath("data") == os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
+        listing = int(os.listdir(os.path.join(os.path.dirname(__file__), "data")) == ["a.txt", "b.txt"])
+        # uuid4(): one value of the right form (random in CPython: no cost may depend on it)
+        tag = uuid.uuid4()
+        ident = int(len(tag.hex) == 32 and str(tag).count("-") == 4 and tag.hex[12] == "4")
+        try:
+            raise ConnectionRefusedError("no network")
+        except OSError as error:
+            caught = int(isinstance(error, ConnectionError) and not isinstance(error, TimeoutError))
+        try:
+            os.listdir(os.path.join(os.path.dirname(__file__), "absent"))
+            missing = 0
+        except FileNotFoundError:
+            missing = 1
+    """, ["expand", "home", "absolute", "listing", "ident", "caught", "missing"],
+        env=["CACHE=/data", "NAME=hub", "HOME=/home/u"])
+    assert found == dict.fromkeys(["expand", "home", "absolute", "listing", "ident", "caught", "missing"], 1)
+
+
+def test_home_and_folders_outside_stay_unknown(tmp_path):
+    """Without HOME, `~` needs the machine's password database; a folder outside the project
+    is not listed: both are located unknowns, not guesses."""
+    report = analyse(tmp_path, """
+        import os
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(1, len(os.path.expanduser("~")))
+                self.b = nn.Linear(1, len(os.listdir("/etc")))
+
+            def forward(self, x):
+                return x
+    """)
+    whats = [u.what for u in report.unknown]
+    assert any("asks the machine for a home folder" in w for w in whats), whats
+    assert any("os.listdir('/etc'): outside the analysed project" in w for w in whats), whats

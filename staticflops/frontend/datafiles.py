@@ -211,6 +211,14 @@ def data_attribute(interp, receiver, name: str, node):
         return interp.unknown(f"file attribute `{name}` is not modelled", node)
     if name in _PATH_PROPERTIES:
         return _PATH_PROPERTIES[name](receiver)
+    if name == "expanduser":  # the analysed program's HOME (--env), as os.path.expanduser
+        def expanduser(interp, args, kwargs, node):
+            expanded = pathqueries.expand_user(str(receiver), interp.environment)
+            if expanded is None:
+                return interp.unknown(f"`Path({str(receiver)!r}).expanduser()` asks the machine for a home folder "
+                                      "(--env HOME=... gives one)", node)
+            return DataPath(expanded)
+        return _builtin("Path.expanduser", expanduser)
     if name in _PATH_METHODS:
         method = _PATH_METHODS[name]
 

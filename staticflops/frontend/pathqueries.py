@@ -1,5 +1,5 @@
 """Questions the analysed code asks about files without reading them: ``os.path.exists``,
-``isfile``, ``isdir``, ``Path.exists``/``is_file``/``is_dir`` and ``glob.glob``.
+``isfile``, ``isdir``, ``Path.exists``/``is_file``/``is_dir``, ``glob.glob`` and ``os.listdir``.
 
 Libraries look for their own data files before reading them (ultralytics searches its
 package folder for ``yolov8.yaml``).  These are answered from the file system only where the
@@ -88,6 +88,28 @@ def _glob(interp, args, kwargs, node):
         return interp.unknown(f"glob.glob({pattern!r}): {why}", node)
 
 
+def _listdir(interp, args, kwargs, node):
+    """``os.listdir(path)``: the names in a folder the analysis may look in, sorted (the
+    directory's own order is the machine's); a folder elsewhere, or too large, is an unknown."""
+    path, unknown = _path_argument(interp, args or ["."], kwargs, node, "os.listdir")
+    if unknown is not None:
+        return unknown
+    if interp.project is None:
+        return interp.unknown("os.listdir(): no project to look in", node)
+    folder = interp.project.absolute(Path(path))
+    if not interp.project.may_look(folder):
+        return interp.unknown(f"os.listdir({path!r}): outside the analysed project and the installed packages' "
+                              "folders", node)
+    note_unrecordable()  # a folder's listing: not replayed by the results cache's log
+    if not _lstat_dir(Path(os.path.realpath(folder))):
+        raise interp.fail(f"[Errno 2] No such file or directory: {path!r}", node, python="FileNotFoundError")
+    try:
+        names = sorted(entry.name for entry in _entries(folder, [0]))
+    except Refused as why:
+        return interp.unknown(f"os.listdir({path!r}): {why}", node)
+    return names
+
+
 def glob_paths(project, pattern: str, recursive: bool) -> list[str]:
     """The paths matching ``pattern``, sorted; Refused if it would look outside the folders
     ``project.may_look`` allows or visit more than MAX_GLOB_ENTRIES entries."""
@@ -145,6 +167,20 @@ def _step(folder: Path, part: str, recursive: bool, visited: list) -> list[Path]
     hidden = part.startswith(".")
     return [Path(e.path) for e in _entries(folder, visited)
             if fnmatch.fnmatchcase(e.name, part) and (hidden or not e.name.startswith("."))]
+
+
+LISTDIR = _builtin("os.listdir", _listdir)
+
+
+def expand_user(path: str, environ: dict) -> str | None:
+    """``posixpath.expanduser`` over the analysed program's environment; None when it would ask
+    the machine (``~user``, or ``~`` without ``HOME``: the password database)."""
+    if not path.startswith("~"):
+        return path
+    end = path.find("/", 1) if "/" in path[1:] else len(path)
+    if end != 1 or not isinstance(environ.get("HOME"), str):
+        return None
+    return (environ["HOME"].rstrip("/") + path[end:]) or "/"
 
 
 def namespaces() -> dict:

@@ -594,6 +594,20 @@ _EXCEPTIONS = {
     "RecursionError": "RuntimeError", "StopIteration": "Exception", "TypeError": "Exception",
     "ValueError": "Exception", "SyntaxError": "Exception", "Warning": "Exception", "UserWarning": "Warning",
     "DeprecationWarning": "Warning", "FutureWarning": "Warning", "RuntimeWarning": "Warning",
+    # the rest of CPython 3.11's (but the exception groups), each after its base
+    "GeneratorExit": "BaseException", "BufferError": "Exception", "EOFError": "Exception",
+    "MemoryError": "Exception", "ReferenceError": "Exception", "StopAsyncIteration": "Exception",
+    "SystemError": "Exception", "FloatingPointError": "ArithmeticError", "UnboundLocalError": "NameError",
+    "IndentationError": "SyntaxError", "TabError": "IndentationError", "UnicodeError": "ValueError",
+    "UnicodeDecodeError": "UnicodeError", "UnicodeEncodeError": "UnicodeError", "UnicodeTranslateError": "UnicodeError",
+    "BlockingIOError": "OSError", "ChildProcessError": "OSError", "ConnectionError": "OSError",
+    "BrokenPipeError": "ConnectionError", "ConnectionAbortedError": "ConnectionError",
+    "ConnectionRefusedError": "ConnectionError", "ConnectionResetError": "ConnectionError",
+    "FileExistsError": "OSError", "InterruptedError": "OSError", "IsADirectoryError": "OSError",
+    "NotADirectoryError": "OSError", "PermissionError": "OSError", "ProcessLookupError": "OSError",
+    "TimeoutError": "OSError", "BytesWarning": "Warning", "EncodingWarning": "Warning", "ImportWarning": "Warning",
+    "PendingDeprecationWarning": "Warning", "ResourceWarning": "Warning", "SyntaxWarning": "Warning",
+    "UnicodeWarning": "Warning",
 }
 
 

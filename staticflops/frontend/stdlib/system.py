@@ -16,7 +16,8 @@ staticflops happens to run on, so an analysis gives the same answer everywhere:
 - ``logging``: the stand-in ``stubs/logging.pyi`` (loggers that accept every call, no handlers).
 - ``contextlib``: the stand-in ``stubs/contextlib.pyi`` (``suppress``, ``nullcontext``, ...);
   ``contextvars``: ``stubs/contextvars.pyi`` (``ContextVar`` get/set/reset); ``abc``:
-  ``stubs/abc.pyi`` (``ABC``, ``ABCMeta``, ``abstractmethod`` as a mark).
+  ``stubs/abc.pyi`` (``ABC``, ``ABCMeta``, ``abstractmethod`` as a mark); ``uuid``:
+  ``stubs/uuid.pyi`` (``uuid4()`` a fixed value: one run of the program, one value it could draw).
 - ``os.path.exists``/``isfile``/``isdir``: answered inside the analysed folders only
   (``pathqueries.py``).
 """
@@ -24,6 +25,8 @@ staticflops happens to run on, so an analysis gives the same answer everywhere:
 from __future__ import annotations
 
 import posixpath
+import re
+from pathlib import Path
 
 from staticflops.frontend import pathqueries, pyclasses
 from staticflops.frontend.stdlib.contextmanager import contextmanager_builtin
@@ -55,6 +58,49 @@ def _path_function(name):
         problem = _known_strings(interp, args, node)
         return problem if problem is not None else python_fn(*args)
     return _builtin(f"os.path.{name}", fn)
+
+
+_VARIABLE = re.compile(r"\$(\w+|\{[^}]*\})", re.ASCII)  # posixpath.expandvars' pattern
+
+
+def _environment_paths(environ: dict) -> dict:
+    """``os.path.expandvars``, ``expanduser`` and ``abspath`` over the analysed program's
+    environment (``--env``) and the project root (the folder it runs from, as path probes
+    take it), as posixpath computes them; what needs the machine (a user's home without
+    ``HOME``, a symlink) stays an unknown."""
+    def expandvars(interp, args, kwargs, node):
+        problem = _known_strings(interp, args[:1], node)
+        if problem is not None or not args:
+            return problem if problem is not None else interp.unknown("os.path.expandvars() of no path", node)
+        # as CPython: each $name or ${name} the environment holds is replaced, the others kept
+        def value(found):
+            name = found.group(1)
+            name = name[1:-1] if name.startswith("{") and name.endswith("}") else name
+            return environ[name] if isinstance(environ.get(name), str) else found.group(0)
+        return _VARIABLE.sub(value, args[0])
+
+    def expanduser(interp, args, kwargs, node):
+        problem = _known_strings(interp, args[:1], node)
+        if problem is not None or not args:
+            return problem if problem is not None else interp.unknown("os.path.expanduser() of no path", node)
+        expanded = pathqueries.expand_user(args[0], environ)
+        if expanded is None:
+            return interp.unknown(f"`os.path.expanduser({args[0]!r})` asks the machine for a home folder "
+                                  "(--env HOME=... gives one)", node)
+        return expanded
+
+    def abspath(interp, args, kwargs, node):
+        problem = _known_strings(interp, args[:1], node)
+        if problem is not None or not args:
+            return problem if problem is not None else interp.unknown("os.path.abspath() of no path", node)
+        if posixpath.isabs(args[0]):
+            return posixpath.normpath(args[0])
+        if interp.project is None:
+            return interp.unknown(f"`os.path.abspath({args[0]!r})`: no project folder to run from", node)
+        return posixpath.normpath(str(interp.project.absolute(Path(args[0]))))
+
+    return {"expandvars": _builtin("os.path.expandvars", expandvars),
+            "expanduser": _builtin("os.path.expanduser", expanduser), "abspath": _builtin("os.path.abspath", abspath)}
 
 
 def _file_system(name):
@@ -168,13 +214,15 @@ def modules(interp, builtins: dict) -> dict:
         **{name: _path_function(name) for name in ("join", "basename", "dirname", "splitext", "split", "normpath")},
         "sep": "/",
         **{name: pathqueries.probe(f"os.path.{name}", kinds) for name, kinds in pathqueries.PROBES.items()},
-        **{name: _file_system(f"os.path.{name}") for name in ("getsize", "abspath", "realpath", "expanduser")},
+        **{name: _file_system(f"os.path.{name}") for name in ("getsize", "realpath")},
+        **_environment_paths(environ),
     })
     os_module = Namespace("os", {
         "environ": environ, "getenv": _builtin("os.getenv", getenv), "path": path, "name": PLATFORM["os.name"],
         "sep": "/", "linesep": "\n", "PathLike": _builtin("os.PathLike", lambda i, a, k, n: None),
-        **{name: _file_system(f"os.{name}") for name in ("listdir", "getcwd", "cpu_count", "makedirs", "walk",
+        **{name: _file_system(f"os.{name}") for name in ("getcwd", "cpu_count", "makedirs", "walk",
                                                           "scandir", "stat", "remove", "mkdir", "getpid")},
+        "listdir": pathqueries.LISTDIR,
     })
     os_module.members["PathLike"].pytype = ()
 
@@ -230,4 +278,5 @@ def modules(interp, builtins: dict) -> dict:
                                       {"contextmanager": lambda: contextmanager_builtin(interp)}),
         "contextvars": _stub_namespace(interp, "contextvars", "contextvars.pyi"),
         "abc": _stub_namespace(interp, "abc", "abc.pyi"),
+        "uuid": _stub_namespace(interp, "uuid", "uuid.pyi"),
     }

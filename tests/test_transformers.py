@@ -193,6 +193,16 @@ def test_gpt2_formula_in_t_is_complete_for_more_than_one_token(tmp_path, source_
     assert {u.what for u in open_report.unknown} == {"cannot compare T with 1"}
 
 
+def test_t5_decoder_input_by_keyword(tmp_path, source_path):
+    """`--keyword-input decoder_input_ids=1x32:int64` skips T5's optional attention_mask (None:
+    nothing masked, as the recorded all-ones mask): the recorded small T5's params and FLOPs."""
+    entry = TRUTH["small"]["t5"]
+    report = _analyse(tmp_path, source_path, entry["config"], ["1x32:int64"],
+                      keyword_inputs=["decoder_input_ids=1x32:int64"])
+    assert report.unknown == []
+    assert (report.totals.params, report.totals.forward_flops) == (entry["params"], entry["forward_flops"])
+
+
 def test_compare_reads_a_config_json(tmp_path, source_path):
     """`compare` takes a config.json as `analyze` does, and --assume: GPT-2's conventions side by
     side in T.  By hand (the test above): 36,864*T^2 + 247,064,064*T FLOPs under FlopCounterMode's

@@ -211,3 +211,30 @@ def test_config_json_errors_name_the_fix(diffusers_source, tmp_path):
     assert result.exit_code == 1, result.output
     assert "none is found: install it beside staticflops without torch (`pip install --no-deps diffusers`)" \
         in " ".join(result.output.split())
+
+
+@pytest.fixture(scope="module")
+def hub_source(request, tmp_path_factory) -> Path:
+    """huggingface_hub 2.4.0 (diffusers' config loading reads files through it), unpacked once."""
+    return wheels.unpacked(request, tmp_path_factory, "huggingface_hub", "2.4.0", "huggingface_hub/")
+
+
+def test_from_pretrained_of_a_project_folder(diffusers_source, hub_source, tmp_path):
+    """`UNet2DConditionModel.from_pretrained("sd", subfolder="unet")` on a folder of the project
+    holding the pipeline's unet/config.json (no weights: never read): the recorded small UNet.
+    A hub id instead is a download: an error saying what to give."""
+    entry = TRUTH["unet_small"]
+    (tmp_path / "sd" / "unet").mkdir(parents=True)
+    (tmp_path / "sd" / "unet" / "config.json").write_text(json.dumps(_component_config(entry)))
+    (tmp_path / "model.py").write_text("from diffusers import UNet2DConditionModel\n")
+    report = staticflops.analyze(tmp_path / "model.py", inputs=_shapes(entry), source_path=[diffusers_source, hub_source],
+                                 model='UNet2DConditionModel.from_pretrained("sd", subfolder="unet", '
+                                       'torch_dtype="float16")')
+    assert report.unknown == []
+    assert (report.totals.params, report.totals.forward_flops) == (entry["params"], entry["forward_flops"])
+    result = CliRunner().invoke(app, ["analyze", str(tmp_path / "model.py"), "--model",
+                                      'UNet2DConditionModel.from_pretrained("org/tiny-sd", subfolder="unet")',
+                                      *[f"--input={s}" for s in _shapes(entry)], "--source-path", str(diffusers_source),
+                                      "--source-path", str(hub_source)])
+    assert result.exit_code == 1, result.output
+    assert "'org/tiny-sd' is not a folder of the project" in result.output

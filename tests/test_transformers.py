@@ -9,6 +9,7 @@ imported) given by --source-path.
 """
 
 import json
+import textwrap
 import os
 import shutil
 import subprocess
@@ -517,3 +518,71 @@ def test_square_is_a_product_of_the_tensor_with_itself(tmp_path):
     report = analyze_text(source, tmp_path / "m.py", model="Sq", inputs=["2x4"], rules="full")
     assert report.totals.forward_flops == 32
     assert report.outputs == [[2, 4]]
+
+
+# ---- from_pretrained: the model built from its config, the weights never read ---------------
+
+def _user_file(tmp_path, text: str) -> Path:
+    (tmp_path / "model.py").write_text(textwrap.dedent(text))
+    return tmp_path / "model.py"
+
+
+def test_from_pretrained_of_a_project_folder_builds_from_its_config(tmp_path, source_path):
+    """`AutoModel.from_pretrained("tiny-bert")` in the user's own module, the folder holding only
+    config.json (no weights: they are never read): the recorded small BertModel (176,576 params,
+    6,823,936 FLOPs at 1x32) plus the user's head, Linear(64, 2): 64*2 + 2 = 130 params and
+    2*64*2 = 256 FLOPs on the pooled [CLS] row.  Loading-only keywords change nothing."""
+    entry = TRUTH["small"]["bert"]
+    (tmp_path / "tiny-bert").mkdir()
+    (tmp_path / "tiny-bert" / "config.json").write_text(json.dumps(entry["config"]))
+    path = _user_file(tmp_path, """
+        import torch.nn as nn
+        from transformers import AutoModel
+
+
+        class Classifier(nn.Module):
+            def __init__(self, name="tiny-bert"):
+                super().__init__()
+                self.bert = AutoModel.from_pretrained(name, torch_dtype="auto", attn_implementation="eager")
+                self.head = nn.Linear(self.bert.config.hidden_size, 2)
+
+            def forward(self, input_ids):
+                return self.head(self.bert(input_ids).last_hidden_state[:, 0])
+    """)
+    report = staticflops.analyze(path, inputs=["1x32:int64"], source_path=[source_path])
+    assert report.unknown == []
+    assert report.totals.params == entry["params"] + 130
+    assert report.totals.forward_flops == entry["forward_flops"] + 256
+
+
+def test_from_pretrained_of_a_hub_id_says_what_to_give(tmp_path, source_path):
+    """A hub id is a download the analysis cannot make: an error at the user's line naming what
+    to give instead, for the model's and the config's from_pretrained alike."""
+    path = _user_file(tmp_path, """
+        import torch.nn as nn
+        from transformers import AutoConfig, AutoModel
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bert = AutoModel.from_pretrained("bert-base-uncased")
+
+            def forward(self, input_ids):
+                return self.bert(input_ids)
+
+
+        class FromConfig(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bert = AutoModel.from_config(AutoConfig.from_pretrained("bert-base-uncased"))
+
+            def forward(self, input_ids):
+                return self.bert(input_ids)
+    """)
+    for model, where in (("Net", "model.py:9:21:"), ("FromConfig", "model.py:18:43:")):
+        result = CliRunner().invoke(app, ["analyze", str(path), "--model", model, "--input", "1x32:int64",
+                                          "--source-path", str(source_path), "--no-cache"])
+        assert result.exit_code == 1, result.output
+        assert where in result.output and "'bert-base-uncased' is not a folder of the project" in result.output
+        assert "a folder of the project holding its config.json" in " ".join(result.output.split())

@@ -28,6 +28,7 @@ from pathlib import Path
 from staticflops.diagnostics import AnalysisError
 from staticflops.files import RefusedRead, check_regular, read_limit
 from staticflops.frontend.budget import MAX_FILE_BYTES
+from staticflops.frontend import overlays
 from staticflops.frontend.libraries import LibraryFiles, Refused, read_regular_file
 from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import load_source
@@ -244,6 +245,8 @@ class ProjectImports:
         finally:
             self.depth -= 1
             interp.source, interp.import_guards = previous
+        if files is self.libraries:  # a library method the analysis models itself (from_pretrained)
+            overlays.apply(interp, namespace)
         # `sys.modules[__name__] = _LazyModule(...)`: Python's import returns that entry, not the module
         stored = interp.sys_modules.get(namespace.name)
         if stored is not None and stored is not namespace:

@@ -38,6 +38,8 @@ def test_wheel_contains_rule_files(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "staticflops/rules_data/standard.yaml" in names
     assert "staticflops/frontend/torch/stubs/transformer.pyi" in names
+    assert "staticflops/frontend/overlays/hub_guard.pyi" in names  # from_pretrained's model
+    assert "staticflops/frontend/stdlib/stubs/uuid.pyi" in names
     assert "staticflops/report/report.schema.json" in names  # what `staticflops schema` prints
     assert not any(n.startswith("samples/") or n.startswith("tests/") for n in names)
     for name in builtin_names():  # compiled by hatch_build.py

@@ -586,3 +586,40 @@ def test_from_pretrained_of_a_hub_id_says_what_to_give(tmp_path, source_path):
         assert result.exit_code == 1, result.output
         assert where in result.output and "'bert-base-uncased' is not a folder of the project" in result.output
         assert "a folder of the project holding its config.json" in " ".join(result.output.split())
+
+
+def test_from_pretrained_of_a_hub_id_in_the_named_hub_cache(tmp_path, source_path):
+    """With the hub cache named (--env HF_HUB_CACHE=..., outside the project, read-only), a hub id
+    is its snapshot folder there, as huggingface_hub finds it offline: refs/main names the
+    revision, config.json is a link into blobs/.  The recorded small BertModel again; a revision
+    not cached is an error naming the cache."""
+    entry = TRUTH["small"]["bert"]
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "cache" / "models--org--tiny-bert"
+    (repo / "snapshots" / revision).mkdir(parents=True)
+    (repo / "blobs").mkdir()
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(revision)
+    (repo / "blobs" / "c0").write_text(json.dumps(entry["config"]))
+    (repo / "snapshots" / revision / "config.json").symlink_to(Path("../../blobs/c0"))
+    project = tmp_path / "project"
+    project.mkdir()
+    path = _user_file(project, """
+        import torch.nn as nn
+        from transformers import AutoModel
+
+
+        class Net(nn.Module):
+            def __init__(self, revision="main"):
+                super().__init__()
+                self.bert = AutoModel.from_pretrained("org/tiny-bert", revision=revision)
+
+            def forward(self, input_ids):
+                return self.bert(input_ids).last_hidden_state
+    """)
+    env = [f"HF_HUB_CACHE={tmp_path / 'cache'}"]
+    report = staticflops.analyze(path, inputs=["1x32:int64"], source_path=[source_path], env=env)
+    assert report.unknown == []
+    assert (report.totals.params, report.totals.forward_flops) == (entry["params"], entry["forward_flops"])
+    with pytest.raises(staticflops.AnalysisError, match="'org/tiny-bert' \\(revision 'v2'\\) is not in the hub cache"):
+        staticflops.analyze(path, inputs=["1x32:int64"], source_path=[source_path], env=env, kwargs={"revision": "v2"})

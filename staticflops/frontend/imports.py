@@ -85,6 +85,10 @@ class ProjectImports:
         for root in self.files.roots:
             if Path(root) not in self.roots:
                 self.roots.append(Path(root))
+        # The Hugging Face hub cache the caller named in the analysed program's environment
+        # (--env HF_HUB_CACHE=... or HF_HOME=...: the command line's or the API caller's, never a
+        # project's config): read as a cached model is read offline (overlays/hub_guard.pyi)
+        self.granted: list[Path] = _hub_caches(interp.environment, self.absolute)
         self.modules: dict[Path, Namespace] = {}
         self.files_read = 0
         self.depth = 0  # files being run, one importing the next
@@ -155,7 +159,7 @@ class ProjectImports:
                     raise Refused(f"over the {limit:,}-byte limit (--max-file-bytes)")
                 return data
         project = self.roots if self.files.reader is None else []  # a revision's files are not the working tree's
-        roots = [Path(os.path.realpath(r)) for r in [*project, *self.package_folders]]
+        roots = [Path(os.path.realpath(r)) for r in [*project, *self.package_folders, *self.granted]]
         return read_regular_file(self.absolute(path), roots, limit)
 
     def absolute(self, path: Path) -> Path:
@@ -174,7 +178,7 @@ class ProjectImports:
         except (OSError, ValueError):  # a NUL byte, a loop: nothing to answer
             return False
         project = self.roots if self.files.reader is None else []
-        folders = [Path(os.path.realpath(r)) for r in [*project, *self.package_folders]]
+        folders = [Path(os.path.realpath(r)) for r in [*project, *self.package_folders, *self.granted]]
         return any(real == f or f in real.parents for f in folders) or (
             self.libraries is not None and self.libraries.holds(real))
 
@@ -251,6 +255,15 @@ class ProjectImports:
         stored = interp.sys_modules.get(namespace.name)
         if stored is not None and stored is not namespace:
             namespace.replaced_by = stored
+
+
+def _hub_caches(environment: dict, absolute) -> list[Path]:
+    """The hub cache folders ``HF_HUB_CACHE`` and ``HF_HOME``/hub of the analysed program's
+    environment, as huggingface_hub derives them (relative ones from the project root)."""
+    named = [environment.get("HF_HUB_CACHE")]
+    if isinstance(environment.get("HF_HOME"), str) and environment["HF_HOME"]:
+        named.append(os.path.join(environment["HF_HOME"], "hub"))
+    return [absolute(Path(folder)) for folder in named if isinstance(folder, str) and folder]
 
 
 class _PackageLoader:

@@ -47,7 +47,7 @@ def apply(interp, namespace: Namespace) -> None:
         if stub is None:
             function = interp.call(guard["guarded"], [original.function], {}, None)
         else:
-            function = _run(interp, stub, namespace, {"offline_check": guard["offline_check"],
+            function = _run(interp, stub, namespace, {"local_path": guard["local_path"],
                                                       **{k: v for k, v in namespace.members.items()
                                                          if k in ("PreTrainedConfig",)}})[method]
         if isinstance(function, Function):

@@ -12,11 +12,11 @@ _READING = ("cache_dir", "force_download", "proxies", "local_files_only", "token
 
 
 def from_pretrained(cls, pretrained_model_name_or_path, **kwargs):
+    path = local_path(pretrained_model_name_or_path, None, kwargs)
     reading = {name: kwargs.pop(name) for name in _READING if name in kwargs}
-    offline_check(pretrained_model_name_or_path, None)
     for name in _LOADING:
         kwargs.pop(name, None)
-    config, unused_kwargs = cls.load_config(pretrained_model_name_or_path, return_unused_kwargs=True, **reading,
+    config, unused_kwargs = cls.load_config(path, return_unused_kwargs=True, **reading,
                                             **kwargs)
     model = cls.from_config(config, **unused_kwargs)
     model.eval()

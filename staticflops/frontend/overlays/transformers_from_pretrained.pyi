@@ -17,11 +17,11 @@ _READING = ("cache_dir", "force_download", "local_files_only", "token", "revisio
 
 def from_pretrained(cls, pretrained_model_name_or_path, *model_args, config=None, **kwargs):
     reading = {name: kwargs[name] for name in _READING if name in kwargs}
-    offline_check(pretrained_model_name_or_path, config)
+    path = local_path(pretrained_model_name_or_path, config, kwargs)
     for name in _LOADING:
         kwargs.pop(name, None)
     if not isinstance(config, PreTrainedConfig):
-        config_path = config if config is not None else pretrained_model_name_or_path
+        config_path = config if config is not None else path
         config, model_kwargs = cls.config_class.from_pretrained(config_path, return_unused_kwargs=True, **reading,
                                                                  **kwargs)
     else:

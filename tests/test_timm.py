@@ -62,6 +62,17 @@ def test_user_model_on_a_timm_backbone_is_exact(venv):
     _exact(report, entry)
 
 
+def test_pretrained_weights_are_never_read(venv, tmp_path):
+    """`timm.create_model("resnet50", pretrained=True)`: timm builds the model, then its
+    load_pretrained downloads and loads the weights, which change no cost; that call does nothing
+    here (no network, no hub package needed), so the counts are the recorded resnet50's."""
+    (tmp_path / "model.py").write_text('import timm\n\n\ndef build():\n'
+                                       '    return timm.create_model("resnet50", pretrained=True)\n')
+    report = staticflops.analyze(tmp_path / "model.py", model="build", inputs=["1x3x224x224"],
+                                 python=venv / "bin" / "python")
+    _exact(report, TRUTH["resnet50"])
+
+
 @pytest.mark.parametrize("builder", BUILDERS)
 def test_builders_from_their_timm_files_are_exact(venv, builder):
     entry = TRUTH[builder]

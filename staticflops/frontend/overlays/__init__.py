@@ -11,8 +11,10 @@ folder of the project is an OSError at once (hub_guard.pyi), in the model's and 
 loaders' ``from_pretrained`` alike, instead of an unknown deep in the download code.  Everything
 else of the libraries runs as written.
 
+timm's ``load_pretrained`` likewise only fills a built model's parameters: it does nothing here.
+
 Each overlay is applied when its module has run (imports.py): the class the module defined gets
-the method (a classmethod, as the original).
+the method (a classmethod, as the original), or the module the function.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ OVERLAYS = {
     "transformers.models.auto.auto_factory": [("_BaseAutoModelClass", "from_pretrained", None)],
     "diffusers.models.modeling_utils": [("ModelMixin", "from_pretrained", "diffusers_from_pretrained.pyi")],
     "diffusers.configuration_utils": [("ConfigMixin", "load_config", None)],
+    # a module's function (no class): timm's weight loading after create_model built the model
+    "timm.models._builder": [(None, "load_pretrained", "timm_load_pretrained.pyi")],
 }
 
 
@@ -39,6 +43,12 @@ def apply(interp, namespace: Namespace) -> None:
     """Model the overlaid methods of the classes ``namespace`` (a library module that just ran)
     defines; nothing for any other module, or a class shaped otherwise (another release)."""
     for class_name, method, stub in OVERLAYS.get(namespace.name, ()):
+        if class_name is None:  # a function of the module
+            if isinstance(namespace.members.get(method), Function):
+                function = _run(interp, stub, namespace, {})[method]
+                function.qualname = method
+                namespace.members[method] = function
+            continue
         cls = namespace.members.get(class_name)
         original = cls.namespace.get(method) if isinstance(cls, Class) else None
         if not (isinstance(original, MethodWrapper) and original.kind == "classmethod"):

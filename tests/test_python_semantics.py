@@ -2108,3 +2108,33 @@ def test_home_and_folders_outside_stay_unknown(tmp_path):
     whats = [u.what for u in report.unknown]
     assert any("asks the machine for a home folder" in w for w in whats), whats
     assert any("os.listdir('/etc'): outside the analysed project" in w for w in whats), whats
+
+
+def test_enum_members_that_mix_in_str_are_their_strings(tmp_path):
+    """`class PeftType(str, Enum)` (and StrEnum): CPython's members are str instances equal to,
+    and hashed as, their values, with str's methods; still members (`is`, `.name`, `.value`).
+    peft's registries are keyed by members and read with plain strings.  Each probe is 1 when
+    CPython gives the value written."""
+    found = run_probes(tmp_path, """
+        import enum
+
+
+        class PeftType(str, enum.Enum):
+            LORA = "LORA"
+            IA3 = "IA3"
+
+
+        class Mode(enum.StrEnum):
+            FAST = "fast"
+
+
+        REGISTRY = {PeftType.LORA: 5}
+    """, """
+        listed = int("LORA" in list(PeftType) and PeftType.LORA == "LORA" and PeftType.LORA != "IA3")
+        keyed = REGISTRY["LORA"] if "LORA" in REGISTRY else 0          # 5: the member's hash is the string's
+        member = int(PeftType("IA3") is PeftType.IA3 and getattr(PeftType, "LORA") is PeftType.LORA
+                     and PeftType.LORA.name == "LORA" and PeftType.LORA.value == "LORA")
+        methods = int(PeftType.LORA.lower() == "lora" and isinstance(PeftType.LORA, str) and len(Mode.FAST) == 4
+                      and Mode.FAST.upper() == "FAST" and Mode.FAST == "fast")
+    """, ["listed", "keyed", "member", "methods"])
+    assert found == {"listed": 1, "keyed": 5, "member": 1, "methods": 1}

@@ -84,6 +84,23 @@ _SAFE_PLAIN = (int, float, Fraction, str, bool, type(None), tuple, list, dict, s
 # Python's values that hold nothing: `x in None` raises TypeError (diffusers' SDXL UNet given no
 # added_cond_kwargs), as CPython does, instead of an undecided membership.
 _NEVER_CONTAINERS = frozenset({type(None), bool, int, float, complex})
+# The protocol methods of a str enum member that builtins (len, in, iteration, indexing) look up
+_STR_PROTOCOL = frozenset({"__len__", "__contains__", "__getitem__", "__iter__"})
+
+
+def _str_member_attribute(interp, value: str, name: str, node):
+    """An attribute of a str enum member not found on its class: str's, on the member's value."""
+    if name not in _STR_PROTOCOL:
+        return interp.framework.python_attribute(interp, value, name, node)
+
+    def call(interp, args, kwargs, node):
+        if not all(isinstance(arg, (str, int, slice)) for arg in args) or kwargs:
+            return interp.unknown(f"str.{name} of a value that is not known", node)
+        result = getattr(value, name)(*args)
+        return list(result) if name == "__iter__" else result
+    return Builtin(f"str.{name}", call, bind_self=False)
+
+
 # Containers whose `in` compares the item with each of theirs (an unknown one could be equal).
 _SEARCHED = frozenset({list, tuple, set, frozenset})
 
@@ -756,6 +773,8 @@ class Interpreter(Statements, Expressions):
                     return receiver.cls
                 if name == "__dict__":
                     return receiver.attrs
+                if isinstance(receiver, str):  # a str enum member: str's own methods, on its value
+                    return _str_member_attribute(self, str.__str__(receiver), name, node)
                 hook = self._getattr_hook(receiver, name)
                 if hook is not None:
                     try:

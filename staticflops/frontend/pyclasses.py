@@ -10,7 +10,7 @@ from __future__ import annotations
 from staticflops.frontend import syntax as cst
 
 from staticflops.frontend.scope import MISSING
-from staticflops.frontend.values import Builtin, Class, Instance, LazyValue, Record
+from staticflops.frontend.values import Builtin, Class, Instance, LazyValue, Record, StrMember
 
 
 class FieldSpec:
@@ -196,6 +196,7 @@ def exec_enum_body(interp, cls: Class, body, scope) -> None:
     members: dict = {}
     literals: dict = {}  # (type, value) of members given as literals, to find aliases by value
     counter = [0]
+    strings = any("__str_mixin__" in klass.namespace for klass in cls.mro())
     for statement in body:
         assign = _simple_assignment(statement)
         if assign is None:
@@ -207,6 +208,10 @@ def exec_enum_body(interp, cls: Class, body, scope) -> None:
             member = members[value_node.value]  # an alias: DEFAULT = IMAGENET1K_V2
         elif literal is not MISSING and literal in literals:
             member = literals[literal]  # an alias by value, as CPython makes it: DEFAULT = "relu"
+        elif strings and literal is not MISSING and literal[0] == "str":  # the string itself, as CPython makes it
+            member = StrMember(literal[1], cls, attrs={"name": name, "_name_": name, "value": literal[1],
+                                                       "_value_": literal[1]})
+            members[name] = literals[literal] = member
         else:
             member = Instance(cls, attrs={"name": name, "_name_": name})
             if _is_auto(value_node):
@@ -246,6 +251,17 @@ def _is_auto(node) -> bool:
         (node.func.value if isinstance(node.func, cst.Name) else node.func.attr.value) == "auto")
 
 
+def str_mixin(object_class: Class) -> Class:
+    """The base ``str`` stands for in a class statement's bases: a mark (looked up by name, so
+    any one will do) that an enum's members are strings."""
+    return Class("str", (object_class,), {"__str_mixin__": True, "__eq__": _STR_EQ, "__ne__": _STR_NE})
+
+
+# str's comparison, before object's identity in the MRO (``PeftType.LORA == "LORA"``)
+_STR_EQ = Builtin("str.__eq__", lambda i, a, k, n: str.__eq__(a[0], a[1]) if isinstance(a[1], str) else a[0] is a[1])
+_STR_NE = Builtin("str.__ne__", lambda i, a, k, n: not (str.__eq__(a[0], a[1]) if isinstance(a[1], str) else a[0] is a[1]))
+
+
 def enum_members(cls: Class) -> dict:
     for klass in cls.mro():
         if "__members__" in klass.namespace:
@@ -266,7 +282,7 @@ def enum_lookup(interp, cls: Class, value, node):
 def enum_members_for(interp, object_class: Class) -> dict:
     enum = Class("Enum", (object_class,), {"__enum__": True})
     int_enum = Class("IntEnum", (enum,), {})
-    str_enum = Class("StrEnum", (enum,), {})
+    str_enum = Class("StrEnum", (str_mixin(object_class), enum), {})
     auto = Builtin("auto", lambda i, a, k, n: None, bind_self=False)
     identity = Builtin("unique", lambda i, a, k, n: a[0] if a else None, bind_self=False)
     return {"Enum": enum, "IntEnum": int_enum, "StrEnum": str_enum, "Flag": enum, "IntFlag": int_enum,

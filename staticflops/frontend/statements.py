@@ -660,6 +660,8 @@ class Statements:
                 bases.append(base)
             elif getattr(base, "base_class", None) is not None:  # class X(dict), class X(OrderedDict)
                 bases.append(base.base_class)
+            elif base is self.builtins.get("str"):  # class X(str, Enum): its members are strings
+                bases.append(pyclasses.str_mixin(self.framework.object_class))
             elif not isinstance(base, Unknown):
                 bases.append(self.framework.object_class)
             else:

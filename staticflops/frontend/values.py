@@ -205,6 +205,18 @@ class Instance:
         return f"<{self.cls.name} instance>"
 
 
+class StrMember(Instance, str):
+    """A member of an enum that mixes in ``str`` (``class PeftType(str, Enum)``, ``StrEnum``): it
+    is its value as CPython makes it, equal to and hashed as that string (``"LORA" in
+    registry``), with str's methods, and still the member (``is``, ``.name``, ``.value``)."""
+
+    def __new__(cls, value: str, *args, **kwargs):
+        return str.__new__(cls, value)
+
+    def __init__(self, value: str, cls: Class, attrs: dict):
+        Instance.__init__(self, cls, attrs)
+
+
 @dataclass(eq=False)
 class BoundMethod:
     receiver: Any

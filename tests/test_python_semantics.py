@@ -2136,5 +2136,10 @@ def test_enum_members_that_mix_in_str_are_their_strings(tmp_path):
                      and PeftType.LORA.name == "LORA" and PeftType.LORA.value == "LORA")
         methods = int(PeftType.LORA.lower() == "lora" and isinstance(PeftType.LORA, str) and len(Mode.FAST) == 4
                       and Mode.FAST.upper() == "FAST" and Mode.FAST == "fast")
-    """, ["listed", "keyed", "member", "methods"])
-    assert found == {"listed": 1, "keyed": 5, "member": 1, "methods": 1}
+        # CPython 3.11's text: str() and f-strings "PeftType.LORA" (6 + 1 + 4 = 13 characters)
+        # for a (str, Enum) member, the value for StrEnum; `+` uses the value
+        shown = len(str(PeftType.LORA)) + len(f"{PeftType.IA3}")      # 13 + 12 = 25
+        joined = len("x" + PeftType.LORA + str(Mode.FAST) + f"{Mode.FAST}")   # 1 + 4 + 4 + 4 = 13
+        quoted = len(repr(PeftType.LORA))                              # "<PeftType.LORA: 'LORA'>": 23
+    """, ["listed", "keyed", "member", "methods", "shown", "joined", "quoted"])
+    assert found == {"listed": 1, "keyed": 5, "member": 1, "methods": 1, "shown": 25, "joined": 13, "quoted": 23}

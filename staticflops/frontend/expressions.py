@@ -11,7 +11,9 @@ from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend import partial_dict
 from staticflops.frontend.partial_dict import PartialDict
 from staticflops.shapes.growth import spec_length
-from staticflops.frontend.values import BoundMethod, Builtin, Function, Instance, LazyValue, Tensor, Unknown, describe
+from staticflops.frontend.values import (
+    BoundMethod, Builtin, Function, Instance, LazyValue, StrMember, Tensor, Unknown, describe,
+)
 
 
 _COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp)
@@ -133,6 +135,9 @@ class Expressions:
         CPython computes it: an object of the analysed code through its own ``__format__``,
         ``__str__`` or ``__repr__`` when its class defines one; numbers and strings by
         Python's own formatting (which reads no attribute of what it is given)."""
+        if isinstance(value, StrMember) and not self.special_method(value, "__str__"):
+            value = value.shown(conversion)  # CPython 3.11's text of a str enum member
+            conversion = None
         if isinstance(value, Instance) and value.module is None:
             names = {"r": ("__repr__",), "a": ("__repr__",), "s": ("__str__", "__repr__")}.get(
                 conversion, ("__format__",) if spec else ("__format__", "__str__", "__repr__"))

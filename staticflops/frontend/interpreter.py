@@ -29,7 +29,7 @@ from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile, parse_source
 from staticflops.frontend.values import (
     describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, CodeObject, Cycle, Function, Instance, Generated, LazyValue, MethodWrapper,
-    Namespace, Partial, Record, SuperProxy, Tensor, TypeUnion, Unknown, stable_order,
+    Namespace, Partial, Record, StrMember, SuperProxy, Tensor, TypeUnion, Unknown, stable_order,
 )
 from staticflops.frontend import stdlib
 from staticflops.frontend.stdlib import containers as std_containers
@@ -411,6 +411,9 @@ class Interpreter(Statements, Expressions):
             result = self._operator_method(op_class, left, right, node)
             if result is not MISSING:
                 return result
+            if isinstance(left, StrMember) or isinstance(right, StrMember):  # str's operator, on the value
+                plain = [str.__str__(v) if isinstance(v, StrMember) else v for v in (left, right)]
+                return self.binary(op_class, plain[0], plain[1], node)
             return self.framework.instance_binary(self, op_class.__name__, left, right, node)
         if op_class is cst.BitOr and _type_operand(left) and _type_operand(right) and (left, right) != (None, None):
             return TypeUnion.of(left, right)  # `int | None`, `list | tuple`: a union isinstance() accepts

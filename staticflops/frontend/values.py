@@ -216,6 +216,15 @@ class StrMember(Instance, str):
     def __init__(self, value: str, cls: Class, attrs: dict):
         Instance.__init__(self, cls, attrs)
 
+    def shown(self, conversion) -> str:
+        """``str()``/f-string text (CPython 3.11): ``Class.NAME`` for ``(str, Enum)``, the value for
+        ``StrEnum``; ``repr()``: ``<Class.NAME: 'value'>``."""
+        name, value = self.attrs.get("_name_"), str.__str__(self)
+        if conversion in ("r", "a"):
+            return f"<{self.cls.name}.{name}: {value!r}>"
+        string_enum = any(klass.name == "StrEnum" and "__str_mixin__" not in klass.namespace for klass in self.cls.mro())
+        return value if string_enum else f"{self.cls.name}.{name}"
+
 
 @dataclass(eq=False)
 class BoundMethod:

@@ -2143,3 +2143,30 @@ def test_enum_members_that_mix_in_str_are_their_strings(tmp_path):
         quoted = len(repr(PeftType.LORA))                              # "<PeftType.LORA: 'LORA'>": 23
     """, ["listed", "keyed", "member", "methods", "shown", "joined", "quoted"])
     assert found == {"listed": 1, "keyed": 5, "member": 1, "methods": 1, "shown": 25, "joined": 13, "quoted": 23}
+
+
+def test_id_attrgetter_itemgetter_and_moduledict_update(tmp_path):
+    """peft's plumbing: `id(p) in seen` over parameters, `operator.attrgetter("a.b")(obj)`,
+    `ModuleDict.update(nn.ModuleDict({...}))`.  Each probe is the value CPython gives."""
+    found = run_probes(tmp_path, """
+        import operator
+
+
+        class Box:
+            def __init__(self):
+                self.inner = Box2()
+
+
+        class Box2:
+            width = 6
+    """, """
+        a, b = Box(), Box()
+        same = int(id(a) == id(a) and id(a) != id(b) and len({id(a), id(b), id(a)}) == 2)   # 1
+        dotted = operator.attrgetter("inner.width")(a)                                     # 6
+        pair = sum(operator.itemgetter(0, 2)([3, 9, 4]))                                    # 3 + 4 = 7
+        blocks = nn.ModuleDict({"x": nn.Linear(1, 1)})
+        blocks.update(nn.ModuleDict({"y": nn.Linear(1, 1), "z": nn.Identity()}))
+        keys = len(blocks) + 10 * int(list(blocks.keys()) == ["x", "y", "z"])               # 3 + 10 = 13
+    """, ["same", "dotted", "pair", "keys"])
+    assert {name: found[name] for name in ("same", "dotted", "pair", "keys")} == {"same": 1, "dotted": 6, "pair": 7,
+                                                                                  "keys": 13}

@@ -155,6 +155,7 @@ class Interpreter(Statements, Expressions):
         self.environment: dict = {}  # os.environ of the analysed program: empty unless --env KEY=VALUE
         self.generators: list = []  # values yielded by each running generator function, innermost last
         self.sys_modules: dict = {}  # sys.modules as the analysed code sees it (and may replace entries of)
+        self.identities: dict = {}  # Python id of a value -> the id() the analysed code was given for it
         # syntax node type -> its bound _eval_/_exec_ method (None: not interpreted)
         self.expression_handlers: dict = {}
         self.statement_handlers: dict = {}

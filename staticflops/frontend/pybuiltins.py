@@ -239,6 +239,17 @@ def build_builtins(object_class: Class) -> dict:
             return interp.unknown("hash() of a string differs in every Python process (PYTHONHASHSEED)", node)
         return plain_hash(interp, args, kwargs, node)
     b["hash"] = hash_
+
+    @_fn("id")
+    def id_(interp, args, kwargs, node):
+        """An object's identity: equal for the same object, distinct for two alive at once (all
+        code may rely on).  CPython's numbers are addresses, different in every process; these
+        are numbered in the order the analysis first asks, so a report never depends on memory."""
+        if len(args) != 1 or kwargs:
+            raise interp.fail(f"id() takes exactly one argument ({len(args)} given)", node, python="TypeError")
+        table = interp.identities
+        return table.setdefault(id(args[0]), 0x7F0000000000 + 16 * len(table))
+    b["id"] = id_
     b["chr"], b["ord"] = _plain(chr, "chr"), _plain(ord, "ord")
 
     @_fn("zip")

@@ -534,8 +534,16 @@ def _items(interp, args, kwargs, node):
 
 
 def _dict_update(interp, args, kwargs, node):
+    """``ModuleDict.update(modules)``: a mapping's items (a dict, or another ModuleDict: peft's
+    ``self.lora_dropout.update(nn.ModuleDict({name: layer}))``), else (key, module) pairs."""
     self, items = args
-    pairs = items.items() if isinstance(items, dict) else interp.iterate(items, node)
+    if isinstance(items, dict):
+        pairs = items.items()
+    elif isinstance(items, Instance) and items.module is not None and \
+            any(c.name in ("ModuleDict", "ParameterDict") for c in items.cls.mro()):
+        pairs = list(_entries(items.module).items())
+    else:
+        pairs = interp.iterate(items, node)
     for name, module in pairs:
         _setattr(interp, [self, str(name), module], {}, node)
 

@@ -191,6 +191,8 @@ def analyze(
                                                               keyword_inputs=keywords))
     finally:
         read.stop()
+    if read.shown:
+        ir.name = read.shown
     check_sizes(ir)
     cost = price(ir, ruleset, training=training)
     summary = _training_summary(ir, cost, freeze, steps, hardware, precision, mfu, peak_tflops) if training else None
@@ -215,9 +217,10 @@ class _ModelSource:
 
     def __init__(self, path, reader, budget, libraries, model):
         self.path, self.reader, self.budget, self.model = path, reader, budget, model
-        self.cache_root, self.generated, self.ahead = None, False, None
+        self.cache_root, self.generated, self.ahead, self.shown = None, False, None, None
         if is_model_config(path):
             stand_in, self.model = config_model(path, reader, budget.max_file_bytes, model, libraries)
+            self.shown = self.model.split("(", 1)[0].split(".", 1)[0]  # the class, not our generated expression
             self.cache_root = cache_root_of(path, reader)
             self.reader = stand_in_reader(path, stand_in, reader)
             self.generated = True  # our stand-in module, not a file of the project: read by Python's parser
@@ -433,6 +436,8 @@ def compare(
                                                               env=parse_env(env), keyword_inputs=keywords))
     finally:
         read.stop()
+    if read.shown:
+        ir.name = read.shown
     if ir.stopped is not None:  # conventions compared on a partial trace would mislead: an error
         raise AnalysisError(ir.stopped.message, ir.stopped.location, ir.stopped.code)
     check_sizes(ir)

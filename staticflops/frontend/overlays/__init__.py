@@ -45,7 +45,7 @@ def apply(interp, namespace: Namespace) -> None:
     for class_name, method, stub in OVERLAYS.get(namespace.name, ()):
         if class_name is None:  # a function of the module
             if isinstance(namespace.members.get(method), Function):
-                function = _run(interp, stub, namespace, {})[method]
+                function = _run(interp, stub, {})[method]
                 function.qualname = method
                 namespace.members[method] = function
             continue
@@ -53,19 +53,18 @@ def apply(interp, namespace: Namespace) -> None:
         original = cls.namespace.get(method) if isinstance(cls, Class) else None
         if not (isinstance(original, MethodWrapper) and original.kind == "classmethod"):
             continue
-        guard = _run(interp, _GUARD, namespace, {})
+        guard = _run(interp, _GUARD, {})
         if stub is None:
             function = interp.call(guard["guarded"], [original.function], {}, None)
-        else:
-            function = _run(interp, stub, namespace, {"local_path": guard["local_path"],
-                                                      **{k: v for k, v in namespace.members.items()
-                                                         if k in ("PreTrainedConfig",)}})[method]
+        else:  # the stub reads the module's config class (transformers') and the hub lookup
+            bindings = {"local_path": guard["local_path"], "PreTrainedConfig": namespace.members.get("PreTrainedConfig")}
+            function = _run(interp, stub, bindings)[method]
         if isinstance(function, Function):
             function.qualname = f"{class_name}.{method}"
             cls.namespace[method] = MethodWrapper("classmethod", function)
 
 
-def _run(interp, stub: str, namespace: Namespace, bindings: dict) -> dict:
+def _run(interp, stub: str, bindings: dict) -> dict:
     from staticflops.frontend.stub_source import run_stub
 
     return run_stub(interp, _HERE / stub, f"<staticflops: {stub}>", bindings)

@@ -16,7 +16,8 @@ def local_path(name, config, kwargs):
     if not cache and os.environ.get("HF_HOME"):
         cache = os.path.join(os.environ["HF_HOME"], "hub")
     if not cache:
-        raise OSError(f"{name!r} is not a folder of the project, so loading it means downloading it from the "
+        raise OSError(f"{name!r} is not a folder of the project (no {os.path.abspath(name)}: a relative path is taken "
+                      "from the project root), so loading it means downloading it from the "
                       "Hugging Face hub, and the analysis reads no network: give the model's config instead, a "
                       "folder of the project holding its config.json (from_pretrained('that/folder'); weights are "
                       "never read), or analyse the config.json itself, or name the hub cache holding it with "

@@ -2170,3 +2170,201 @@ def test_id_attrgetter_itemgetter_and_moduledict_update(tmp_path):
     """, ["same", "dotted", "pair", "keys"])
     assert {name: found[name] for name in ("same", "dotted", "pair", "keys")} == {"same": 1, "dotted": 6, "pair": 7,
                                                                                   "keys": 13}
+
+
+@pytest.mark.parametrize("pattern, subject, why", [
+    # a possessive repeat never gives back: nested inside one, a repeat runs once per iteration
+    (r"(?:\.[0-9]++)*+x", ".1" * 100, None),
+    (r"(?:a|b)*+c", "ab" * 100, None),
+    # ...but inside a repeat that may give back, it is any repeat (CPython: exponential)
+    (r"(?:a++)*b", "a" * 300, "a repeat inside a repeat"),
+    (r"(?:(a+)+)*+b", "a" * 300, "a repeat inside a repeat"),
+])
+def test_re_bounds_possessive_repeats(tmp_path, pattern, subject, why):
+    # CPython 3.11: re.search(r"(?:\.[0-9]++)*+x", ".1" * 100) is None (no x), as is
+    # re.search(r"(?:a|b)*+c", "ab" * 100); both run in linear time
+    source = f"""
+import re
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        found = re.search(r"{pattern}", "{subject}")
+        self.fc = nn.Linear(1, 2 if found is None else 3)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+    report = analyse(tmp_path, source, inputs=["1x1"])
+    reasons = [u.what for u in report.unknown]
+    if why is None:
+        assert reasons == [] and widths(report) == {"fc": 2}
+    else:
+        assert any(why in r for r in reasons), reasons
+
+
+def test_packaging_style_version_pattern_runs(tmp_path):
+    # packaging 26's VERSION_PATTERN shape (possessive on CPython >= 3.11.5, which is what the
+    # analysis models): "5.0.0.dev0" parses to release (5, 0, 0) and dev 0 -> 5 + 0 + 0 + 1
+    found = run_probes(tmp_path, """
+import re
+import sys
+PATTERN = r'''
+    v?+
+    (?:(?P<epoch>[0-9]++)!)?+
+    (?P<release>[0-9]++(?:\\.[0-9]++)*+)
+    (?P<dev>[._-]?+(?P<dev_l>dev)[._-]?+(?P<dev_n>[0-9]++)?+)?+
+'''
+if sys.version_info < (3, 11, 5):
+    PATTERN = PATTERN.replace("++", "+").replace("*+", "*").replace("?+", "?")
+MATCH = re.compile(r"\\s*" + PATTERN + r"\\s*", re.VERBOSE | re.IGNORECASE).fullmatch("5.0.0.dev0")
+""", """
+release = [int(part) for part in MATCH.group("release").split(".")]
+n = sum(release) + 1 + int(MATCH.group("dev_n"))
+""", ["n"])
+    assert found == {"n": 6}
+
+
+# ---- types at run time: typing.get_origin/get_args, dataclasses.fields -------------------
+
+def test_typing_origins_and_arguments(tmp_path):
+    # Each check is what CPython 3.11 answers (True); n counts them: 23 listed + the TypeError
+    # of isinstance(3, list[int]) + 1 = 25
+    found = run_probes(tmp_path, """
+import collections.abc
+import types
+from typing import (Annotated, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Union,
+                    get_args, get_origin)
+
+
+class Meta:
+    pass
+
+
+CHECKS = [
+    get_origin(list[int]) is list, get_args(list[int]) == (int,), get_origin(List[int]) is list,
+    get_origin(int | None) is types.UnionType, get_args(int | None) == (int, type(None)),
+    get_origin(Optional[int]) is Union, get_args(Optional[int]) == (int, type(None)),
+    get_origin(Literal["a", "b"]) is Literal, get_args(Literal["a", "b"]) == ("a", "b"),
+    get_origin(Annotated[int, Meta]) is Annotated, get_args(Annotated[int, Meta]) == (int, Meta),
+    get_origin(Sequence[int]) is collections.abc.Sequence, get_origin(int) is None, get_args(int) == (),
+    isinstance([], Sequence), isinstance({}, Mapping), isinstance(len, Callable),
+    not isinstance(list[int], type), get_args(Callable[[int], str]) == ([int], str), Union[int] is int,
+    list[int]() == [], Dict[str, int] == Dict[str, int], isinstance(3, Optional[int]),
+]
+try:
+    isinstance(3, list[int])
+except TypeError:
+    CHECKS.append(True)
+""", "n = sum(CHECKS) + 1", ["n"])
+    assert found == {"n": 25}
+
+
+def test_dataclass_fields_carry_type_and_metadata(tmp_path):
+    # CPython: Field.type is the evaluated annotation (int; list[str] | None), metadata the
+    # mapping given to field() (empty otherwise): a = 1 + 1 + 1 + 1 = 4
+    found = run_probes(tmp_path, """
+from dataclasses import dataclass, field, fields
+
+
+@dataclass
+class Cfg:
+    width: int = 4
+    tags: list[str] | None = None
+    scale: float = field(default=1.0, metadata={"validator": "positive"})
+
+
+BY_NAME = {f.name: f for f in fields(Cfg)}
+""", """
+a = ((BY_NAME["width"].type is int) + (BY_NAME["tags"].type == (list[str] | None))
+     + (BY_NAME["scale"].metadata["validator"] == "positive") + (BY_NAME["width"].metadata.get("x") is None))
+""", ["a"])
+    assert found == {"a": 4}
+
+
+def test_postponed_annotations_are_their_text(tmp_path):
+    # PEP 563: with `from __future__ import annotations` CPython keeps "int" and
+    # "list[str] | None" as strings: len("int") + len("list[str] | None") = 3 + 16 = 19
+    found = run_probes(tmp_path, """
+from __future__ import annotations
+from dataclasses import dataclass, fields
+
+
+@dataclass
+class Cfg:
+    width: int = 4
+    tags: list[str] | None = None
+
+
+TYPES = [f.type for f in fields(Cfg)]
+""", "n = len(TYPES[0]) + len(TYPES[1])", ["n"])
+    assert found == {"n": 19}
+
+
+def test_exception_text_is_its_argument(tmp_path):
+    # CPython: str(TypeError("bad")) == "bad", repr == "TypeError('bad')", str() of no
+    # argument "", of two "('a', 1)": 3 + 16 + 0 + 8 = 27
+    found = run_probes(tmp_path, "", """
+n = len(f"{TypeError('bad')}") + len(repr(TypeError("bad"))) + len(str(ValueError())) + len(str(KeyError("a", 1)))
+""", ["n"])
+    assert found == {"n": 27}
+
+
+def test_a_getattr_that_forwards_a_missing_name_makes_hasattr_false(tmp_path):
+    # peft's tuners: __getattr__ asks nn.Module, then the wrapped model, whose missing
+    # attribute raises AttributeError, so hasattr is False: a = 2, b = 3 (the wrapped one's)
+    found = run_probes(tmp_path, """
+class Inner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.known = 3
+
+
+class Wrapper(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Inner()
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name == "model":
+                raise
+            return getattr(self.model, name)
+
+
+W = Wrapper()
+""", """
+a = 1 if hasattr(W, "peft_config") else 2
+b = W.known
+""", ["a", "b"])
+    assert found == {"a": 2, "b": 3}
+
+
+def test_try_except_attribute_error_catches_a_missing_attribute(tmp_path):
+    # operator.attrgetter("quantizer.config")(module) raises AttributeError in CPython
+    # (nn.Module has no such attribute): the handler runs, a = 2
+    found = run_probes(tmp_path, "import operator", """
+try:
+    a = operator.attrgetter("quantizer.config")(nn.Linear(1, 1))
+except AttributeError:
+    a = 2
+""", ["a"])
+    assert found == {"a": 2}
+
+
+def test_membership_in_module_containers(tmp_path):
+    # ModuleDict/ParameterDict test their keys; register_buffer's names are in _buffers:
+    # a = 1 + 1 + 0 + 1 = 3, b = 4 (a parameter is a leaf)
+    found = run_probes(tmp_path, "import torch", """
+blocks = nn.ModuleDict({"a": nn.Linear(1, 1)})
+params = nn.ParameterDict({})
+holder = nn.Module()
+holder.register_buffer("scale", torch.ones(1))
+a = ("a" in blocks) + ("b" not in blocks) + ("a" in params) + ("scale" in holder._buffers)
+b = 4 if nn.Linear(1, 1).weight.is_leaf else 5
+""", ["a", "b"])
+    assert found == {"a": 3, "b": 4}

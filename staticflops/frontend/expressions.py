@@ -155,6 +155,8 @@ class Expressions:
                         return text
                     text = text.encode("ascii", "backslashreplace").decode() if conversion == "a" else text
                     return self.display_text(text, None, spec, node) if spec else text  # f"{obj!r:>10}": on the text
+            if not spec and self.builtins["BaseException"] in value.cls.mro():
+                return self._exception_text(value, conversion, node)
             if spec:
                 return self.unknown(f"unsupported format string passed to {value.cls.name}.__format__", node)
         if conversion is not None:  # (a container's items by their own repr; ours for the analyser's values)
@@ -169,6 +171,19 @@ class Expressions:
             return format(value, spec)
         except (ValueError, TypeError) as error:
             return self.unknown(f"format spec {spec!r}: {error}", node)
+
+    def _exception_text(self, exception: Instance, conversion, node):
+        """BaseException's ``__str__`` (its one argument's text, "" for none, the tuple of
+        several) and ``__repr__`` (``TypeError('message')``), on the ``args`` it was given."""
+        args = exception.attrs.get("args", ())
+        if not isinstance(args, tuple):
+            return self.unknown(f"the text of a {exception.cls.name} whose args are not a tuple", node)
+        texts = [self.display_text(arg, "r", "", node) for arg in args]
+        if conversion in ("r", "a"):
+            return f"{exception.cls.name}({', '.join(map(str, texts))})"
+        if len(args) == 1:
+            return self.display_text(args[0], "s", "", node)
+        return "" if not args else f"({', '.join(map(str, texts))})"
 
     def _eval_Ellipsis(self, node, scope):
         return Ellipsis

@@ -29,11 +29,12 @@ from staticflops.frontend.scope import MISSING, Scope
 from staticflops.frontend.source import SourceFile, parse_source
 from staticflops.frontend.values import (
     describe, show, is_generator, BoundMethod, Builtin, CannotKnow, Class, CodeObject, Cycle, Function, Instance, Generated, LazyValue, MethodWrapper,
-    Namespace, Partial, Record, StrMember, SuperProxy, Tensor, TypeUnion, Unknown, stable_order,
+    GenericAlias, Namespace, Partial, Record, StrMember, SuperProxy, Tensor, TypeUnion, Unknown, stable_order,
 )
 from staticflops.frontend import stdlib
 from staticflops.frontend.stdlib import containers as std_containers
 from staticflops.frontend.stdlib import functools_ as std_functools
+from staticflops.frontend.stdlib import typing_
 from staticflops.shapes import Expr, Undecidable
 
 
@@ -108,7 +109,7 @@ _SEARCHED = frozenset({list, tuple, set, frozenset})
 def _type_operand(value) -> bool:
     """A side of ``A | B`` that makes a type union: a class, a union, None, or a builtin that
     stands for a type (``int``, ``list``, ``torch.Tensor``, ``collections.OrderedDict``)."""
-    if value is None or isinstance(value, (Class, TypeUnion)):
+    if value is None or isinstance(value, (Class, TypeUnion, GenericAlias)):
         return True
     return isinstance(value, Builtin) and (getattr(value, "pytype", None) is not None or any(
         getattr(value, name, None) for name in ("base_class", "is_tensor_type", "instance_check")))
@@ -480,7 +481,7 @@ class Interpreter(Statements, Expressions):
             return partial_dict.plain(left)
         if isinstance(right, Unknown):
             return partial_dict.plain(right)
-        if op_class in (cst.In, cst.NotIn) and isinstance(right, Instance) and right.module is None:
+        if op_class in (cst.In, cst.NotIn) and isinstance(right, Instance):  # a module container too (ModuleDict: its keys)
             found = self._contains(right, left, node)
             if isinstance(found, Unknown):
                 return found
@@ -662,9 +663,12 @@ class Interpreter(Statements, Expressions):
                 if key in members:
                     return members[key]
                 raise self.fail(f"{container.name} has no member {key!r}", node, "SF113")
-            return container  # typing generics: List[int], Sequence[int]
+            return typing_.subscript(self, container, key, node)  # Sequence[int], Foo[T]: a GenericAlias
         if isinstance(container, Builtin):
-            options = key if isinstance(key, tuple) else (key,)  # Optional[X], Union[A, B], Callable[..., X]
+            alias = typing_.subscript(self, container, key, node)  # Optional[X], list[int], Literal["a"]
+            if alias is not None:
+                return alias
+            options = key if isinstance(key, tuple) else (key,)  # another builtin standing for a type
             return next((o for o in options if isinstance(o, Class)), options[-1])
         if isinstance(container, Namespace):
             return container
@@ -842,6 +846,8 @@ class Interpreter(Statements, Expressions):
             value = function_objects.code_attribute(receiver, name)
             if value is not function_objects.MISSING:
                 return value
+        if isinstance(receiver, (GenericAlias, TypeUnion)):
+            return typing_.alias_attribute(self, receiver, name, node)
         known = std_containers.attribute(self, receiver, name, node)
         if known is not None:
             return known
@@ -1050,6 +1056,8 @@ class Interpreter(Statements, Expressions):
             except KeyError:
                 return self.unknown(f"{function.cls.name} instance is not callable", node)
             return self.call(self._bind(function, method, function.cls, node), args, kwargs, node)
+        if isinstance(function, GenericAlias):
+            return typing_.call_alias(self, function, args, kwargs, node)
         if isinstance(function, Tensor):
             return self.unknown("a tensor is called like a function", node)
         if function is None or type(function) in _NOT_CALLABLE:  # a sub-model left None by its config

@@ -11,9 +11,9 @@ from staticflops.frontend import syntax as cst
 from staticflops.frontend import datafiles, function_objects, pathqueries, pyclasses
 from staticflops.frontend.pyargparse import argparse_namespace
 from staticflops.frontend.scope import MISSING
-from staticflops.frontend.stdlib import containers, inspect_, literals
+from staticflops.frontend.stdlib import containers, inspect_, literals, typing_
 from staticflops.frontend.values import (
-    BoundMethod, Builtin, Class, Cycle, Function, Instance, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
+    BoundMethod, Builtin, Class, Cycle, Function, Instance, LazyValue, MethodWrapper, ModuleState, Namespace, NoOpMembers, Parameter,
     Partial, Record, SuperProxy, Tensor, TypeUnion, Unknown,
 )
 from staticflops.shapes import Expr, Undecidable
@@ -329,6 +329,9 @@ def build_builtins(object_class: Class) -> dict:
     @_fn("isinstance")
     def isinstance_(interp, args, kwargs, node):
         value, kinds = args
+        if typing_.refuses_instance_checks(kinds):
+            raise interp.fail("Subscripted generics cannot be used with class and instance checks", node,
+                              python="TypeError")
         if isinstance(value, Unknown):
             return value  # undecidable: it carries its first cause to the `if` that asks
         return is_instance(value, kinds)
@@ -373,12 +376,17 @@ def build_builtins(object_class: Class) -> dict:
             hook = interp._getattr_hook(value, name)
             if hook is None:
                 return False
-            try:  # the class's __getattr__ decides: AttributeError means no such attribute
+            # the class's __getattr__ decides: AttributeError means no such attribute, also one
+            # raised by a read it makes (peft's tuners forward a missing name to the wrapped model)
+            interp.missing_attributes_raise += 1
+            try:
                 found = interp.call(hook, [name], {}, node)
             except AnalysisError as raised:  # statements.Raised: the analysed code's exception
                 if hasattr(raised, "exception") and interp.is_attribute_error(raised):
                     return False
                 raise
+            finally:
+                interp.missing_attributes_raise -= 1
             return found if isinstance(found, Unknown) else True
         if isinstance(value, Class):
             try:
@@ -742,6 +750,7 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
     # builds a plain dict, as in CPython
     typing["Protocol"] = Class("Protocol", (object_class,), {})
     typing["Generic"] = Class("Generic", (object_class,), {})
+    typing["ForwardRef"] = Class("ForwardRef", (object_class,), {})  # a string annotation's object: none made here
     typing["TypedDict"] = Class("TypedDict", (object_class,), {"__new__": Builtin(
         "TypedDict", lambda i, a, k, n: dict(*a[1:], **k) if a and isinstance(a[0], str) else dict(*a, **k),
         bind_self=False)})
@@ -769,7 +778,7 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         "argparse": argparse_namespace(builtins["object"]),
         "copy": namespace("copy", {"deepcopy": Builtin("deepcopy", lambda i, a, k, n: deepcopy(a[0]), bind_self=False),
                                    "copy": Builtin("copy", lambda i, a, k, n: shallow_copy(i, a[0], n), bind_self=False)}),
-        "__future__": namespace("__future__", {"annotations": None}),
+        "__future__": namespace("__future__", {"annotations": pyclasses.FUTURE_ANNOTATIONS}),
         "enum": namespace("enum", pyclasses.enum_members_for(None, object_class)),
         "dataclasses": namespace("dataclasses", pyclasses.dataclasses_members(object_class)),
         "types": namespace("types", {"FunctionType": function_type, "ModuleType": _module_type(object_class),
@@ -788,9 +797,15 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
                                              "permutations": Builtin("permutations", _itertools_permutations,
                                                                      bind_self=False)}),
     }
+    typing.update(typing_.forms(builtins))
+    typing.update(typing_.members())
+    modules["types"].members.update({**typing_.types_members(), "NoneType": NONE_TYPE})
     if interp is not None:  # collections, functools, inspect, re, os, sys, logging, ...: see frontend/stdlib
         from staticflops.frontend import stdlib
         modules.update(stdlib.build(interp, builtins))
+        abc_classes = modules["collections.abc"]
+        for name in typing_.ABC_NAMES:  # typing.Mapping is collections.abc.Mapping, read on first use
+            typing[name] = LazyValue(lambda name=name: abc_classes.loader(name))
     return modules
 
 

@@ -14,14 +14,27 @@ from staticflops.frontend.values import Builtin, Class, Instance, LazyValue, Rec
 
 
 class FieldSpec:
-    """What ``dataclasses.field(...)`` returns: a default or a factory for it."""
+    """What ``dataclasses.field(...)`` returns: a default or a factory for it, and the field's
+    ``metadata`` (huggingface_hub's validated fields keep their validators there, peft its
+    LoRA-variant marks)."""
 
-    def __init__(self, default=MISSING, factory=None):
-        self.default, self.factory = default, factory
+    def __init__(self, default=MISSING, factory=None, metadata=None):
+        self.default, self.factory, self.metadata = default, factory, metadata
 
 
 def _field(interp, args, kwargs, node):
-    return FieldSpec(kwargs.get("default", MISSING), kwargs.get("default_factory"))
+    return FieldSpec(kwargs.get("default", MISSING), kwargs.get("default_factory"), kwargs.get("metadata"))
+
+
+class FutureFeature:
+    """What ``from __future__ import annotations`` binds: the mark that the module's annotations
+    are kept as their source text (PEP 563), so that ``Field.type`` is a string there."""
+
+    def __repr__(self) -> str:
+        return "_Feature((3, 7, 0, 'beta', 1), None, 16777216)"
+
+
+FUTURE_ANNOTATIONS = FutureFeature()
 
 
 # ---- dataclasses -------------------------------------------------------------------------
@@ -147,12 +160,13 @@ def _as_plain(value):
     return value
 
 
-_FIELD_NAMES = ("name", "default", "default_factory")
+_FIELD_NAMES = ("name", "type", "default", "default_factory", "metadata")
 
 
 def _fields_builtin(object_class) -> tuple:
-    """``dataclasses.fields(cls_or_instance)``: Field records (name, default, default_factory)
-    in definition order, and the ``MISSING`` marker for an absent default (both CPython's)."""
+    """``dataclasses.fields(cls_or_instance)``: Field records (name, type, default,
+    default_factory, metadata) in definition order, and the ``MISSING`` marker for an absent
+    default (both CPython's)."""
     field_class = make_record_class("Field", list(_FIELD_NAMES), {}, (object_class,))
     missing = Class("_MISSING_TYPE", (object_class,), {})
 
@@ -162,15 +176,72 @@ def _fields_builtin(object_class) -> tuple:
         if not is_dataclass_type(cls):
             raise interp.fail("fields() needs a dataclass or an instance of one", node, "SF114")
         records = []
+        types = field_types(interp, cls)
         for name, default in dataclass_fields(cls):
+            metadata = {}
             if isinstance(default, FieldSpec):
                 plain = missing if default.default is MISSING else default.default
                 factory = missing if default.factory is None else default.factory
+                metadata = dict(default.metadata) if isinstance(default.metadata, dict) else metadata
             else:
                 plain, factory = (missing if default is MISSING else default), missing
-            records.append(Record.make(field_class, _FIELD_NAMES, [name, plain, factory]))
+            records.append(Record.make(field_class, _FIELD_NAMES, [name, types.get(name), plain, factory, metadata]))
         return tuple(records)
     return Builtin("fields", fields, bind_self=False), missing
+
+
+def field_types(interp, cls: Class) -> dict:
+    """Each field's ``Field.type``: its annotation evaluated where the class body wrote it, or the
+    annotation's text in a module with ``from __future__ import annotations`` (as CPython keeps
+    it).  Worked out once per class (``fields()`` is called on every construction of a strict
+    config): a class's annotations are fixed when its body has run."""
+    known = getattr(cls, "_field_types", None)
+    if known is not None and known[0] is cls.bases:
+        return known[1]
+    types: dict = {}
+    for klass in reversed(cls.mro()):
+        written = klass.namespace.get("__annotations__", {})
+        scope = klass.namespace.get("__annotation_scope__")
+        if not written or scope is None:
+            continue
+        postponed = _postponed(scope.module)
+        for name, annotation in written.items():
+            node = getattr(annotation, "annotation", annotation)
+            if postponed:
+                types[name] = annotation_text(node)
+            else:
+                types[name], _held = interp.quietly(lambda node=node: interp.evaluate_node(node, scope))
+    cls._field_types = (cls.bases, types)
+    return types
+
+
+def _postponed(module) -> bool:
+    """The module ran ``from __future__ import annotations`` (bound lazily, as every import)."""
+    feature = module.vars.get("annotations") if module is not None else None
+    if isinstance(feature, LazyValue):
+        feature = feature.force()
+    return feature is FUTURE_ANNOTATIONS
+
+
+def annotation_text(node) -> str:
+    """An annotation's source text, as PEP 563 keeps it (``int | None``, ``list[str]``)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{annotation_text(node.value)}.{node.attr.value}"
+    if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float)):
+        return node.value
+    if isinstance(node, cst.Ellipsis):
+        return "..."
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        return f"{annotation_text(node.left)} | {annotation_text(node.right)}"
+    if isinstance(node, cst.Subscript):
+        keys = [annotation_text(getattr(element.slice, "value", element.slice)) for element in node.slice]
+        return f"{annotation_text(node.value)}[{', '.join(keys)}]"
+    if isinstance(node, (cst.List, cst.Tuple)):
+        inner = ", ".join(annotation_text(element.value) for element in node.elements)
+        return f"[{inner}]" if isinstance(node, cst.List) else f"({inner})"
+    return "..."
 
 
 def dataclasses_members(object_class) -> dict:

@@ -11,9 +11,17 @@ from staticflops.frontend.budget import CLOCK_EVERY
 from staticflops.frontend.imports import all_members
 from staticflops.frontend.opaque_ints import Touched
 from staticflops.frontend.scope import MISSING, Scope
+from staticflops.frontend.stdlib import typing_
 from staticflops.frontend.values import (
-    Class, Function, Instance, LazyValue, MethodWrapper, Namespace, Tensor, Unknown, dotted_name,
+    Class, Function, GenericAlias, Instance, LazyValue, MethodWrapper, Namespace, Tensor, Unknown, dotted_name,
 )
+
+
+def _names_attribute_error(node) -> bool:
+    """An ``except`` clause's type written as ``AttributeError`` (alone or in a tuple)."""
+    if isinstance(node, cst.Tuple):
+        return any(_names_attribute_error(element.value) for element in node.elements)
+    return isinstance(node, cst.Name) and node.value == "AttributeError"
 
 
 class _Jump(Exception):
@@ -563,7 +571,11 @@ class Statements:
 
     def _try_and_handle(self, node, scope):
         guarded = bool(node.handlers)
+        # `except AttributeError:` written: the body expects a missing attribute to raise, as
+        # Python's does (`operator.attrgetter("a.b")(model)` probing an optional attribute)
+        probing = any(_names_attribute_error(handler.type) for handler in node.handlers)
         self.import_guards += guarded
+        self.missing_attributes_raise += probing
         try:
             self.exec_statement(node.body, scope)
             caught = None
@@ -571,6 +583,7 @@ class Statements:
             caught = error
         finally:
             self.import_guards -= guarded
+            self.missing_attributes_raise -= probing
         if caught is None:
             if node.orelse is not None:
                 self.exec_statement(node.orelse.body, scope)
@@ -656,6 +669,8 @@ class Statements:
             # third-party ones (PIL's ImageDraw) next to the layers a model needs.
             base, reports = self.quietly(lambda arg=arg: self.evaluate_node(arg.value, scope))
             held += reports
+            if isinstance(base, GenericAlias):  # class A(Generic[T]), class A(Dict[str, int]): its origin
+                base = typing_.class_base(base)
             if isinstance(base, Class):
                 bases.append(base)
             elif getattr(base, "base_class", None) is not None:  # class X(dict), class X(OrderedDict)

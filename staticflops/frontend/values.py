@@ -420,18 +420,63 @@ class TypeUnion:
     nested unions are flattened and repeats dropped, as CPython does."""
 
     options: tuple
+    # written `Union[A, B]` / `Optional[A]` (typing.get_origin gives typing.Union, not
+    # types.UnionType, before Python 3.14); equal to the `A | B` spelling all the same
+    typing_form: bool = field(default=False, compare=False)
 
     @staticmethod
-    def of(left, right) -> "TypeUnion":
+    def of(left, right, typing_form: bool = False) -> "TypeUnion":
         options: list = []
         for side in (left, right):
             for option in (side.options if isinstance(side, TypeUnion) else (side,)):
                 if not any(option is seen for seen in options):
                     options.append(option)
-        return TypeUnion(tuple(options))
+        return TypeUnion(tuple(options), typing_form)
 
     def __repr__(self) -> str:
-        return " | ".join("None" if o is None else getattr(o, "name", "?") for o in self.options)
+        if self.typing_form:
+            return f"typing.Union[{', '.join(type_text(o) for o in self.options)}]"
+        return " | ".join(type_text(o) for o in self.options)
+
+
+@dataclass(eq=False)
+class GenericAlias:
+    """A subscripted type: ``list[int]`` (``types.GenericAlias``), ``typing.List[int]``,
+    ``Literal["a", "b"]``, ``Annotated[float, meta]``, ``Callable[[int], str]``, ``Foo[T]``.
+    ``origin`` is what ``typing.get_origin`` gives (``list``, the ``Literal`` form, the class),
+    ``args`` what ``typing.get_args`` gives.  Calling it calls ``origin`` where CPython does."""
+
+    origin: Any
+    args: tuple
+    name: str  # as it prints before the brackets: "list", "typing.List", "typing.Literal"
+    callable: bool = True  # list[int]() and Foo[int]() build; typing.List[int]() raises TypeError
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, GenericAlias) and other.origin is self.origin and other.args == self.args
+
+    def __hash__(self) -> int:
+        try:
+            return hash((id(self.origin), self.args))
+        except TypeError:  # Callable[[int], str] holds a list, as in CPython its args do
+            return id(self.origin)
+
+    def __repr__(self) -> str:
+        return f"{self.name}[{', '.join(type_text(a) for a in self.args)}]" if self.args else self.name
+
+
+def type_text(value) -> str:
+    """A type as ``repr`` prints it inside an alias or a union: int, None, typing.Any, 'a'."""
+    if value is None:
+        return "None"
+    if isinstance(value, (str, int, float, bool)):
+        return repr(value)
+    if isinstance(value, list):
+        return f"[{', '.join(type_text(v) for v in value)}]"
+    if isinstance(value, (GenericAlias, TypeUnion)):
+        return repr(value)
+    if value is Ellipsis:
+        return "..."
+    return getattr(value, "name", "?")
 
 def dotted_name(node) -> str:
     if isinstance(node, cst.Name):

@@ -8,7 +8,11 @@ it can backtrack exponentially — a repeat inside a repeat, an alternation insi
 back-reference — and the worst case of what is left is bounded: a subject of n characters and
 repeats of maxima m1..mk cost at most about n * (min(m1, n) + 1) * ... steps, which must stay
 under ``MAX_STEPS`` (``a*a*c`` over 1,000 characters is 10^9 by this count and took 0.35 s in
-CPython 3.11; ``a*a*a*c`` did not finish in a minute).  Patterns over ``MAX_PATTERN`` or
+CPython 3.11; ``a*a*a*c`` did not finish in a minute).  A possessive repeat (``a++``, ``(?:x)*+``,
+Python 3.11+) never gives back what it matched, so it leaves no choice behind: it costs at most
+(min(m, n) + 1) times its body, added to, not multiplied with, the other repeats' choices, and
+a repeat or an alternation inside it is bounded the same way within one of its iterations
+(packaging's version pattern is written so).  Patterns over ``MAX_PATTERN`` or
 subjects over ``MAX_SUBJECT`` characters are refused outright.  A refusal is a located
 unknown.  Callables as replacements (``re.sub(p, fn, s)``) are the analysed program's code,
 so they are an unknown too.
@@ -28,7 +32,7 @@ except ImportError:  # pragma: no cover - CPython 3.10
 from staticflops.diagnostics import reason
 from staticflops.frontend.values import Builtin, Unknown
 
-MAX_PATTERN = 1_000
+MAX_PATTERN = 4_000  # parsing one is fast; its shape, not its length, bounds the matching
 MAX_SUBJECT = 10_000
 MAX_STEPS = 200_000_000
 
@@ -37,28 +41,37 @@ class _Refused(Exception):
     pass
 
 
-def _repeats(items, inside_repeat: bool, found: list) -> list:
-    """The maxima of the pattern's repeats; _Refused for the shapes that backtrack exponentially."""
+def _repeats(items, inside_repeat: bool, found: list, atomic: list) -> list:
+    """The maxima of the pattern's repeats that leave choices behind (``found``), and for each
+    possessive repeat its maximum and the same of its body (``atomic``); _Refused for the
+    shapes that backtrack exponentially."""
     for op, argument in items:
         name = str(op)
         if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
             low, high, inner = argument
+            if high > 1 and inside_repeat:
+                raise _Refused("a repeat inside a repeat")
+            # nothing re-enters a possessive repeat: its body is bounded on its own (inside a
+            # repeat that may give back, it runs again for each iteration: counted as any repeat)
+            if name == "POSSESSIVE_REPEAT" and not inside_repeat:
+                body: tuple = (high, [], [])
+                _repeats(inner, False, body[1], body[2])
+                atomic.append(body)
+                continue
             if high > 1:
-                if inside_repeat:
-                    raise _Refused("a repeat inside a repeat")
                 found.append(high)
-            _repeats(inner, inside_repeat or high > 1, found)
+            _repeats(inner, inside_repeat or high > 1, found, atomic)
         elif name == "SUBPATTERN":
-            _repeats(argument[-1], inside_repeat, found)
+            _repeats(argument[-1], inside_repeat, found, atomic)
         elif name == "ATOMIC_GROUP":
-            _repeats(argument, inside_repeat, found)
+            _repeats(argument, inside_repeat, found, atomic)
         elif name == "BRANCH":
             if inside_repeat:
                 raise _Refused("an alternation inside a repeat")
             for branch in argument[1]:
-                _repeats(branch, inside_repeat, found)
+                _repeats(branch, inside_repeat, found, atomic)
         elif name in ("ASSERT", "ASSERT_NOT"):
-            _repeats(argument[1], inside_repeat, found)
+            _repeats(argument[1], inside_repeat, found, atomic)
         elif name in ("GROUPREF", "GROUPREF_EXISTS"):
             raise _Refused("a back-reference")
     return found
@@ -66,14 +79,26 @@ def _repeats(items, inside_repeat: bool, found: list) -> list:
 
 @lru_cache(maxsize=1024)
 def _maxima(text: str, flags: int) -> tuple | str:
-    """The maxima of the pattern's repeats, or why it is refused whatever the subject (parsed
-    once per pattern: a library compiles the same few patterns over and over)."""
+    """(the choice-leaving repeats' maxima, the possessive repeats') of the pattern, or why it is
+    refused whatever the subject (parsed once per pattern: a library compiles the same few
+    patterns over and over)."""
     try:
-        return tuple(_repeats(_sre_parse.parse(text, flags), False, []))
+        found: list = []
+        atomic: list = []
+        _repeats(_sre_parse.parse(text, flags), False, found, atomic)
+        return (found, atomic)
     except _Refused as why:
         return f"a regular expression with {why} (can backtrack exponentially) is not run"
     except (re.error, OverflowError, RecursionError) as error:
         return f"the regular expression does not compile ({reason(error)})"
+
+
+def _steps(found: list, atomic: list, length: int) -> int:
+    """Steps to try the pattern at one position: each combination of the choices left behind
+    (repeats that may give back) runs the possessive parts once more."""
+    choices = math.prod(min(m, length) + 1 for m in found)
+    once = 1 + sum((min(high, length) + 1) * _steps(inner, nested, length) for high, inner, nested in atomic)
+    return choices * once
 
 
 def _refusal(pattern, subject_length: int) -> str | None:
@@ -88,11 +113,17 @@ def _refusal(pattern, subject_length: int) -> str | None:
     maxima = _maxima(text, pattern.flags if isinstance(pattern, re.Pattern) else 0)
     if isinstance(maxima, str):
         return maxima
-    steps = max(subject_length, 1) * math.prod(min(m, subject_length) + 1 for m in maxima)
+    steps = max(subject_length, 1) * _steps(maxima[0], maxima[1], subject_length)
     if steps > MAX_STEPS:
-        return (f"a regular expression with {len(maxima)} repeats over {subject_length:,} characters "
+        return (f"a regular expression with {_count(maxima)} repeats over {subject_length:,} characters "
                 f"(worst case ~{steps:.1e} steps, limit {MAX_STEPS:.0e}) is not run")
     return None
+
+
+def _count(maxima) -> int:
+    found, atomic = maxima
+    return len(found) + sum(1 + _count((inner, nested)) for _, inner, nested in atomic)
+
 
 _FUNCTIONS = ("match", "search", "fullmatch", "sub", "subn", "split", "findall", "escape", "compile")
 _PATTERN_METHODS = ("match", "search", "fullmatch", "sub", "subn", "split", "findall")

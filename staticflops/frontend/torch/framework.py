@@ -434,6 +434,8 @@ class TorchFramework:
                 return False
             if name in ("_modules", "_parameters"):  # PyTorch's own registries (the live dicts)
                 return instance.module.children if name == "_modules" else instance.module.parameters
+            if name == "_buffers":  # name -> tensor, read from the instance (register_buffer writes both)
+                return {key: instance.attrs.get(key) for key in instance.module.buffers}
         return interp.unknown(f"{instance.cls.name} has no attribute `{name}`", node)
 
     def instance_getitem(self, interp, instance: Instance, key, node):
@@ -543,6 +545,8 @@ class TorchFramework:
             return tensor if name == "data" else None if name == "grad" else False
         if name == "requires_grad":
             return getattr(tensor, "trainable", False)
+        if name == "is_leaf":  # made by the user (a parameter) or outside autograd (no gradient)
+            return isinstance(tensor, Parameter) or not getattr(tensor, "trainable", False)
         if tensor.python_attrs is not None and name in tensor.python_attrs:
             return tensor.python_attrs[name]
         if self.tensor_has_attribute(tensor, name) is False:

@@ -1,0 +1,84 @@
+"""Record ground truth for LoRA models built with peft by executing torch 2.13.0 CPU +
+transformers 5.23.0 + peft 0.21.2.
+
+Only tools/ scripts import torch; tests/test_peft.py reads the JSON this writes
+(tests/fixtures/peft_ground_truth.json) and analyses the same construction without torch:
+a small Llama (``LlamaForCausalLM(LlamaConfig(...))``) wrapped by
+``get_peft_model(base, LoraConfig(...))``, one 1 x 32 batch of token ids.
+
+Recorded per case:
+* ``params``: sum of ``p.numel()`` over ``model.parameters()`` (base and adapters);
+  ``trainable``: the same over those with ``requires_grad`` (peft freezes the base);
+* ``forward_flops``: FlopCounterMode's total for ``model(input_ids)`` in eval mode under
+  ``torch.no_grad()``, eager attention (FlopCounterMode counts CPU SDPA as 0; eager computes
+  the same matmuls), ``use_cache=False``;
+* ``training_flops``: FlopCounterMode's total for the forward and ``logits.sum().backward()``
+  in train mode (LoRA's dropout is 0: the same ops), which computes only the gradients the
+  adapters need.
+
+How to run (repository root):
+
+    /work/gt/torchonly/bin/pip install torch==2.13.0 transformers==5.23.0 peft==0.21.2 accelerate==1.15.0 psutil
+    /work/gt/torchonly/bin/python tools/record_peft.py
+"""
+import json
+import os
+import warnings
+
+warnings.filterwarnings("ignore")  # deprecation notices; no effect on counts
+
+import peft  # noqa: E402
+import torch  # noqa: E402
+import transformers  # noqa: E402
+from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(REPO, "tests", "fixtures", "peft_ground_truth.json")
+
+LLAMA = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+         "num_key_value_heads": 2, "vocab_size": 1000}
+# name -> (LlamaConfig keywords, LoraConfig keywords); the test writes the same into a user file
+CASES = {
+    "llama_lora_qv": (LLAMA, {"r": 8, "target_modules": ["q_proj", "v_proj"]}),
+    "llama_lora_all_linear": (LLAMA, {"r": 4, "lora_alpha": 8, "target_modules": "all-linear"}),
+}
+TOKENS = (1, 32)
+
+
+def build(config: dict, lora: dict):
+    torch.manual_seed(0)
+    base = transformers.LlamaForCausalLM(transformers.LlamaConfig(**config, attn_implementation="eager",
+                                                                  use_cache=False))
+    return peft.get_peft_model(base, peft.LoraConfig(**lora))
+
+
+def record(config: dict, lora: dict) -> dict:
+    model = build(config, lora)
+    ids = torch.randint(0, config["vocab_size"], TOKENS)
+    params = sum(p.numel() for p in model.parameters())
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    model.eval()
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(input_ids=ids)
+    forward = counter.get_total_flops()
+    model.train()
+    with FlopCounterMode(display=False) as counter:
+        model(input_ids=ids).logits.sum().backward()
+    return {"params": params, "trainable": trainable, "forward_flops": forward,
+            "training_flops": counter.get_total_flops()}
+
+
+def main() -> None:
+    out = {"versions": {"torch": torch.__version__, "transformers": transformers.__version__,
+                        "peft": peft.__version__},
+           "tokens": list(TOKENS), "cases": {}}
+    for name, (config, lora) in CASES.items():
+        out["cases"][name] = {"llama": config, "lora": lora, **record(config, lora)}
+        print(name, out["cases"][name])
+    with open(OUT, "w") as handle:
+        json.dump(out, handle, indent=1, sort_keys=True)
+        handle.write("\n")
+
+
+if __name__ == "__main__":
+    main()

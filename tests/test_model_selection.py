@@ -45,3 +45,21 @@ def test_a_name_only_inside_a_string_is_not_a_use(tmp_path):
     with pytest.raises(staticflops.AnalysisError) as error:
         _analyze(tmp_path, NET + "\n\n" + other)
     assert "several models" in error.value.message and "Net, Block" in error.value.message
+
+
+def test_a_model_built_at_the_top_level_is_the_model(tmp_path):
+    # a script's `model = ...` (get_peft_model(base, config) is this shape): Linear(4, 2) is
+    # 4 x 2 + 2 = 10 params, 2 x 4 x 2 = 16 FLOPs
+    report = _analyze(tmp_path, "model = nn.Sequential(nn.Linear(4, 2), nn.ReLU())\n")
+    assert (report.model, report.totals.params, report.totals.forward_flops) == ("model", 10, 16)
+
+
+def test_several_top_level_modules_need_model_to_choose(tmp_path):
+    text = "base = nn.Linear(4, 2)\nmodel = nn.Sequential(base, nn.ReLU())\n"
+    with pytest.raises(staticflops.AnalysisError, match=r"name one with --model \(models built at its top level: base, model\)"):
+        _analyze(tmp_path, text)
+    path = tmp_path / "model.py"
+    report = staticflops.analyze(path, model="model", inputs=["1x4"])
+    assert (report.model, report.totals.params) == ("model", 10)
+    with pytest.raises(staticflops.AnalysisError, match="the file already built it"):
+        staticflops.analyze(path, model="model", inputs=["1x4"], kwargs={"width": 3})

@@ -2230,8 +2230,8 @@ n = sum(release) + 1 + int(MATCH.group("dev_n"))
 # ---- types at run time: typing.get_origin/get_args, dataclasses.fields -------------------
 
 def test_typing_origins_and_arguments(tmp_path):
-    # Each check is what CPython 3.11 answers (True); n counts them: 23 listed + the TypeError
-    # of isinstance(3, list[int]) + 1 = 25
+    # Each check is what CPython 3.11 answers (True); n counts them: 25 listed + the TypeError
+    # of isinstance(3, list[int]) + 1 = 27
     found = run_probes(tmp_path, """
 import collections.abc
 import types
@@ -2253,13 +2253,14 @@ CHECKS = [
     isinstance([], Sequence), isinstance({}, Mapping), isinstance(len, Callable),
     not isinstance(list[int], type), get_args(Callable[[int], str]) == ([int], str), Union[int] is int,
     list[int]() == [], Dict[str, int] == Dict[str, int], isinstance(3, Optional[int]),
+    get_args(tuple[int, ...])[1] is Ellipsis, ... is Ellipsis,
 ]
 try:
     isinstance(3, list[int])
 except TypeError:
     CHECKS.append(True)
 """, "n = sum(CHECKS) + 1", ["n"])
-    assert found == {"n": 25}
+    assert found == {"n": 27}
 
 
 def test_dataclass_fields_carry_type_and_metadata(tmp_path):

@@ -585,6 +585,7 @@ def build_builtins(object_class: Class) -> dict:
         "object.__init_subclass__", lambda interp, args, kwargs, node: None, bind_self=False))
     b.update(_exception_classes(object_class))
     b["True"], b["False"], b["None"], b["NotImplemented"] = True, False, None, None
+    b["Ellipsis"] = Ellipsis  # what `...` evaluates to (`args[1] is Ellipsis` tells tuple[int, ...] apart)
     b["__name__"] = "__analysed__"
     b.update(datafiles.builtins())
     b.update(literals.builtins())

@@ -25,6 +25,11 @@ def build_model(interp, source: SourceFile, scope, framework, model: str | None,
     """Evaluate the model choice: returns (the built value, its name, the anchor node)."""
     if model is not None and not model.isidentifier():
         return _evaluate_expression(interp, scope, model, kwargs)
+    built = _built_at_top_level(source, scope, framework, model)
+    if built is not None:  # `model = get_peft_model(base, config)` in a script: the model it made
+        if kwargs:
+            raise AnalysisError(f"--kwargs cannot be given to `{built[1]}`: the file already built it", code="SF103")
+        return built
     target, name = select_target(source, scope, framework, model)
     anchor = definition_node(source, name)
     interp.source = source
@@ -83,10 +88,47 @@ def select_target(source: SourceFile, scope, framework, model: str | None):
     if len(classes) == 1 and not builders:
         return classes[next(iter(classes))], next(iter(classes))
     if not classes and not builders:
-        raise AnalysisError(f"{source.path} defines no nn.Module class or builder function; name one with --model",
-                            _whole_file(source), code="SF104")
+        built = [name for name, value in scope.vars.items() if _is_module(value)]
+        shown = f" (models built at its top level: {', '.join(built)})" if built else ""
+        raise AnalysisError(f"{source.path} defines no nn.Module class or builder function; name one with --model"
+                            + shown, _whole_file(source), code="SF104")
     raise AnalysisError(f"{source.path} defines several models; choose one with --model" + _listing(source, scope, framework),
                         _whole_file(source), code="SF105")
+
+
+def _built_at_top_level(source: SourceFile, scope, framework, model: str | None):
+    """(the module, its name, its assignment) for a model the file builds at its top level:
+    ``--model NAME`` naming such a variable, or, when the file defines no model class or builder
+    to choose, the one variable holding a module; None otherwise."""
+    if model is not None:
+        names = [nfkc(model)]
+    elif any(candidates(source, scope, framework)):
+        return None
+    else:
+        names = [name for name in scope.vars if _is_module(scope.vars[name])]
+        if len(names) != 1:
+            return None
+    value = scope.vars.get(names[0])
+    if not _is_module(value):
+        return None
+    return value, names[0], _assignment_node(source, names[0])
+
+
+def _is_module(value) -> bool:
+    return isinstance(value, Instance) and value.module is not None
+
+
+def _assignment_node(source: SourceFile, name: str):
+    """The target of the last top-level ``name = ...`` (the anchor of the model's locations)."""
+    found = None
+    for statement in source.module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        if isinstance(target.target, cst.Name) and target.target.value == name:
+                            found = target.target
+    return found
 
 
 def _whole_file(source: SourceFile) -> Location:

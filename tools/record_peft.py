@@ -3,7 +3,7 @@ transformers 5.23.0 + peft 0.21.2.
 
 Only tools/ scripts import torch; tests/test_peft.py reads the JSON this writes
 (tests/fixtures/peft_ground_truth.json) and analyses the same construction without torch:
-a small Llama (``LlamaForCausalLM(LlamaConfig(...))``) wrapped by
+a small Llama or BERT (``LlamaForCausalLM(LlamaConfig(...))``) wrapped by
 ``get_peft_model(base, LoraConfig(...))``, one 1 x 32 batch of token ids.
 
 Recorded per case:
@@ -37,23 +37,33 @@ OUT = os.path.join(REPO, "tests", "fixtures", "peft_ground_truth.json")
 
 LLAMA = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
          "num_key_value_heads": 2, "vocab_size": 1000}
-# name -> (LlamaConfig keywords, LoraConfig keywords); the test writes the same into a user file
+BERT = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "vocab_size": 1000}
+# name -> (model class, config class, its keywords, LoraConfig keywords); the test writes the
+# same into a user file
 CASES = {
-    "llama_lora_qv": (LLAMA, {"r": 8, "target_modules": ["q_proj", "v_proj"]}),
-    "llama_lora_all_linear": (LLAMA, {"r": 4, "lora_alpha": 8, "target_modules": "all-linear"}),
+    "llama_lora_qv": ("LlamaForCausalLM", "LlamaConfig", LLAMA, {"r": 8, "target_modules": ["q_proj", "v_proj"]}),
+    "llama_lora_all_linear": ("LlamaForCausalLM", "LlamaConfig", LLAMA,
+                              {"r": 4, "lora_alpha": 8, "target_modules": "all-linear"}),
+    # DoRA: a magnitude vector per adapted layer, and the adapted weight's norm in every forward
+    "llama_dora_qv": ("LlamaForCausalLM", "LlamaConfig", LLAMA,
+                      {"r": 8, "target_modules": ["q_proj", "v_proj"], "use_dora": True}),
+    # a classifier head: SEQ_CLS keeps the new head trainable (modules_to_save)
+    "bert_lora_seq_cls": ("BertForSequenceClassification", "BertConfig", BERT,
+                          {"task_type": "SEQ_CLS", "r": 8, "target_modules": ["query", "value"]}),
 }
 TOKENS = (1, 32)
 
 
-def build(config: dict, lora: dict):
+def build(model_class: str, config_class: str, config: dict, lora: dict):
     torch.manual_seed(0)
-    base = transformers.LlamaForCausalLM(transformers.LlamaConfig(**config, attn_implementation="eager",
-                                                                  use_cache=False))
+    settings = getattr(transformers, config_class)(**config, attn_implementation="eager", use_cache=False)
+    base = getattr(transformers, model_class)(settings)
     return peft.get_peft_model(base, peft.LoraConfig(**lora))
 
 
-def record(config: dict, lora: dict) -> dict:
-    model = build(config, lora)
+def record(model_class: str, config_class: str, config: dict, lora: dict) -> dict:
+    model = build(model_class, config_class, config, lora)
     ids = torch.randint(0, config["vocab_size"], TOKENS)
     params = sum(p.numel() for p in model.parameters())
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
@@ -72,8 +82,9 @@ def main() -> None:
     out = {"versions": {"torch": torch.__version__, "transformers": transformers.__version__,
                         "peft": peft.__version__},
            "tokens": list(TOKENS), "cases": {}}
-    for name, (config, lora) in CASES.items():
-        out["cases"][name] = {"llama": config, "lora": lora, **record(config, lora)}
+    for name, (model_class, config_class, config, lora) in CASES.items():
+        out["cases"][name] = {"model_class": model_class, "config_class": config_class, "config": config,
+                              "lora": lora, **record(model_class, config_class, config, lora)}
         print(name, out["cases"][name])
     with open(OUT, "w") as handle:
         json.dump(out, handle, indent=1, sort_keys=True)

@@ -102,6 +102,18 @@ def _str_member_attribute(interp, value: str, name: str, node):
     return Builtin(f"str.{name}", call, bind_self=False)
 
 
+def _class_path(builtin) -> str | None:
+    """``module.Name`` of a builtin standing for a type: its Python repr's (``<class
+    'torch.nn.parameter.Parameter'>``), or ``builtins.int`` for Python's own types."""
+    shown = getattr(builtin, "python_repr", None)
+    if isinstance(shown, str) and shown.startswith("<class '") and shown.endswith("'>"):
+        return shown[len("<class '"):-2]
+    pytype = getattr(builtin, "pytype", None)
+    if isinstance(pytype, type) and pytype.__module__ == "builtins":
+        return f"builtins.{pytype.__name__}"
+    return None
+
+
 # Containers whose `in` compares the item with each of theirs (an unknown one could be equal).
 _SEARCHED = frozenset({list, tuple, set, frozenset})
 
@@ -907,6 +919,10 @@ class Interpreter(Statements, Expressions):
             return {"func": function.function, "args": function.args, "keywords": function.kwargs}[name]
         if name == "__qualname__" and isinstance(function, Function) and function.qualname:
             return function.qualname
+        dotted = _class_path(function)  # a type we model: torch.Tensor, nn.Parameter, int
+        if dotted is not None and name in ("__name__", "__qualname__", "__module__"):
+            module, _, short = dotted.rpartition(".")
+            return module if name == "__module__" else short
         if name in ("__name__", "__qualname__") and not isinstance(function, Partial):
             return function.name
         if name == "__module__" and isinstance(function, Function):

@@ -111,10 +111,13 @@ def _built_at_top_level(source: SourceFile, scope, framework, model: str | None)
     value = scope.vars.get(names[0])
     if not _is_module(value):
         return None
+    if isinstance(value, LazyValue):  # bound under an assumption: reading it reports the assumption
+        value = value.force()
     return value, names[0], _assignment_node(source, names[0])
 
 
 def _is_module(value) -> bool:
+    value = getattr(value, "assumed_value", value)  # a name bound under an assumed `if` (statements.py)
     return isinstance(value, Instance) and value.module is not None
 
 

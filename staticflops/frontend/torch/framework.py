@@ -44,7 +44,7 @@ _VALUED_AS = {"FloorDivide": "floordiv", "Modulo": "mod"}
 _PYTHON_METHODS = {
     list: {"append", "extend", "insert", "pop", "index", "count", "copy", "reverse", "remove", "clear", "sort"},
     tuple: {"index", "count"},
-    dict: {"get", "items", "keys", "values", "pop", "setdefault", "update", "copy"},
+    dict: {"get", "items", "keys", "values", "pop", "setdefault", "update", "copy", "clear", "popitem"},
     str: {"format", "join", "split", "lower", "upper", "startswith", "endswith", "replace", "strip",
           "rstrip", "lstrip", "isdigit", "rsplit", "partition", "title",
           # none of these builds a longer string (no budget check needed)
@@ -545,6 +545,8 @@ class TorchFramework:
             return tensor if name == "data" else None if name == "grad" else False
         if name == "requires_grad":
             return getattr(tensor, "trainable", False)
+        if name == "__class__":  # as type(tensor)
+            return self.tensor_type(tensor)
         if name == "is_leaf":  # made by the user (a parameter) or outside autograd (no gradient)
             return isinstance(tensor, Parameter) or not getattr(tensor, "trainable", False)
         if tensor.python_attrs is not None and name in tensor.python_attrs:

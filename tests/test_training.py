@@ -165,3 +165,46 @@ def test_6nt_rule_of_thumb_is_printed_and_symbolic_in_t():
 def test_hardware_without_mfu_is_a_usage_error():
     with pytest.raises(staticflops.UsageError, match="--mfu"):
         staticflops.analyze("samples/lenet5.py", inputs=["1x1x28x28"], hardware="h100")
+
+
+GRAD_MODES = '''
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.teacher = nn.Linear(4, 4)
+        self.student = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 4)
+
+    @torch.no_grad()
+    def target(self, x):
+        return self.teacher(x)
+
+    def forward(self, x):
+        {body}
+'''
+
+
+@pytest.mark.parametrize("body, backward", [
+    # autograd records nothing under no_grad: the teacher call has no backward; the student's
+    # weight gradient is 2 x 16 MACs = 32 FLOPs (its input is the model input: no input gradient)
+    ("with torch.no_grad():\n            t = self.teacher(x)\n        return self.student(x) + t", 32),
+    ("return self.student(x) + self.target(x)", 32),
+    ("with torch.inference_mode():\n            t = self.teacher(x)\n        return self.student(x) + t", 32),
+    ("with torch.set_grad_enabled(False):\n            t = self.teacher(x)\n        return self.student(x) + t", 32),
+    # enable_grad inside no_grad records again: teacher 32 + student 32 + head (weight 32, and
+    # its input comes from the student, which needs one: 32) = 128
+    ("with torch.no_grad():\n            with torch.enable_grad():\n                t = self.teacher(x)\n"
+     "        return self.head(self.student(x)) + t", 128),
+    # no block: every layer is differentiated (teacher 32, student 32, head 32 + 32)
+    ("return self.head(self.student(x)) + self.teacher(x)", 128),
+])
+def test_no_grad_blocks_have_no_backward(tmp_path, body, backward):
+    path = tmp_path / "model.py"
+    path.write_text(GRAD_MODES.replace("{body}", body))
+    report = staticflops.analyze(path, inputs=["1x4"], training=True)
+    assert report.totals.complete
+    assert report.totals.backward_flops == backward

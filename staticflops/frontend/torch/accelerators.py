@@ -17,7 +17,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 from staticflops.frontend.pyclasses import make_record_class
-from staticflops.frontend.values import Builtin, Class, Namespace
+from staticflops.frontend.values import Builtin, Class, Instance, Namespace
 
 
 def _answer(name: str, value) -> Builtin:
@@ -180,6 +180,10 @@ class Blocks:
                                                 (object_class,))
         self.devices: list = []
         self.autocasts: list = []
+        # torch.no_grad() / inference_mode() / enable_grad() / set_grad_enabled(mode): a block (or
+        # a function they decorate) in which ops record a graph for backward or not
+        self.grad_class = Class("_grad_mode", (object_class,), {"__call__": Builtin("grad_mode.__call__", self._decorate)})
+        self.grad_modes: list = []  # True: gradients recorded in the innermost such block
 
     def builtins(self) -> dict:
         def state_read(interp):
@@ -204,7 +208,18 @@ class Blocks:
             interp.construction_memo.definition_written()
             self.dtype = args[0] if args else kwargs.get("d")
 
-        return {"get_default_device": Builtin("torch.get_default_device", default_device, bind_self=False),
+        def grad_mode(enabled):
+            return lambda interp, args, kwargs, node: Instance(self.grad_class, attrs={"enabled": enabled(args, kwargs)})
+
+        return {"no_grad": Builtin("torch.no_grad", grad_mode(lambda a, k: False), bind_self=False),
+                "enable_grad": Builtin("torch.enable_grad", grad_mode(lambda a, k: True), bind_self=False),
+                "inference_mode": Builtin("torch.inference_mode",
+                                          grad_mode(lambda a, k: (a[0] if a else k.get("mode", True)) is False),
+                                          bind_self=False),
+                "set_grad_enabled": Builtin("torch.set_grad_enabled",
+                                            grad_mode(lambda a, k: (a[0] if a else k.get("mode")) is not False),
+                                            bind_self=False),
+                "get_default_device": Builtin("torch.get_default_device", default_device, bind_self=False),
                 "get_default_dtype": Builtin("torch.get_default_dtype", default_dtype, bind_self=False),
                 "set_default_dtype": Builtin("torch.set_default_dtype", set_default_dtype, bind_self=False),
                 "is_autocast_enabled": Builtin("torch.is_autocast_enabled", autocast_enabled, bind_self=False),
@@ -217,7 +232,26 @@ class Blocks:
             return _Pushed(self.devices, manager)
         if kind is self.autocast_class:
             return _Pushed(self.autocasts, manager)
+        if kind is self.grad_class:
+            return _Pushed(self.grad_modes, manager.attrs["enabled"])
         return nullcontext()
+
+    def recording_grad(self) -> bool:
+        """Whether ops now record what backward needs (False inside ``torch.no_grad()``)."""
+        return self.grad_modes[-1] if self.grad_modes else True
+
+    def _decorate(self, interp, args, kwargs, node):
+        """``@torch.no_grad()`` on a function: it runs in that mode."""
+        manager, function = args[0], args[1] if len(args) > 1 else None
+        if function is None:
+            return interp.unknown("a torch grad-mode object called without a function", node)
+        enabled = manager.attrs["enabled"]
+
+        def run(interp, call_args, call_kwargs, call_node):
+            with _Pushed(self.grad_modes, enabled):
+                return interp.call(function, call_args, call_kwargs, call_node)
+        wrapper = Builtin(getattr(function, "name", "decorated"), run)  # bound as a method, as the function was
+        return wrapper
 
 
 class _Pushed:

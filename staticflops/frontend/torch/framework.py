@@ -197,7 +197,6 @@ class TorchFramework:
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in self.functions.items()},
             **{k: Builtin(f"torch.{k}", v, bind_self=False) for k, v in constructors.items() if k != "Parameter"},
             "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
-            "no_grad": context, "inference_mode": context, "enable_grad": context,
             **LAYOUTS,
             "vmap": Builtin("torch.vmap", vmap.vmap, bind_self=False),
             # the forward is analysed as run for inference, under no_grad (FlopCounterMode's ground truth)

@@ -79,9 +79,10 @@ class TorchOps:
             except ShapeError as error:
                 raise AnalysisError(f"{label}: {error}", interp.location(node), "SF301") from None
         tracer = self.framework.tracer
+        recording = self.framework.blocks.recording_grad()  # inside torch.no_grad(): no backward at all
         activations = [t for t in self.call_tensors if not isinstance(t, Parameter)]
-        weights = [t for t in self.call_tensors if isinstance(t, Parameter) and t.trainable]
-        needs_grad = [t.requires_grad for t in activations]
+        weights = [t for t in self.call_tensors if isinstance(t, Parameter) and t.trainable and recording]
+        needs_grad = [t.requires_grad and recording for t in activations]
         tracer.record(TracedOp(kind, label, attrs, facts or {}, list(inputs), list(outputs),
                                tracer.current_module(), False, interp.location(node),
                                needs_grad=needs_grad, trainable_inputs=len(weights)))

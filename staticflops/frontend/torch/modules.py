@@ -713,8 +713,9 @@ class LayerFactory:
         except ShapeError as error:
             raise AnalysisError(_labelled(layer.cls.name, str(error)), interp.location(node), "SF301") from None
         dtype = tensors[0].dtype if state.kind not in ("embedding", "embedding_bag") else "float32"  # rows of a table
-        needs_grad = [t.requires_grad for t in tensors]
-        trainable = not state.frozen and any(p.trainable for p in layer_parameters(layer).values())
+        recording = interp.framework.blocks.recording_grad()  # inside torch.no_grad(): no backward at all
+        needs_grad = [t.requires_grad and recording for t in tensors]
+        trainable = recording and not state.frozen and any(p.trainable for p in layer_parameters(layer).values())
         results = [None if s is None else Tensor(s, dtype, requires_grad=any(needs_grad) or trainable)
                    for s in outputs]
         interp.framework.tracer.record(TracedOp(

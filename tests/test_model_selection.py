@@ -63,3 +63,30 @@ def test_several_top_level_modules_need_model_to_choose(tmp_path):
     assert (report.model, report.totals.params) == ("model", 10)
     with pytest.raises(staticflops.AnalysisError, match="the file already built it"):
         staticflops.analyze(path, model="model", inputs=["1x4"], kwargs={"width": 3})
+
+
+def test_torch_compile_is_the_model_it_compiles(tmp_path):
+    # torch.compile fuses kernels, it computes the same: Linear(4, 2) is 10 params, 16 FLOPs;
+    # a compiled helper (`@torch.compile`, `@torch.compile(mode=...)`) as well: 2 x 16 = 32
+    report = _analyze(tmp_path, "model = torch.compile(nn.Sequential(nn.Linear(4, 2)), mode='max-autotune')\n")
+    assert (report.model, report.totals.params, report.totals.forward_flops) == ("model", 10, 16)
+    report = _analyze(tmp_path, '''
+@torch.compile
+def twice(layer, x):
+    return layer(x)
+
+
+@torch.compile(fullgraph=True)
+def again(layer, x):
+    return layer(x)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return twice(self.fc, x) + again(self.fc, x)
+''')
+    assert (report.totals.params, report.totals.forward_flops) == (10, 32)

@@ -199,6 +199,9 @@ class TorchFramework:
             "nn": nn, "Tensor": tensor_type, "Size": interp.builtins["tuple"],
             **LAYOUTS,
             "vmap": Builtin("torch.vmap", vmap.vmap, bind_self=False),
+            # torch.compile(model) runs the same maths (fused kernels, the same FLOPs): the model
+            # itself; `@torch.compile` and `@torch.compile(mode=...)` on a function likewise
+            "compile": Builtin("torch.compile", _compiled, bind_self=False),
             # the forward is analysed as run for inference, under no_grad (FlopCounterMode's ground truth)
             "is_grad_enabled": Builtin("torch.is_grad_enabled", lambda i, a, k, n: False, bind_self=False),
             "__version__": TORCH_VERSION,
@@ -708,6 +711,12 @@ class TorchFramework:
         return [Tensor(tensor.shape[1:], tensor.dtype, requires_grad=tensor.requires_grad,
                        values=values[i * size:(i + 1) * size] if values is not None else None)
                 for i in range(rows)]
+
+
+def _compiled(interp, args, kwargs, node):
+    if args:
+        return args[0]
+    return Builtin("torch.compile", lambda i, a, k, n: a[0] if a else None, bind_self=False)
 
 
 # Results that never carry a gradient whatever their inputs.

@@ -42,10 +42,10 @@ def _user_file(tmp_path, case: dict) -> Path:
     path = tmp_path / "lora.py"
     path.write_text(textwrap.dedent(f"""\
         from transformers import {case["config_class"]}, {case["model_class"]}
-        from peft import LoraConfig, get_peft_model
+        from peft import {case["peft_class"]}, get_peft_model
 
         base = {case["model_class"]}({case["config_class"]}(**{case["config"]!r}))
-        model = get_peft_model(base, LoraConfig(**{case["lora"]!r}))
+        model = get_peft_model(base, {case["peft_class"]}(**{case["peft"]!r}))
         """))
     return path
 

@@ -1,10 +1,11 @@
-"""Record ground truth for LoRA models built with peft by executing torch 2.13.0 CPU +
+"""Record ground truth for LoRA and other adapters built with peft by executing torch 2.13.0 CPU +
 transformers 5.23.0 + peft 0.21.2.
 
 Only tools/ scripts import torch; tests/test_peft.py reads the JSON this writes
 (tests/fixtures/peft_ground_truth.json) and analyses the same construction without torch:
 a small Llama or BERT (``LlamaForCausalLM(LlamaConfig(...))``) wrapped by
-``get_peft_model(base, LoraConfig(...))``, one 1 x 32 batch of token ids.
+``get_peft_model(base, LoraConfig(...))`` (or IA3Config, LoKrConfig, PromptTuningConfig), one
+1 x 32 batch of token ids.
 
 Recorded per case:
 * ``params``: sum of ``p.numel()`` over ``model.parameters()`` (base and adapters);
@@ -39,31 +40,39 @@ LLAMA = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "n
          "num_key_value_heads": 2, "vocab_size": 1000}
 BERT = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
         "vocab_size": 1000}
-# name -> (model class, config class, its keywords, LoraConfig keywords); the test writes the
-# same into a user file
+# name -> (model class, config class, its keywords, peft config class, its keywords); the test
+# writes the same into a user file
 CASES = {
-    "llama_lora_qv": ("LlamaForCausalLM", "LlamaConfig", LLAMA, {"r": 8, "target_modules": ["q_proj", "v_proj"]}),
-    "llama_lora_all_linear": ("LlamaForCausalLM", "LlamaConfig", LLAMA,
+    "llama_lora_qv": ("LlamaForCausalLM", "LlamaConfig", LLAMA, "LoraConfig",
+                      {"r": 8, "target_modules": ["q_proj", "v_proj"]}),
+    "llama_lora_all_linear": ("LlamaForCausalLM", "LlamaConfig", LLAMA, "LoraConfig",
                               {"r": 4, "lora_alpha": 8, "target_modules": "all-linear"}),
     # DoRA: a magnitude vector per adapted layer, and the adapted weight's norm in every forward
-    "llama_dora_qv": ("LlamaForCausalLM", "LlamaConfig", LLAMA,
+    "llama_dora_qv": ("LlamaForCausalLM", "LlamaConfig", LLAMA, "LoraConfig",
                       {"r": 8, "target_modules": ["q_proj", "v_proj"], "use_dora": True}),
     # a classifier head: SEQ_CLS keeps the new head trainable (modules_to_save)
-    "bert_lora_seq_cls": ("BertForSequenceClassification", "BertConfig", BERT,
+    "bert_lora_seq_cls": ("BertForSequenceClassification", "BertConfig", BERT, "LoraConfig",
                           {"task_type": "SEQ_CLS", "r": 8, "target_modules": ["query", "value"]}),
+    # other adapters: IA3's learned scales, LoKr's Kronecker factors, prompt tuning's 8 virtual tokens
+    "llama_ia3": ("LlamaForCausalLM", "LlamaConfig", LLAMA, "IA3Config",
+                  {"target_modules": ["k_proj", "v_proj", "down_proj"], "feedforward_modules": ["down_proj"]}),
+    "llama_lokr": ("LlamaForCausalLM", "LlamaConfig", LLAMA, "LoKrConfig",
+                   {"r": 8, "target_modules": ["q_proj", "v_proj"]}),
+    "llama_prompt_tuning": ("LlamaForCausalLM", "LlamaConfig", LLAMA, "PromptTuningConfig",
+                            {"task_type": "CAUSAL_LM", "num_virtual_tokens": 8}),
 }
 TOKENS = (1, 32)
 
 
-def build(model_class: str, config_class: str, config: dict, lora: dict):
+def build(model_class: str, config_class: str, config: dict, peft_class: str, settings: dict):
     torch.manual_seed(0)
-    settings = getattr(transformers, config_class)(**config, attn_implementation="eager", use_cache=False)
-    base = getattr(transformers, model_class)(settings)
-    return peft.get_peft_model(base, peft.LoraConfig(**lora))
+    base_config = getattr(transformers, config_class)(**config, attn_implementation="eager", use_cache=False)
+    base = getattr(transformers, model_class)(base_config)
+    return peft.get_peft_model(base, getattr(peft, peft_class)(**settings))
 
 
-def record(model_class: str, config_class: str, config: dict, lora: dict) -> dict:
-    model = build(model_class, config_class, config, lora)
+def record(model_class: str, config_class: str, config: dict, peft_class: str, settings: dict) -> dict:
+    model = build(model_class, config_class, config, peft_class, settings)
     ids = torch.randint(0, config["vocab_size"], TOKENS)
     params = sum(p.numel() for p in model.parameters())
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
@@ -82,9 +91,10 @@ def main() -> None:
     out = {"versions": {"torch": torch.__version__, "transformers": transformers.__version__,
                         "peft": peft.__version__},
            "tokens": list(TOKENS), "cases": {}}
-    for name, (model_class, config_class, config, lora) in CASES.items():
+    for name, (model_class, config_class, config, peft_class, settings) in CASES.items():
         out["cases"][name] = {"model_class": model_class, "config_class": config_class, "config": config,
-                              "lora": lora, **record(model_class, config_class, config, lora)}
+                              "peft_class": peft_class, "peft": settings,
+                              **record(model_class, config_class, config, peft_class, settings)}
         print(name, out["cases"][name])
     with open(OUT, "w") as handle:
         json.dump(out, handle, indent=1, sort_keys=True)

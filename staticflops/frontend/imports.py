@@ -90,6 +90,7 @@ class ProjectImports:
         # project's config): read as a cached model is read offline (overlays/hub_guard.pyi)
         self.granted: list[Path] = _hub_caches(interp.environment, self.absolute)
         self.modules: dict[Path, Namespace] = {}
+        self._completed: set = set()  # library packages whose lazy imports complete_package ran
         self.files_read = 0
         self.depth = 0  # files being run, one importing the next
         self.type_checking_names: dict = {}  # (package __init__.py, name) -> what type_checking_export found
@@ -217,6 +218,33 @@ class ProjectImports:
         self.run(path, namespace, node, files)
         return namespace
 
+    def complete_package(self, package: str) -> bool:
+        """Run the imports the loaded modules of library ``package`` bound lazily and nobody used
+        yet (and theirs, transitively), as Python would have run them at import; True when one
+        ran.  Asked when a lookup in a dict misses outside any ``try``: a registry that modules
+        fill as they are imported (peft's ``PEFT_TYPE_TO_CONFIG_MAPPING["LORA"]``, filled by
+        ``peft/tuners/lora/__init__.py``) is complete in Python, not only for the names used.
+        A failing import stays unknown, as it would have been unused."""
+        if package in self._completed:
+            return False
+        self._completed.add(package)
+        attempted: dict = {}
+        ran = False
+        pending = True
+        while pending:
+            pending = False
+            for namespace in list(self.modules.values()):
+                name = namespace.name or ""
+                if name != package and not name.startswith(package + "."):
+                    continue
+                for value in list(namespace.members.values()):
+                    if isinstance(value, LazyValue) and getattr(value, "imported", False) and not value.done \
+                            and id(value) not in attempted:
+                        attempted[id(value)] = value  # (kept: an id is not reused while it lives)
+                        self.interp.quietly(lambda value=value: _force_quietly(value))
+                        ran = pending = True
+        return ran
+
     def run(self, path: Path, namespace: Namespace, node=None, files=None) -> None:
         interp = self.interp
         files = files or self.files
@@ -255,6 +283,13 @@ class ProjectImports:
         stored = interp.sys_modules.get(namespace.name)
         if stored is not None and stored is not namespace:
             namespace.replaced_by = stored
+
+
+def _force_quietly(value: LazyValue):
+    try:
+        return value.force()
+    except AnalysisError:  # a read of the name later fails the same way, where it matters
+        return None
 
 
 def _hub_caches(environment: dict, absolute) -> list[Path]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 import sys
+from pathlib import Path
 from fractions import Fraction
 
 from staticflops.frontend import syntax as cst
@@ -687,6 +688,8 @@ class Interpreter(Statements, Expressions):
         try:
             return container[key]
         except (IndexError, KeyError) as error:
+            if isinstance(error, KeyError) and type(container) is dict and self._complete_registries():
+                return self.get_item(container, key, node)  # the imports that fill it have run now
             python = "KeyError" if isinstance(error, KeyError) else "IndexError"
             raise self.fail(f"index {show(key)} is out of range for {describe(container)}", node, "SF113",
                             python=python) from error
@@ -695,6 +698,17 @@ class Interpreter(Statements, Expressions):
                 raise self.fail(f"'{type(container).__name__}' object is not subscriptable", node,
                                 python="TypeError") from None
             return self.unknown(f"indexing {describe(container)} with {show(key)}", node)
+
+    def _complete_registries(self) -> bool:
+        """A dict lookup missed outside any ``try`` in a library's code: run the imports its
+        package bound lazily and nobody used (``ProjectImports.complete_package``), once per
+        package; True when one ran (then the lookup is made again)."""
+        source, project = self.source, self.project
+        if self.import_guards or source is None or source.origin is None or project is None \
+                or project.libraries is None:
+            return False
+        module = project.libraries.module_name(Path(source.origin))  # None: not a library's file
+        return bool(module) and project.complete_package(module.split(".")[0])
 
     def _user_hook(self, instance: Instance, name: str):
         """``__getattribute__``/``__setattr__``/``__getattr__`` written in the analysed code

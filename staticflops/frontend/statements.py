@@ -761,7 +761,9 @@ class Statements:
             if not held:
                 scope.assign(name, value)
                 return
-        scope.assign(name, self.deferred(load))
+        deferred = self.deferred(load)
+        deferred.imported = True  # a name an import binds (imports.complete_package forces these)
+        scope.assign(name, deferred)
 
     def _exec_ImportFrom(self, node, scope):
         dotted = ("." * len(node.relative)) + (dotted_name(node.module) if node.module else "")

@@ -718,3 +718,37 @@ def test_installed_distribution_versions_come_from_dist_info_folders(tmp_path):
     report = staticflops.analyze(model, inputs=["1x4"], source_path=[site])
     assert report.totals.params == 4 * 5 + 5
     assert not [d for d in report.diagnostics if d.code == "SF131"]  # nothing assumed
+
+
+REGISTRY_PACKAGE = {
+    "reg/__init__.py": "from .small import Small\nfrom .wide import Wide\nfrom .build import build\n",
+    "reg/registry.py": "WIDTHS = {}\n\n\ndef register(name, width):\n    WIDTHS[name] = width\n",
+    "reg/small.py": "from .registry import register\n\nregister('small', 3)\n\n\nclass Small:\n    pass\n",
+    "reg/wide.py": "from .registry import register\n\nregister('wide', 7)\n\n\nclass Wide:\n    pass\n",
+    "reg/build.py": "import torch.nn as nn\nfrom .registry import WIDTHS\n\n\n"
+                    "def build(name):\n    return nn.Linear(4, WIDTHS[name])\n",
+}
+
+
+def test_a_registry_filled_at_import_is_complete(tmp_path):
+    # CPython runs reg/__init__.py whole at `from reg import ...`: small.py and wide.py both
+    # register, so build("wide") finds 7 though only Small is named: Linear(4, 7) = 35 params.
+    # (peft's PEFT_TYPE_TO_CONFIG_MAPPING["LORA"] with only IA3Config imported is this shape.)
+    site = tmp_path / "site"
+    for name, text in REGISTRY_PACKAGE.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    model = tmp_path / "model.py"
+    model.write_text("from reg import Small, build\n\nmodel = build('wide')\n")
+    report = staticflops.analyze(model, inputs=["1x4"], source_path=[site])
+    assert report.totals.params == 4 * 7 + 7
+    # inside a `try` too: CPython finds "wide" and never runs the handler (35, not Linear(4, 3))
+    model.write_text("from reg import Small, build\n\ntry:\n    model = build('wide')\n"
+                     "except KeyError:\n    model = build('small')\n")
+    report = staticflops.analyze(model, inputs=["1x4"], source_path=[site])
+    assert report.totals.params == 4 * 7 + 7
+    # a name no module registers is still a KeyError: Linear(4, 3) from the handler = 15
+    model.write_text("from reg import Small, build\n\ntry:\n    model = build('huge')\n"
+                     "except KeyError:\n    model = build('small')\n")
+    report = staticflops.analyze(model, inputs=["1x4"], source_path=[site])
+    assert report.totals.params == 4 * 3 + 3

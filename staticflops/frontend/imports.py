@@ -221,7 +221,7 @@ class ProjectImports:
     def complete_package(self, package: str) -> bool:
         """Run the imports the loaded modules of library ``package`` bound lazily and nobody used
         yet (and theirs, transitively), as Python would have run them at import; True when one
-        ran.  Asked when a lookup in a dict misses outside any ``try``: a registry that modules
+        ran.  Asked when a lookup in a dict misses: a registry that modules
         fill as they are imported (peft's ``PEFT_TYPE_TO_CONFIG_MAPPING["LORA"]``, filled by
         ``peft/tuners/lora/__init__.py``) is complete in Python, not only for the names used.
         A failing import stays unknown, as it would have been unused."""

@@ -700,11 +700,12 @@ class Interpreter(Statements, Expressions):
             return self.unknown(f"indexing {describe(container)} with {show(key)}", node)
 
     def _complete_registries(self) -> bool:
-        """A dict lookup missed outside any ``try`` in a library's code: run the imports its
-        package bound lazily and nobody used (``ProjectImports.complete_package``), once per
-        package; True when one ran (then the lookup is made again)."""
+        """A dict lookup missed in a library's code: run the imports its package bound lazily
+        and nobody used (``ProjectImports.complete_package``), once per package; True when one
+        ran (then the lookup is made again).  Inside a ``try`` too: Python had run them before
+        any lookup, so a handler runs only for a key no module adds."""
         source, project = self.source, self.project
-        if self.import_guards or source is None or source.origin is None or project is None \
+        if source is None or source.origin is None or project is None \
                 or project.libraries is None:
             return False
         module = project.libraries.module_name(Path(source.origin))  # None: not a library's file

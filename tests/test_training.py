@@ -208,3 +208,36 @@ def test_no_grad_blocks_have_no_backward(tmp_path, body, backward):
     report = staticflops.analyze(path, inputs=["1x4"], training=True)
     assert report.totals.complete
     assert report.totals.backward_flops == backward
+
+
+def test_a_no_grad_method_is_still_a_method(tmp_path):
+    # transformers' `@torch.no_grad() def _init_weights(self, module): super()._init_weights(...)`:
+    # the decorated function keeps its class for super(): width = (1 + 1) + 1 = 3, Linear(4, 3)
+    path = tmp_path / "model.py"
+    path.write_text('''
+import torch
+import torch.nn as nn
+
+
+class A(nn.Module):
+    @torch.no_grad()
+    def width(self, n):
+        return n + 1
+
+
+class B(A):
+    @torch.no_grad()
+    def width(self, n):
+        return super().width(n) + 1
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, B().width(1))
+
+    def forward(self, x):
+        return self.fc(x)
+''')
+    report = staticflops.analyze(path, inputs=["1x4"])
+    assert report.totals.complete and report.totals.params == 4 * 3 + 3

@@ -1136,6 +1136,12 @@ class Interpreter(Statements, Expressions):
         return self.frames[-1] if self.frames else None
 
     def call_function(self, function: Function, args: list, kwargs: dict, node):
+        if function.around is None:
+            return self._run_function(function, args, kwargs, node)
+        with function.around():  # `@torch.no_grad()`: the body runs in that mode
+            return self._run_function(function, args, kwargs, node)
+
+    def _run_function(self, function: Function, args: list, kwargs: dict, node):
         if function.cache is not None:  # an lru_cache wrapper: a known key answers without running the body
             return function.cache.call(self, args, kwargs, node)
         self.budget.enter(self, node)

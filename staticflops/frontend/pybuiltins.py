@@ -648,8 +648,7 @@ _PLAIN_DATA = (int, float, complex, str, bytes, bool, type(None), tuple, list, d
                collections.deque)
 
 
-# type(None); `X | None` holds None for it (isinstance(None, int | None) is True)
-NONE_TYPE = _fn("NoneType", type(None))(lambda interp, args, kwargs, node: None)
+NONE_TYPE = typing_.NONE_TYPE  # type(None)
 
 
 def _options(kinds) -> tuple:

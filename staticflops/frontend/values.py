@@ -87,6 +87,8 @@ class Function:
     qualname: str = ""
     attrs: dict = field(default_factory=dict)  # function attributes: __wrapped__ (functools.wraps), registry marks
     cache: Any = None  # on the wrapper functools.lru_cache returns: its entries (stdlib/functools_.LruCache)
+    # a context manager factory each call runs inside (the function `@torch.no_grad()` returns)
+    around: Any = None
 
     def __repr__(self) -> str:
         # as Python prints a function (an f-string of a list of callbacks), never the syntax tree

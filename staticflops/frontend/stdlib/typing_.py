@@ -41,6 +41,9 @@ def _form(name: str) -> Builtin:
 
 # the forms hold nothing of an analysis: one set for all
 _SPECIAL = {name: _form(name) for name in _FORMS}
+# type(None): `X | None` holds None for it (isinstance(None, int | None) is True)
+NONE_TYPE = Builtin("NoneType", lambda interp, args, kwargs, node: None, bind_self=False)
+NONE_TYPE.pytype = type(None)
 # types.UnionType: what get_origin(int | None) gives
 UNION_TYPE = Builtin("UnionType", _not_instantiable("UnionType"), bind_self=False)
 
@@ -117,8 +120,6 @@ def call_alias(interp, alias: GenericAlias, args, kwargs, node):
 
 def get_args_of(interp, value):
     if isinstance(value, TypeUnion):
-        from staticflops.frontend.pybuiltins import NONE_TYPE
-
         return tuple(NONE_TYPE if option is None else option for option in value.options)
     if isinstance(value, GenericAlias):
         return value.args

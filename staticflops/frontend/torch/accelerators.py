@@ -15,9 +15,10 @@ no value of the analysis is one of them.
 from __future__ import annotations
 
 from contextlib import nullcontext
+from dataclasses import replace
 
 from staticflops.frontend.pyclasses import make_record_class
-from staticflops.frontend.values import Builtin, Class, Instance, Namespace
+from staticflops.frontend.values import Builtin, Class, Function, Instance, Namespace
 
 
 def _answer(name: str, value) -> Builtin:
@@ -246,12 +247,14 @@ class Blocks:
         if function is None:
             return interp.unknown("a torch grad-mode object called without a function", node)
         enabled = manager.attrs["enabled"]
+        if isinstance(function, Function):  # a copy that runs in the mode: still a method (super(), self)
+            return replace(function, attrs={**function.attrs, "__wrapped__": function},
+                           around=lambda: _Pushed(self.grad_modes, enabled))
 
         def run(interp, call_args, call_kwargs, call_node):
             with _Pushed(self.grad_modes, enabled):
                 return interp.call(function, call_args, call_kwargs, call_node)
-        wrapper = Builtin(getattr(function, "name", "decorated"), run)  # bound as a method, as the function was
-        return wrapper
+        return Builtin(getattr(function, "name", "decorated"), run)
 
 
 class _Pushed:

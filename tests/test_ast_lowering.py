@@ -165,10 +165,7 @@ def test_library_text_meets_the_same_parse_limits(text, message):
 @pytest.fixture(scope="module")
 def transformers_source(request, tmp_path_factory) -> Path:
     """The same download as test_transformers.py (pytest's cache folder; skipped without PyPI)."""
-    name = "transformers-" + "-".join(f"{k}{v}" for k, v in TRANSFORMERS.items())
-    for package, version in TRANSFORMERS.items():
-        folder = wheels.unpacked(request, tmp_path_factory, package, version, f"{package}/", folder=name)
-    return folder
+    return wheels.unpacked_side_by_side(request, tmp_path_factory, "transformers", TRANSFORMERS)
 
 
 def test_transformers_files_lower_alike(transformers_source):

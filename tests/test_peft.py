@@ -32,10 +32,7 @@ PACKAGES = {"peft": "0.21.2", "transformers": "5.23.0", "huggingface_hub": "2.4.
 
 @pytest.fixture(scope="module")
 def peft_source(request, tmp_path_factory) -> Path:
-    name = "peft-" + "-".join(f"{k}{v}" for k, v in PACKAGES.items())
-    for package, version in PACKAGES.items():
-        folder = wheels.unpacked(request, tmp_path_factory, package, version, f"{package}/", folder=name)
-    return folder
+    return wheels.unpacked_side_by_side(request, tmp_path_factory, "peft", PACKAGES)
 
 
 def _user_file(tmp_path, case: dict) -> Path:

@@ -34,10 +34,7 @@ def source_path(request, tmp_path_factory) -> Path:
     """transformers 5.23.0 and huggingface_hub 2.4.0 (its config classes are huggingface_hub
     strict dataclasses) unpacked once into pytest's cache folder (a temporary one when the
     cache plugin is off); skipped with the reason when PyPI cannot be reached."""
-    name = "transformers-" + "-".join(f"{k}{v}" for k, v in PACKAGES.items())
-    for package, version in PACKAGES.items():
-        folder = wheels.unpacked(request, tmp_path_factory, package, version, f"{package}/", folder=name)
-    return folder
+    return wheels.unpacked_side_by_side(request, tmp_path_factory, "transformers", PACKAGES)
 
 
 def _config_file(tmp_path, config: dict) -> Path:

@@ -48,3 +48,13 @@ def unpacked(request, tmp_path_factory, project: str, version: str, prefix: str,
     if not (target / prefix).exists():
         unpack(wheel(root, project, version), target, prefix, suffix)
     return target
+
+
+def unpacked_side_by_side(request, tmp_path_factory, prefix: str, packages: dict) -> Path:
+    """One folder holding the package folder of each ``name: version`` (as a site-packages
+    would), named ``prefix-name1version1-...``: downloaded and unpacked on first use."""
+    name = prefix + "-" + "-".join(f"{package}{version}" for package, version in packages.items())
+    folder = None
+    for package, version in packages.items():
+        folder = unpacked(request, tmp_path_factory, package, version, f"{package}/", folder=name)
+    return folder

@@ -90,3 +90,12 @@ class Net(nn.Module):
         return twice(self.fc, x) + again(self.fc, x)
 ''')
     assert (report.totals.params, report.totals.forward_flops) == (10, 32)
+
+
+def test_a_top_level_model_that_could_not_be_built_says_why(tmp_path):
+    # `model = make(...)` with `make` from a package that is not installed: the statement is
+    # skipped, and the message names the variable and the first cause, at the import
+    with pytest.raises(staticflops.AnalysisError) as error:
+        _analyze(tmp_path, "from missing_lib import make\n\nmodel = make(nn.Linear(4, 2))\n")
+    assert "`model` could not be built: import of `missing_lib`" in error.value.message
+    assert (error.value.location.line, error.value.code) == (5, "SF104")  # 4 header lines + the import

@@ -90,6 +90,12 @@ def select_target(source: SourceFile, scope, framework, model: str | None):
     if not classes and not builders:
         built = [name for name, value in scope.vars.items() if _is_module(value)]
         shown = f" (models built at its top level: {', '.join(built)})" if built else ""
+        failed = next(((name, value) for name, value in scope.vars.items()
+                       if isinstance(value, Unknown) and not name.startswith("__")), None)
+        if not built and failed is not None:  # `model = get_peft_model(...)` whose statement was skipped
+            raise AnalysisError(f"{source.path} defines no nn.Module class or builder function, and `{failed[0]}` "
+                                f"could not be built: {failed[1].reason}", failed[1].location or _whole_file(source),
+                                code="SF104")
         raise AnalysisError(f"{source.path} defines no nn.Module class or builder function; name one with --model"
                             + shown, _whole_file(source), code="SF104")
     raise AnalysisError(f"{source.path} defines several models; choose one with --model" + _listing(source, scope, framework),

@@ -752,3 +752,17 @@ def test_a_registry_filled_at_import_is_complete(tmp_path):
                      "except KeyError:\n    model = build('small')\n")
     report = staticflops.analyze(model, inputs=["1x4"], source_path=[site])
     assert report.totals.params == 4 * 3 + 3
+
+
+def test_a_registry_completion_that_spends_the_budget_stops_there(tmp_path):
+    # an unused module of the package loops at import: Python would never finish importing it;
+    # completing the registry runs it, and the loop budget ends the analysis with its message
+    site = tmp_path / "site"
+    for name, text in {**REGISTRY_PACKAGE, "reg/__init__.py": REGISTRY_PACKAGE["reg/__init__.py"] + "from .spin import x\n",
+                       "reg/spin.py": "x = 0\nwhile True:\n    x += 1\n"}.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    model = tmp_path / "model.py"
+    model.write_text("from reg import Small, build\n\nmodel = build('wide')\n")
+    with pytest.raises(staticflops.AnalysisError, match="loop iteration budget of 1,000 exhausted"):
+        staticflops.analyze(model, inputs=["1x4"], source_path=[site], limits={"max_loop_iterations": 1000})

@@ -25,7 +25,7 @@ import os
 import stat
 from pathlib import Path
 
-from staticflops.diagnostics import AnalysisError
+from staticflops.diagnostics import AnalysisError, BudgetExceeded
 from staticflops.files import RefusedRead, check_regular, read_limit
 from staticflops.frontend.budget import MAX_FILE_BYTES
 from staticflops.frontend import overlays
@@ -288,6 +288,8 @@ class ProjectImports:
 def _force_quietly(value: LazyValue):
     try:
         return value.force()
+    except BudgetExceeded:  # a spent budget ends the analysis, wherever it was spent
+        raise
     except AnalysisError:  # a read of the name later fails the same way, where it matters
         return None
 

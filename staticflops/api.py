@@ -119,6 +119,7 @@ def analyze(
     peak_tflops: float | None = None,
     assume: Iterable[str] = (),
     keyword_inputs: Iterable[str] | dict = (),
+    gradient_checkpointing: bool = False,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -151,6 +152,11 @@ def analyze(
     ``keyword_inputs``: tensors given to ``forward`` by keyword (PyTorch models), as
     ``"NAME=SHAPE"`` strings or a dict NAME -> shape: ``decoder_input_ids=1x8:int64``; a dotted
     NAME is a key of a dict argument (``added_cond_kwargs.time_ids=1x6``).
+    ``gradient_checkpointing``: switch it on with the model's library method
+    (``gradient_checkpointing_enable()``, timm's ``set_grad_checkpointing()``) before the
+    forward; implies ``training``.  With or without it, ``torch.utils.checkpoint`` calls in the
+    code mark regions whose forward backward runs again: ``totals.recompute_flops``, included in
+    ``training_flops``.  A training step's forward runs in train mode (``model.train()``).
     Hitting a bound does not raise: the analysis stops there and the returned Report has
     ``partial=True`` and ``stopped`` (the budget's message and ``path:line:col``, also in
     ``diagnostics``); it prices the layers built and the ops traced until then, so every
@@ -162,7 +168,8 @@ def analyze(
     """
     specs, keywords = _input_specs(inputs, keyword_inputs, assume)
     freeze = tuple(freeze)
-    training = training or bool(freeze) or steps is not None or hardware is not None or peak_tflops is not None
+    training = training or bool(freeze) or steps is not None or hardware is not None or peak_tflops is not None \
+        or gradient_checkpointing
     if hardware is not None and peak_tflops is not None:
         raise UsageError("--hardware and --peak-tflops both give the peak throughput: use one")
     for flag, given in (("--hardware", hardware), ("--peak-tflops", peak_tflops)):
@@ -188,7 +195,8 @@ def analyze(
         ir = _with_deep_stack(lambda: front_end(source).trace(source, model, _kwargs(kwargs), specs, freeze=freeze,
                                                               batch=batch, reader=reader, budget=budget,
                                                               libraries=libraries, env=environment,
-                                                              keyword_inputs=keywords))
+                                                              keyword_inputs=keywords, training=training,
+                                                              checkpointing=gradient_checkpointing))
     finally:
         read.stop()
     if read.shown:
@@ -252,11 +260,14 @@ def _trace_torch(source, model, kwargs, specs, *, freeze=(), batch=None, **conte
     return analyse_torch(source, model, kwargs, specs, freeze=freeze, **context)  # batch: a Keras notion
 
 
-def _trace_keras(source, model, kwargs, specs, *, freeze=(), batch=None, keyword_inputs=None, **context):
+def _trace_keras(source, model, kwargs, specs, *, freeze=(), batch=None, keyword_inputs=None, training=False,
+                 checkpointing=False, **context):
     from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
 
     if keyword_inputs:
         raise UsageError("--keyword-input is for PyTorch models (a Keras model is called with its inputs in order)")
+    if checkpointing:
+        raise UsageError("--gradient-checkpointing is for PyTorch models (torch.utils.checkpoint)")
     return analyse_keras(source, model, kwargs, specs, batch, freeze=freeze, **context)
 
 
@@ -301,7 +312,7 @@ def _training_summary(ir, cost, freeze, steps, hardware, precision, mfu, peak_tf
         device, peak = load_device(hardware, precision) if hardware else (None, None)
         if peak_tflops is not None:  # the user's own device: no name, no precision to look up
             peak = float(peak_tflops) * 1e12
-        budget = run_budget(cost.flops + cost.backward, steps or 1, peak, mfu)
+        budget = run_budget(cost.flops + cost.backward + cost.recompute, steps or 1, peak, mfu, cost.recompute)
         hours = budget.get("gpu_hours")
         summary.budget = TrainingBudget(
             steps=budget["steps"], total_flops=count(budget["total_flops"]), formula=budget["formula"],

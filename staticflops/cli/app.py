@@ -132,6 +132,7 @@ def analyze(
     depth: Annotated[Optional[int], typer.Option("--depth", help="Show layers down to this depth only (table/markdown/html).")] = None,
     training: Annotated[bool, typer.Option("--training", help="Add backward FLOPs (input and weight gradients) and training FLOPs per step.")] = False,
     freeze: Annotated[Optional[list[str]], typer.Option("--freeze", help="Module-path glob whose weights are frozen (no weight gradients); repeatable. Implies --training.")] = None,
+    gradient_checkpointing: Annotated[bool, typer.Option("--gradient-checkpointing", help="Switch gradient checkpointing on with the model's own method (transformers' gradient_checkpointing_enable(), timm's set_grad_checkpointing()): backward runs the checkpointed forward again, counted in the training FLOPs. torch.utils.checkpoint calls in your code count without it. Implies --training.")] = False,
     steps: Annotated[Optional[int], typer.Option("--steps", min=1, help="Training steps: total training FLOPs = per step x steps. Implies --training.")] = None,
     hardware: Annotated[Optional[str], typer.Option("--hardware", help="Device from rules/hardware.yaml (h100, h200, a100, l4, cpu) for GPU-hours. Implies --training.")] = None,
     precision: Annotated[str, typer.Option("--precision", help="Precision whose peak throughput --hardware uses: fp64, fp32, tf32, bf16, fp16, fp8 (or float32, bfloat16, half...: the names --dtype takes).")] = "bf16",
@@ -162,11 +163,14 @@ def analyze(
             options["assume"] = list(assume)
         if keyword_inputs:
             options["keyword_inputs"] = list(keyword_inputs)
-        if training or freeze or steps is not None or hardware is not None or peak_tflops is not None:
+        if training or freeze or steps is not None or hardware is not None or peak_tflops is not None \
+                or gradient_checkpointing:
             options.update(training=True, freeze=freeze or [], steps=steps, hardware=hardware, precision=precision,
                            mfu=mfu)
             if peak_tflops is not None:
                 options["peak_tflops"] = peak_tflops
+            if gradient_checkpointing:
+                options["gradient_checkpointing"] = True
         if batch is not None:
             options["batch"] = batch
         if dtype != "float32":
@@ -195,6 +199,8 @@ def analyze(
                    peak_tflops=peak_tflops, assume=assume or [])
     if keyword_inputs:  # only when given: the kept reports of commands without it keep their keys
         options["keyword_inputs"] = list(keyword_inputs)
+    if gradient_checkpointing:  # likewise
+        options["gradient_checkpointing"] = True
     # The console script keeps the report, and what this command prints, for a later run with
     # nothing changed (answers.py); not with --python: that environment's folders are found by
     # globbing, which the record cannot replay

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import chain
 
-from staticflops.cost import memory
+from staticflops.cost import memory, recompute
 from staticflops.diagnostics import Unresolved
 from staticflops.ir import LayerNode, ModelIR, OpCall
 from staticflops.rulesets import FormulaError, RuleSet
@@ -32,6 +32,8 @@ class Amounts:
     mem_write: object = 0
     activation: object = 0
     saved: object = 0
+    # Training only: forward FLOPs run again in backward (gradient checkpointing, cost/recompute.py).
+    recompute: object = 0
 
     @property
     def backward(self):
@@ -138,6 +140,15 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
             if key is not None and len(unknowns) == reported:
                 backward[key] = (cost.input_grad, cost.weight_grad, cost.skipped_input_grad,
                                  cost.skipped_weight_grad, cost.saved)
+    kept = 0  # activation elements checkpoint regions keep instead of their ops' (training only)
+    if training and ir.checkpoints:
+        for cost, times in zip(op_costs, recompute.reruns(ir)):
+            if times and cost.known:
+                cost.recompute = cost.flops * times
+        inside, kept = recompute.kept_instead(ir)
+        for cost, in_region in zip(op_costs, inside):
+            if in_region:
+                cost.saved = 0
     layers = []
     by_path: dict = {}
     param_counts: dict = {}  # (kind, attrs key) -> a layer rule's parameter count: repeated blocks' layers
@@ -160,9 +171,11 @@ def price(ir: ModelIR, rules: RuleSet, training: bool = False) -> CostResult:
 
     root = visit(ir.root, 0)
     _sum_into_layers(op_costs, by_path)
+    root.saved += kept
     result = CostResult(op_costs, layers, root.flops, root.macs, root.params, root.trainable_params, unknowns,
                         training=training)
     for cost in op_costs:
+        result.recompute += cost.recompute
         result.input_grad += cost.input_grad
         result.weight_grad += cost.weight_grad
         result.skipped_input_grad += cost.skipped_input_grad

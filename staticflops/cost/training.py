@@ -33,6 +33,11 @@ def training_facts(ir: ModelIR, cost: CostResult) -> TrainingFacts:
            for op in cost.ops):
         facts.notes.append("products of two activations (attention scores, matmul) have two input "
                            "gradients and no weight gradient")
+    if not _zero(cost.recompute):
+        facts.notes.append(
+            f"{_fmt(cost.recompute)} FLOPs of forward run again in backward by gradient checkpointing (in the training "
+            "FLOPs): each checkpointed region once more, and without reentrant checkpointing only until what backward "
+            "needs is back (a region's last linear is not run again)")
     facts.notes.append("norms, activations, pooling and elementwise ops cost 0 in both directions under "
                        "this convention" if _all_matmul_class(cost) else
                        "ops other than matmul-class ones have backward costs of their own under this rule set")
@@ -42,7 +47,7 @@ def training_facts(ir: ModelIR, cost: CostResult) -> TrainingFacts:
         non_embedding = cost.params - embedding
         facts.tokens = tokens
         facts.non_embedding_params = non_embedding
-        per_token = _ratio(cost.flops + backward, tokens)
+        per_token = _ratio(cost.flops + backward, tokens)  # model FLOPs: recomputation left out, as 6·N·T does
         if isinstance(non_embedding, (int, Expr)) and not _zero(non_embedding):
             facts.six_n_t = 6 * non_embedding * tokens
         if per_token is not None and isinstance(non_embedding, int) and non_embedding:
@@ -84,14 +89,21 @@ def _fmt(value) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
-def run_budget(training_flops, steps: int, peak: float | None, mfu: float | None) -> dict:
+def run_budget(training_flops, steps: int, peak: float | None, mfu: float | None, recompute=0) -> dict:
+    """``recompute``: the forward FLOPs gradient checkpointing runs again, in ``training_flops``.
+    MFU is a fraction of *model* FLOPs (PaLM's definition: recomputation is not useful work),
+    so the GPU-hours leave them out; the total counts what runs."""
     total = training_flops * steps
     budget = {"steps": steps, "total_flops": total,
               "formula": "total FLOPs = training FLOPs per step x steps"}
     if peak is not None and mfu is not None:
-        budget["formula"] = "GPU-hours = training FLOPs per step x steps / (peak FLOP/s x MFU) / 3600"
-        budget["gpu_hours"] = (total / (peak * mfu) / 3600 if not isinstance(total, Expr)
-                               else _scaled_formula(total, 1 / (peak * mfu * 3600)))
+        useful = total if _zero(recompute) else (training_flops - recompute) * steps
+        budget["formula"] = ("GPU-hours = training FLOPs per step x steps / (peak FLOP/s x MFU) / 3600"
+                             if _zero(recompute) else
+                             "GPU-hours = (training FLOPs per step - recomputed forward) x steps / (peak FLOP/s x MFU)"
+                             " / 3600 (MFU counts model FLOPs, not recomputation)")
+        budget["gpu_hours"] = (useful / (peak * mfu) / 3600 if not isinstance(useful, Expr)
+                               else _scaled_formula(useful, 1 / (peak * mfu * 3600)))
     return budget
 
 

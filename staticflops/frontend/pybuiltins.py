@@ -401,6 +401,10 @@ def build_builtins(object_class: Class) -> dict:
             return name in value.members or declared is not None and declared(name) is not MISSING
         if isinstance(value, Function):
             return name in value.attrs or name in ("__name__", "__qualname__", "__module__", "__doc__", "__call__")
+        if isinstance(value, BoundMethod):  # a method object: its own two, the rest its function's
+            if name in ("__func__", "__self__"):
+                return name == "__self__" or isinstance(value.function, Function)
+            return hasattr_.fn(interp, [value.function, name], {}, node)
         if isinstance(value, Record):
             return name in value.fields or hasattr_.fn(interp, [value.cls, name], {}, node)
         if isinstance(value, _PLAIN_DATA) and not isinstance(value, Expr):

@@ -20,9 +20,32 @@ from staticflops.ir.construct import construct
 from staticflops.shapes import InputSpec
 
 
+def enable_checkpointing(interp, root, anchor) -> None:
+    """``--gradient-checkpointing``: the switch the model's library gives, run as written:
+    transformers' ``gradient_checkpointing_enable()`` (``activation_checkpointing_enable()`` in
+    5.x), timm's ``set_grad_checkpointing(True)``.  A model without one is a usage error: its
+    regions are the ``torch.utils.checkpoint`` calls of its own code."""
+    for name, args in (("activation_checkpointing_enable", []), ("gradient_checkpointing_enable", []),
+                       ("set_grad_checkpointing", [True])):
+        try:
+            method = interp.get_attribute(root, name, anchor)
+        except AnalysisError:
+            continue
+        if isinstance(method, Unknown):
+            continue
+        interp.call(method, args, {}, anchor)
+        return
+    raise UsageError(f"--gradient-checkpointing: {root.cls.name} has no gradient_checkpointing_enable() "
+                     "(transformers) or set_grad_checkpointing() (timm); a model of your own checkpoints where "
+                     "its forward calls torch.utils.checkpoint.checkpoint, with or without this option")
+
+
 def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
                   freeze: tuple = (), reader=None, budget=None, libraries=None,
-                  env: dict | None = None, keyword_inputs: dict | None = None) -> ModelIR:
+                  env: dict | None = None, keyword_inputs: dict | None = None, training: bool = False,
+                  checkpointing: bool = False) -> ModelIR:
+    """``training``: the forward runs in train mode (``model.train()``), as a training step does;
+    ``checkpointing``: gradient checkpointing switched on first, by the model's own method."""
     keyword_inputs = keyword_inputs or {}
     framework = TorchFramework()
     interp = Interpreter(framework, budget)
@@ -52,7 +75,11 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
     _freeze(root, freeze, complete=stopped is None)
     result = None
     if stopped is None:
-        set_training(root, False)  # the forward is analysed in eval mode: `model.eval()`, as PyTorch does it
+        # inference in eval mode (`model.eval()`), a training step in train mode (dropout, stochastic
+        # depth, a checkpointed layer's `self.training` test), as PyTorch runs them
+        set_training(root, training)
+        if checkpointing:
+            enable_checkpointing(interp, root, anchor)
         tensors = [_input_tensor(spec) for spec in inputs]  # model inputs do not require grad
         keywords = _keyword_tensors(keyword_inputs)
         framework.tracer.active = True
@@ -64,14 +91,34 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
             framework.tracer.active = False
     paths = {id(m): path for path, m in named_modules(root)}
     converted: dict = {}  # a replayed op's IR containers (see _op)
+    regions = _Regions()
     return construct(ModelIR, {
         "name": name, "framework": "pytorch", "file": source.path,
         "root": _layer_tree(root, "", paths, framework.tracer),
-        "ops": [_op(op, paths, converted) for op in framework.tracer.ops],
+        "ops": [_op(op, paths, converted, regions) for op in framework.tracer.ops],
         "inputs": list(inputs), "outputs": _output_shapes(result),
         "unknowns": list(interp.unknowns), "diagnostics": list(interp.diagnostics), "stopped": stopped_diagnostic(stopped),
-        "ignores": interp.ignores, "keyword_inputs": dict(keyword_inputs),
+        "ignores": interp.ignores, "keyword_inputs": dict(keyword_inputs), "checkpoints": regions.table,
     }, _GIVEN_IR)
+
+
+class _Regions:
+    """Checkpoint regions (torch/checkpointing.py) numbered in the order their ops come."""
+
+    def __init__(self):
+        self.table: list = []
+        self.numbers: dict = {}  # id(Region) -> its index
+
+    def number(self, region) -> int | None:
+        if region is None:
+            return None
+        found = self.numbers.get(id(region))
+        if found is None:
+            parent = self.number(region.parent)
+            found = self.numbers[id(region)] = len(self.table)
+            self.table.append({"whole": region.whole, "parent": parent,
+                               "inputs": [_shape(shape) for shape in region.inputs]})
+        return found
 
 
 def _why(value) -> str:
@@ -84,7 +131,7 @@ def _why(value) -> str:
 
 
 _GIVEN_IR = frozenset({"name", "framework", "file", "root", "ops", "inputs", "outputs", "unknowns", "diagnostics", "stopped",
-                       "ignores", "keyword_inputs"})
+                       "ignores", "keyword_inputs", "checkpoints"})
 
 
 def _keyword_tensors(specs: dict) -> dict:
@@ -217,7 +264,7 @@ def _plain(value) -> bool:
 _PLAIN_SCALARS = frozenset({int, float, str, bool, type(None)})
 
 
-def _op(traced, paths: dict, converted: dict | None = None) -> OpCall:
+def _op(traced, paths: dict, converted: dict | None = None, regions: "_Regions | None" = None) -> OpCall:
     owner = paths.get(id(traced.module), "") if traced.module is not None else ""
     # A replayed op (torch/replay.py) holds the very attrs, facts, shape and grad lists of the op it
     # copies: their IR forms are made once and shared by every copy (nothing downstream
@@ -236,7 +283,8 @@ def _op(traced, paths: dict, converted: dict | None = None) -> OpCall:
         "kind": traced.kind, "label": traced.label, "attrs": attrs, "facts": facts,
         "inputs": inputs, "outputs": outputs,
         "module": owner, "is_layer_call": traced.is_layer_call, "location": traced.location,
-        "needs_grad": needs_grad, "trainable_inputs": traced.trainable_inputs})
+        "needs_grad": needs_grad, "trainable_inputs": traced.trainable_inputs,
+        "checkpoint": regions.number(traced.checkpoint) if regions is not None else None})
 
 
 def _shape(shape) -> tuple | None:

@@ -20,6 +20,7 @@ class TracedOp:
     location: Location
     needs_grad: list = field(default_factory=list)  # per activation input: does it require grad?
     trainable_inputs: int = 0  # trainable weights used: the layer's own, or Parameters passed in
+    checkpoint: object = None  # the torch.utils.checkpoint region it ran in (torch/checkpointing.py), if any
 
 
 @dataclass
@@ -35,12 +36,16 @@ class Tracer:
     # `while True: x = x + 1` traces an op per turn; each is kept, priced and reported, so
     # the count is bounded like the interpreter's steps (0: no bound).
     max_ops: int = 0
+    regions: object = None  # torch/checkpointing.py's Regions: the checkpoint region ops run in
 
     def current_module(self):
         return self.stack[-1] if self.stack else None
 
-    def record(self, op: TracedOp) -> None:
+    def record(self, op: TracedOp, replayed: bool = False) -> None:
+        """``replayed``: a copy of an op already tagged with its region (torch/replay.py)."""
         if self.active:
             if self.max_ops and len(self.ops) >= self.max_ops:
                 raise BudgetExceeded(f"traced op budget of {self.max_ops:,} exhausted (--max-ops)", op.location)
+            if not replayed and self.regions is not None:
+                op.checkpoint = self.regions.current()
             self.ops.append(op)

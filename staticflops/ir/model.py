@@ -62,6 +62,9 @@ class OpCall(_IR):
     location: Location
     needs_grad: list[bool] = Field(default_factory=list)  # per activation input, for backward
     trainable_inputs: int = 0  # trainable weight tensors the op uses (its weight gradients)
+    # The innermost torch.utils.checkpoint region it ran in (an index of ModelIR.checkpoints):
+    # backward runs it again (cost/recompute.py).
+    checkpoint: Optional[int] = None
 
 
 class ModelIR(_IR):
@@ -79,3 +82,7 @@ class ModelIR(_IR):
     ignores: dict = Field(default_factory=dict)
     # forward's keyword arguments given (--keyword-input): name (dotted: a key of a dict argument) -> InputSpec
     keyword_inputs: dict = Field(default_factory=dict)
+    # Checkpoint regions, by the index ops give: {"whole": the whole region runs again in backward
+    # (reentrant, or early_stop=False), "parent": the region it runs inside, or None, "inputs":
+    # the shapes of its tensor arguments, which it keeps for backward instead of its ops' tensors}.
+    checkpoints: list[dict] = Field(default_factory=list)

@@ -39,8 +39,10 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Traini
     # validators are needed only to read a cached report back).
     backward = {
         "backward_flops": count(cost.backward), "input_grad_flops": count(cost.input_grad),
-        "weight_grad_flops": count(cost.weight_grad), "training_flops": count(cost.flops + cost.backward),
-        "saved_activation_bytes": count(cost.saved * size)} if cost.training else dict.fromkeys(TRAINING_TOTALS)
+        "weight_grad_flops": count(cost.weight_grad),
+        "training_flops": count(cost.flops + cost.backward + cost.recompute),
+        "saved_activation_bytes": count(cost.saved * size), "recompute_flops": count(cost.recompute),
+    } if cost.training else dict.fromkeys(TRAINING_TOTALS)
     totals = construct(Totals, {
         "forward_flops": count(cost.flops), "macs": count(cost.macs), "params": count(cost.params),
         "trainable_params": count(cost.trainable_params), "convention": rules.convention,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from staticflops.report.by_type import COLUMNS as TYPE_COLUMNS, type_cells
 from staticflops.report.escape import MAX_MESSAGE, html_text
 from staticflops.report.html_charts import icicle, is_symbolic, type_bars
-from staticflops.report.training_lines import rule_of_thumb, run_line
+from staticflops.report.training_lines import recomputed, rule_of_thumb, run_line
 from staticflops.report.units import completeness, human, input_texts, notes, partial_banner, share
 
 if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
@@ -105,7 +105,10 @@ def _sections(report: Report, depth: int | None, exact: bool = False, by_type: b
         parts.append(f"<p>Training per step: <b>{_count(totals.training_flops, 'FLOPs')}</b> = forward "
                      f"{_count(totals.forward_flops, 'FLOPs')} + backward {_count(totals.backward_flops, 'FLOPs')} "
                      f"(input gradients {_count(totals.input_grad_flops, 'FLOPs')}, weight gradients "
-                     f"{_count(totals.weight_grad_flops, 'FLOPs')})</p>")
+                     f"{_count(totals.weight_grad_flops, 'FLOPs')})"
+                     + ("" if (again := recomputed(totals)) is None else
+                        f" + forward recomputed in backward {_count(again, 'FLOPs')} (gradient checkpointing)")
+                     + "</p>")
         parts += _training_details(report)
     parts.append(f"<p>Memory ({_t(totals.dtype)}): params {_count(totals.param_bytes, 'B')}, activations "
                  f"{_count(totals.activation_bytes, 'B')} (every op output), "

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from staticflops.report.escape import MAX_MESSAGE, md_code, visible
 from staticflops.report.units import completeness, human, input_texts, notes, partial_banner, range_hint, share
+from staticflops.report.training_lines import recomputed
 
 if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
     from staticflops.report.schema import Report
@@ -70,4 +71,6 @@ def _training_lines(report: Report) -> list[str]:
     totals = report.totals
     return [f"Training per step: **{human(totals.training_flops, 'FLOPs')}** = forward "
             f"{human(totals.forward_flops, 'FLOPs')} + backward {human(totals.backward_flops, 'FLOPs')} (input gradients "
-            f"{human(totals.input_grad_flops, 'FLOPs')}, weight gradients {human(totals.weight_grad_flops, 'FLOPs')}).", ""]
+            f"{human(totals.input_grad_flops, 'FLOPs')}, weight gradients {human(totals.weight_grad_flops, 'FLOPs')})"
+            + ("" if (again := recomputed(totals)) is None else
+               f" + forward recomputed in backward {human(again, 'FLOPs')} (gradient checkpointing)") + ".", ""]

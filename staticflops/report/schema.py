@@ -42,6 +42,8 @@ class Totals(_Contract):
     weight_grad_flops: Optional[Count] = None
     training_flops: Optional[Count] = None  # forward + backward, per step
     saved_activation_bytes: Optional[Count] = None  # activations kept for backward (rules' `saved`)
+    # forward FLOPs run again in backward (gradient checkpointing), included in training_flops
+    recompute_flops: Optional[Count] = None
 
     def at(self, **sizes: int) -> "Totals":
         """These totals with a number for each symbolic input dimension:
@@ -276,7 +278,7 @@ def _escape(match: re.Match) -> str:
 
 
 TRAINING_TOTALS = ("backward_flops", "input_grad_flops", "weight_grad_flops", "training_flops",
-                    "saved_activation_bytes")
+                    "saved_activation_bytes", "recompute_flops")
 
 
 SCHEMA_FILE = "report.schema.json"  # next to this module, shipped in the wheel

@@ -13,7 +13,7 @@ from staticflops.report.grid import fitted_grid
 from staticflops.report.repeats import Shown, collapsed
 from staticflops.report.schema import Report
 from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim
-from staticflops.report.training_lines import rule_of_thumb, run_line
+from staticflops.report.training_lines import recomputed, rule_of_thumb, run_line
 from staticflops.report.units import completeness, human, input_texts, notes, partial_banner, range_hint, share
 
 
@@ -144,7 +144,10 @@ def _print_training(report: Report, console: Console) -> None:
     console.print(f"[bold]Backward:[/bold] {human(totals.backward_flops, 'FLOPs')} = input gradients "
                   f"{human(totals.input_grad_flops, 'FLOPs')} + weight gradients {human(totals.weight_grad_flops, 'FLOPs')}")
     ratio = f"   backward/forward = {training.backward_forward_ratio:.3f}" if training.backward_forward_ratio else ""
-    console.print(f"[bold]Training per step:[/bold] {human(totals.training_flops, 'FLOPs')} (forward + backward){ratio}")
+    again = recomputed(totals)
+    parts = "forward + backward" if again is None else \
+        f"forward + backward + {human(again, 'FLOPs')} recomputed by gradient checkpointing"
+    console.print(f"[bold]Training per step:[/bold] {human(totals.training_flops, 'FLOPs')} ({parts}){ratio}")
     if training.frozen:
         console.print(Text(f"Frozen: {', '.join(visible(glob) for glob in training.frozen)}"))
     for note in training.notes:

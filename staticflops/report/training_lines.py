@@ -17,15 +17,26 @@ def _tokens(tokens) -> str:
     return "T tokens" if tokens == "T" else f"T = {human(tokens)} tokens"
 
 
+def recomputed(totals) -> object:
+    """The forward FLOPs gradient checkpointing runs again (in ``training_flops``), or None when
+    there are none."""
+    value = totals.recompute_flops
+    return None if value in (None, 0, "0") else value
+
+
 def rule_of_thumb(report: Report) -> str | None:
     """6·N·T beside the exact count (N non-embedding parameters, T tokens), for language models."""
     training, totals = report.training, report.totals
     if training.flops_6nt is not None:
         versus = (f" = {training.flops_per_token_vs_6n:.3f} x the rule"
                   if training.flops_per_token_vs_6n is not None else "")
+        again = recomputed(totals)
+        exact = (human(totals.training_flops, 'FLOPs') if again is None else
+                 f"{human(totals.training_flops, 'FLOPs')} ({human(again, 'FLOPs')} of it recomputed by gradient "
+                 "checkpointing, left out of the ratio)")
         return (f"Rule of thumb 6·N·T: {human(training.flops_6nt, 'FLOPs')} per step "
                 f"(N = non-embedding parameters, {_tokens(training.tokens_per_step)}); "
-                f"exact: {human(totals.training_flops, 'FLOPs')}{versus}")
+                f"exact: {exact}{versus}")
     if training.flops_per_token_vs_6n is not None:
         return (f"Per token ({human(training.tokens_per_step)} tokens/step): {training.flops_per_token_vs_6n:.3f} x "
                 "the 6·N approximation (N = non-embedding parameters)")

@@ -17,7 +17,8 @@ from staticflops.frontend.values import (
     Unknown,
     stable_order,
 )
-from staticflops.frontend.torch import accelerators, call_memo, constants, modules, numpy_scalars, routing, vmap
+from staticflops.frontend.torch.checkpointing import Regions
+from staticflops.frontend.torch import accelerators, call_memo, constants, draws, modules, numpy_scalars, routing, vmap
 from staticflops.frontend.torch.tensor_attribute_names import NAMES as TENSOR_ATTRIBUTE_NAMES
 from staticflops.frontend.torch.tensor_table import TORCH_ONLY, build_table
 from staticflops.frontend.torch.functional_table import build_functional
@@ -116,6 +117,8 @@ class TorchFramework:
 
     def __init__(self):
         self.tracer = Tracer()
+        self.checkpoints = Regions(self)  # torch.utils.checkpoint regions being traced
+        self.tracer.regions = self.checkpoints
         self.call_cache = CallCache()
         self.dtypes = dtype_objects()  # torch.float32, torch.half, ...: one object per dtype
         self.object_class = Class("object", (), {
@@ -180,9 +183,7 @@ class TorchFramework:
         noop = Builtin("noop", lambda i, a, k, n: a[0] if a else None, bind_self=False)
         context = Builtin("context", lambda i, a, k, n: None, bind_self=False)
         second = Builtin("annotate", lambda i, a, k, n: a[1] if len(a) > 1 else None, bind_self=False)
-        # torch.utils.checkpoint.checkpoint(fn, *args) computes fn(*args) (again in backward).
-        run_function = Builtin("checkpoint", lambda i, a, k, n: i.call(a[0], list(a[1:]), {}, n), bind_self=False)
-        checkpoint = Namespace("torch.utils.checkpoint", {"checkpoint": run_function, "checkpoint_sequential": noop})
+        checkpoint = self.checkpoints.namespace()  # fn(*args), whose ops backward runs again
         init = Namespace("torch.nn.init", _init_members())
         functional = Namespace("torch.nn.functional", dict(functional_names))
         nn = Namespace("torch.nn", {
@@ -645,6 +646,7 @@ class TorchFramework:
                               values=constants.known(out, constants.compare_values(comparison or label, left, right, out)))
             if compared.values is None:
                 constants.settle(compared, constants.compare_progression(comparison or label, left, right))
+            compared = draws.compared(compared, left, right, comparison or label)
             return routing.compared(compared, left, right, comparison or label)
         result.values = constants.known(out, constants.binary_values(valued_as or kind, left, right, dtype, out))
         if result.values is None:

@@ -15,6 +15,7 @@ from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.scope import MISSING
 from staticflops.frontend.values import CannotKnow, Class, Parameter, Record, Tensor, Unknown
 from staticflops.frontend.torch import constants, routing
+from staticflops.frontend.torch.draws import UnitDraw
 from staticflops.frontend.torch.nearest_values import nearest_values
 from staticflops.frontend.torch.layers import argument_error, legacy_reduction, ntuple
 from staticflops.shapes import format_shape
@@ -864,7 +865,11 @@ def build_functions(t: TorchOps) -> dict:
         if isinstance(p, (int, float)) and not isinstance(p, bool) and not 0 <= p <= 1:
             raise AnalysisError(f"F.dropout: dropout probability has to be between 0 and 1, got {p!r}",
                                 interp.location(node), "SF301")
-        return t.record(interp, "dropout", "dropout", {}, [shape(interp, args[0], node)], node)
+        training = _dim_arg(args, kwargs, 2, True, "training")  # F.dropout's default: training=True
+        # p and the mode tell whether it keeps a mask for backward (cost/recompute.py)
+        known_p = p if isinstance(p, (int, float)) and not isinstance(p, bool) else None  # never an unknown argument
+        return t.record(interp, "dropout", "dropout", {"p": known_p, "training": training is not False},
+                        [shape(interp, args[0], node)], node)
     f["dropout"] = f["dropout1d"] = f["dropout2d"] = f["dropout3d"] = dropout
 
     def binary(kind, name):
@@ -1227,8 +1232,9 @@ def build_constructors(t: TorchOps) -> dict:
                 if isinstance(s, Unknown):
                     return s
             _refuse_non_int_sizes(interp, f"torch.{name}", sizes, node)
-            made = Tensor(t.moved(interp, ops.new_shape, f"torch.{name}", node,
-                                  [_tensor_int(s) for s in sizes]), typed or dtype_of(kwargs))
+            made = (UnitDraw if name == "rand" else Tensor)(  # rand: values in [0, 1) (torch/draws.py)
+                t.moved(interp, ops.new_shape, f"torch.{name}", node, [_tensor_int(s) for s in sizes]),
+                typed or dtype_of(kwargs))
             return filled(made, _FILLS.get(name))
         return create
     for name in ("zeros", "ones", "randn", "rand", "empty", *_TYPED_TENSORS):
@@ -1273,7 +1279,7 @@ def build_constructors(t: TorchOps) -> dict:
                     or type(source).__name__
                 raise interp.fail(f"{name}(): argument 'input' (position 1) must be Tensor, not {kind}", node,
                                   python="TypeError")
-            made = Tensor(source.shape, dtype_of(kwargs, source.dtype))
+            made = (UnitDraw if name == "rand_like" else Tensor)(source.shape, dtype_of(kwargs, source.dtype))
             value = _FILLS.get(name) if name != "full_like" else (args[1] if len(args) > 1 else kwargs.get("fill_value"))
             return filled(made, value if type(value) in (int, float, bool) else None)
         return like

@@ -77,6 +77,8 @@ def _call(interp, args, kwargs, node):
     outermost = tracer.active and not tracer.stack
     key = replay.call_key(self, list(args[1:]), kwargs, cache.structures,
                           cache.descriptions) if self.module.kind is None and not outermost and not cache.hooked else None
+    if key is not None:  # ops record gradients or not by the grad mode: part of what a call did
+        key = (key, interp.framework.blocks.recording_grad())
     state = self.module
     if state.pre_hooks:
         args, kwargs = _run_pre_hooks(interp, self, list(args), kwargs, node)
@@ -708,6 +710,8 @@ class LayerFactory:
                 options["output_size"] = tuple(size)
         call_distance(interp, layer.attrs.get("distance_function"), tensors, state.attrs.get("swap"), node)
         attrs = {**CALL_DEFAULTS.get(state.kind, {}), **state.attrs, **options}
+        if state.kind == "dropout":  # its mode: whether it keeps a mask for backward (cost/recompute.py)
+            attrs["training"] = layer.attrs.get("training") is not False
         try:
             outputs, facts = infer(state.kind, attrs, shapes)
         except ShapeError as error:

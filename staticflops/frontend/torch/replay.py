@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
+from staticflops.frontend.torch.checkpointing import Region
 from staticflops.frontend.tracer import TracedOp
 from staticflops.frontend.values import Instance, Parameter, Tensor
 
@@ -30,6 +31,9 @@ class CachedCall:
     # records for the modules inside the block is read by the IR only (the program gets the
     # block's result, made anew each time), so the copies of one block can share them.
     recorded: dict = field(default_factory=dict)
+    # The checkpoint region the call ran in (torch/checkpointing.py): its ops are in the region
+    # the replaying call runs in; a region begun inside the call is a new one per replay.
+    region: object = None
 
 
 def structure(module: Instance, memo: dict, numbers: dict) -> int:
@@ -84,6 +88,7 @@ def capture(module: Instance, tracer, first_op: int, calls_before: dict, result,
     cached = _capture(tracer, first_op, calls_before, result, subtree)
     if cached is None:
         return None
+    cached.region = tracer.regions.current() if tracer.regions is not None else None
     for child_id, path in subtree.items():
         delta = cached.calls.get(path, 0)
         if delta:
@@ -118,8 +123,11 @@ def _capture(tracer, first_op: int, calls_before: dict, result, subtree: dict):
 
 
 def replay(cached: CachedCall, module: Instance, tracer, subtree_by_path: dict, location):
+    region = _regions(cached.region, tracer.regions.current() if tracer.regions is not None else None)
     for path, op in cached.ops:
-        tracer.record(_recharged(op, subtree_by_path[path]))
+        copy = _recharged(op, subtree_by_path[path])
+        copy.checkpoint = region(op.checkpoint)
+        tracer.record(copy, replayed=True)
     recorded = cached.recorded
     for path, delta in cached.calls.items():
         target = id(subtree_by_path[path])
@@ -131,6 +139,21 @@ def replay(cached: CachedCall, module: Instance, tracer, subtree_by_path: dict, 
         tracer.module_outputs[target] = values[0]
         tracer.module_call_inputs.setdefault(target, []).extend(values[1])
     return _instantiate(cached.result)
+
+
+def _regions(captured, current):
+    """Maps the checkpoint region of a captured op to the replay's: the region the captured call
+    ran in becomes the one the replay runs in; one begun inside it, a new region (the same kind)."""
+    made: dict = {}
+
+    def region(old):
+        if old is captured or old is None:
+            return current
+        new = made.get(id(old))
+        if new is None:
+            new = made[id(old)] = Region(old.whole, region(old.parent), old.inputs)
+        return new
+    return region
 
 
 def _recharged(op: TracedOp, module: Instance) -> TracedOp:

@@ -1,0 +1,218 @@
+"""Gradient checkpointing: the forward that backward runs again is in the training FLOPs.
+
+Ground truth: tests/fixtures/checkpointing_ground_truth.json, recorded by
+tools/record_checkpointing.py executing torch 2.13.0 CPU + transformers 5.23.0 (FlopCounterMode
+over a train-mode forward and ``backward()``).  transformers 5.23.0 and huggingface_hub 2.4.0
+are read from their wheels (`pip download --no-deps`), never imported.
+
+By hand for the torch model (stem Linear(16, 32), three blocks x + down(relu(up(x))) with up
+32->128 and down 128->32, head Linear(32, 10), input 8 x 16):
+  forward: stem 2*8*16*32 = 8,192; each block up 2*8*32*128 = 65,536 + down 65,536; head
+  2*8*32*10 = 5,120: 8,192 + 3 * 131,072 + 5,120 = 406,528.
+  backward: stem weight gradient only (its input is the model input) 8,192; each block 2 x
+  131,072 (input and weight gradients); head 2 x 5,120: 8,192 + 786,432 + 10,240 = 804,864.
+  recompute, use_reentrant=False: up only in each block (down keeps just its input, which relu
+  has given back: torch stops there): 3 x 65,536 = 196,608; with tanh after down, tanh keeps
+  its output, so down runs too: 3 x 131,072 = 393,216; reentrant: every block whole, 393,216.
+"""
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import staticflops
+import wheels
+from staticflops.cli.app import app
+from typer.testing import CliRunner
+
+TRUTH = json.loads((Path(__file__).parent / "fixtures" / "checkpointing_ground_truth.json").read_text())
+PACKAGES = {"transformers": TRUTH["versions"]["transformers"], "huggingface_hub": "2.4.0"}
+TORCH_CASES = sorted(name for name in TRUTH["cases"] if name.startswith("torch_"))
+LLAMA_CASES = sorted(name for name in TRUTH["cases"] if name.startswith("llama_"))
+
+
+@pytest.fixture(scope="module")
+def transformers_source(request, tmp_path_factory) -> Path:
+    return wheels.unpacked_side_by_side(request, tmp_path_factory, "transformers", PACKAGES)
+
+
+@pytest.fixture
+def torch_model(tmp_path) -> Path:
+    path = tmp_path / "checkpointed.py"
+    path.write_text(TRUTH["torch_source"])
+    return path
+
+
+def _training(path, **options):
+    report = staticflops.analyze(path, training=True, **options)
+    assert report.totals.complete, [f"{u.location}: {u.what}" for u in report.unknown]
+    return report.totals
+
+
+@pytest.mark.parametrize("name", TORCH_CASES)
+def test_torch_checkpoint_equals_flop_counter_mode(torch_model, name):
+    case = TRUTH["cases"][name]
+    shape = "x".join(map(str, TRUTH["torch_input"]))
+    totals = _training(torch_model, model="Net", kwargs=case["keywords"], inputs=[shape])
+    assert totals.forward_flops == case["forward_flops"] == 406_528
+    assert totals.training_flops == case["training_flops"]
+    # what the recompute is, by hand (module docstring)
+    assert totals.recompute_flops == {"torch_linear_last": 196_608, "torch_tanh_last": 393_216,
+                                      "torch_reentrant": 393_216}[name]
+    assert totals.training_flops == totals.forward_flops + totals.backward_flops + totals.recompute_flops
+    without = _training(torch_model, model="Net", kwargs={**case["keywords"], "checkpointed": False}, inputs=[shape])
+    assert without.training_flops == case["training_flops_without"] == 406_528 + 804_864
+    assert without.recompute_flops == 0
+
+
+def test_checkpointed_regions_keep_their_inputs_not_their_ops_tensors(torch_model):
+    """Saved for backward (standard rules, float32): without checkpointing every op's (7,296
+    elements); with it, the stem's input 8*16 = 128, each block's argument 8*32 = 256 (three),
+    the head's input 256: 1,152 elements = 4,608 bytes."""
+    on = _training(torch_model, model="Net", kwargs={}, inputs=["8x16"])
+    assert on.saved_activation_bytes == 4 * (128 + 3 * 256 + 256)
+
+
+@pytest.mark.parametrize("name", LLAMA_CASES)
+def test_transformers_gradient_checkpointing_enable(transformers_source, tmp_path, name):
+    """A Llama decoder layer (hidden 64, MLP 128, 4 heads of 16, 2 KV heads, 32 tokens):
+    q 2*32*64*64 = 262,144, k and v 131,072 each, o 262,144, attention 2 x 131,072,
+    gate/up/down 524,288 each: 2,621,440; two layers run again whole (reentrant): 5,242,880;
+    without reentrant all but down_proj: 2 x 2,097,152 = 4,194,304."""
+    case = TRUTH["cases"][name]
+    path = tmp_path / "llama_gc.py"
+    path.write_text(textwrap.dedent(f"""\
+        from transformers import LlamaConfig, LlamaForCausalLM
+
+        model = LlamaForCausalLM(LlamaConfig(**{TRUTH["llama_config"]!r}))
+        model.gradient_checkpointing_enable(**{case["enable"]!r})
+        """))
+    tokens = "x".join(map(str, TRUTH["tokens"])) + ":int64"
+    totals = _training(path, model="model", inputs=[tokens], source_path=[transformers_source])
+    assert totals.forward_flops == case["forward_flops"] == 9_338_880
+    assert totals.training_flops == case["training_flops"]
+    assert totals.recompute_flops == {"llama_default": 4_194_304, "llama_reentrant": 5_242_880}[name]
+
+
+def test_the_option_switches_it_on_through_the_library(transformers_source, tmp_path):
+    case = TRUTH["cases"]["llama_default"]
+    path = tmp_path / "llama.py"
+    path.write_text(textwrap.dedent(f"""\
+        from transformers import LlamaConfig, LlamaForCausalLM
+
+        model = LlamaForCausalLM(LlamaConfig(**{TRUTH["llama_config"]!r}))
+        """))
+    options = dict(model="model", inputs=["1x32:int64"], source_path=[transformers_source])
+    report = staticflops.analyze(path, gradient_checkpointing=True, **options)
+    assert report.totals.complete, [f"{u.location}: {u.what}" for u in report.unknown]
+    assert report.totals.training_flops == case["training_flops"]
+    assert any("gradient checkpointing" in note for note in report.training.notes)
+    assert _training(path, **options).training_flops == case["training_flops_without"]
+
+
+def test_the_option_on_a_model_without_a_switch_says_so(tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text("import torch.nn as nn\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x):\n        return self.fc(x)\n")
+    result = CliRunner().invoke(app, ["analyze", str(path), "--input", "2x4", "--gradient-checkpointing"])
+    assert result.exit_code == 1  # an error about the input (cli/app.py's _guarded)
+    assert "gradient_checkpointing_enable" in result.output and "torch.utils.checkpoint" in result.output
+
+
+def _checkpointed(tmp_path, forward: str, init: str = "") -> Path:
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+        from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8), nn.Linear(8, 8), nn.Linear(8, 8))
+                self.head = nn.Linear(8, 8)
+        {init}
+            def forward(self, x):
+        {forward}
+        """).format(init=textwrap.indent(textwrap.dedent(init), " " * 4),
+                    forward=textwrap.indent(textwrap.dedent(forward), " " * 8)))
+    return path
+
+
+def test_checkpoint_sequential_checkpoints_all_but_the_last_segment(tmp_path):
+    """Four Linear(8, 8) on 4 x 8 (2*4*8*8 = 512 FLOPs each) in two segments: the first
+    checkpointed (non-reentrant), the second not.  In the first, the second linear keeps only its
+    input, which the first gives back: 512 recomputed."""
+    path = _checkpointed(tmp_path, "return self.head(checkpoint_sequential(self.body, 2, x, use_reentrant=False))")
+    totals = _training(path, model="Net", inputs=["4x8"])
+    assert totals.forward_flops == 5 * 512
+    assert totals.recompute_flops == 512
+
+
+def test_reentrant_checkpoint_of_inputs_without_gradient_has_no_backward(tmp_path):
+    """Reentrant checkpointing hands autograd one function of its tensor arguments: given only
+    the model input (no gradient), its result needs none, its weights get none and nothing
+    runs again; only the head trains: weight gradient 512 (input gradient none: its input
+    needs no gradient either)."""
+    path = _checkpointed(tmp_path, "return self.head(checkpoint(self.body, x, use_reentrant=True))")
+    totals = _training(path, model="Net", inputs=["4x8"])
+    assert totals.forward_flops == 5 * 512
+    assert (totals.backward_flops, totals.recompute_flops) == (512, 0)
+
+
+def test_keywords_reach_the_function_and_early_stop_false_runs_the_whole_region(tmp_path):
+    """``checkpoint(fn, x, use_reentrant=False, early_stop=False, twice=True)``: ``twice`` is
+    fn's; without early stop the whole region (two calls of the first linear, 2 x 512) runs
+    again, however its ops end."""
+    path = _checkpointed(tmp_path, "return self.head(checkpoint(self.twice, x, use_reentrant=False, early_stop=False,"
+                                   " twice=True))",
+                         init="""\
+                         def twice(self, x, twice=False):
+                             x = self.body[0](x)
+                             return self.body[0](x) if twice else x
+                         """)
+    totals = _training(path, model="Net", inputs=["4x8"])
+    assert totals.forward_flops == 3 * 512
+    assert totals.recompute_flops == 2 * 512
+
+
+def test_reentrant_checkpoint_refuses_keywords_as_torch_does(tmp_path):
+    path = _checkpointed(tmp_path, "return checkpoint(self.head, x, use_reentrant=True, scale=2)")
+    with pytest.raises(staticflops.AnalysisError, match="Unexpected keyword arguments: scale"):
+        staticflops.analyze(path, model="Net", inputs=["4x8"], training=True)
+
+
+def test_a_uniform_draw_compared_with_0_or_1_is_decided(tmp_path):
+    """Train-mode code tests ``torch.rand`` (values in [0, 1)) against a probability: at 0 or 1 the
+    outcome is fixed (peft's module dropout, transformers' LayerDrop); at 0.5 the data decides.
+    Two Linear(8, 8) on 2 x 8: 256 FLOPs each."""
+    path = tmp_path / "draws.py"
+    path.write_text(textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+
+
+        class M(nn.Module):
+            def __init__(self, p=0.0, layerdrop=0.0):
+                super().__init__()
+                self.a = nn.Linear(8, 8)
+                self.b = nn.Linear(8, 8)
+                self.p = p
+                self.layerdrop = layerdrop
+
+            def forward(self, x):
+                if torch.rand(1) > self.p:
+                    x = self.a(x)
+                if torch.rand([]) < self.layerdrop:
+                    return x
+                return self.b(x)
+        """))
+    kept = staticflops.analyze(path, model="M", inputs=["2x8"])
+    assert (kept.totals.forward_flops, kept.totals.complete) == (512, True)
+    dropped = staticflops.analyze(path, model="M", kwargs={"layerdrop": 1.0}, inputs=["2x8"])
+    assert (dropped.totals.forward_flops, dropped.totals.complete) == (256, True)
+    undecided = staticflops.analyze(path, model="M", kwargs={"p": 0.5}, inputs=["2x8"])
+    assert not undecided.totals.complete

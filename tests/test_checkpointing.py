@@ -216,3 +216,74 @@ def test_a_uniform_draw_compared_with_0_or_1_is_decided(tmp_path):
     assert (dropped.totals.forward_flops, dropped.totals.complete) == (256, True)
     undecided = staticflops.analyze(path, model="M", kwargs={"p": 0.5}, inputs=["2x8"])
     assert not undecided.totals.complete
+
+
+def test_timm_set_grad_checkpointing(request, tmp_path_factory, tmp_path):
+    """timm 1.0.31's ``vit_tiny_patch16_224`` (width 192, 3 heads of 64, MLP 768, 197 tokens, 12
+    blocks) after ``set_grad_checkpointing()``: each block runs through torch's checkpoint
+    without reentrant, and ends ``x + fc2(...)`` (no layer scale, no drop path), so fc2 is not
+    run again.  A block: qkv 2*197*192*576 = 43,573,248, scores and weighted sum 2 x
+    2*3*197*197*64 = 29,805,312, proj 2*197*192*192 = 14,524,416, fc1 and fc2 2*197*192*768 =
+    58,097,664 each: 204,098,304; again in backward all but fc2: 146,000,640; 12 blocks:
+    1,752,007,680.  With ``--gradient-checkpointing`` instead of the call, the same."""
+    source = wheels.unpacked(request, tmp_path_factory, "timm", "1.0.31", "timm/")
+    path = tmp_path / "vit.py"
+    path.write_text('import timm\n\nmodel = timm.create_model("vit_tiny_patch16_224")\n'
+                    'model.set_grad_checkpointing(True)\n')
+    options = dict(model="model", inputs=["1x3x224x224"], source_path=[source])
+    called = _training(path, **options)
+    assert called.recompute_flops == 12 * (204_098_304 - 58_097_664)
+    assert called.training_flops == called.forward_flops + called.backward_flops + 1_752_007_680
+    path.write_text('import timm\n\nmodel = timm.create_model("vit_tiny_patch16_224")\n')
+    report = staticflops.analyze(path, gradient_checkpointing=True, **options)
+    assert report.totals.recompute_flops == 1_752_007_680
+
+
+SWITCHED = textwrap.dedent("""\
+    import torch.nn as nn
+    from torch.utils.checkpoint import checkpoint
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Linear(8, 8)
+            self.block = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
+            self.grad_checkpointing = False
+
+        def set_grad_checkpointing(self, enable=True):
+            self.grad_checkpointing = enable
+
+        def forward(self, x):
+            x = self.stem(x)
+            if self.grad_checkpointing and self.training:
+                return x + checkpoint(self.block, x, use_reentrant=False)
+            return x + self.block(x)
+    """)
+
+
+def test_a_project_budget_counts_the_recomputation(tmp_path):
+    """timm's pattern (``set_grad_checkpointing`` and ``self.training``), in a project config:
+    Linear(8, 8) on 2 x 8 is 2*2*8*8 = 256 FLOPs; forward 3 x 256 = 768; backward: stem weight
+    gradient 256, each block linear 2 x 256: 1,280; the block's first linear runs again (the
+    last keeps only its input, which relu gives back): 256.  Training 768 + 1,280 + 256 = 2,304
+    with the option, 2,048 without."""
+    import subprocess
+    import sys
+
+    (tmp_path / "net.py").write_text(SWITCHED)
+    config = textwrap.dedent("""\
+        [[tool.staticflops.models]]
+        name = "net"
+        path = "net.py"
+        inputs = ["2x8"]
+        budget = {{ training_flops = {budget} }}
+        {option}
+        """)
+    for option, measured in (("gradient_checkpointing = true", 2_304), ("", 2_048)):
+        (tmp_path / "pyproject.toml").write_text(config.format(budget=2_200, option=option))
+        result = subprocess.run([sys.executable, "-m", "staticflops", "check", "--format", "json", "--no-cache"],
+                                capture_output=True, text=True, cwd=tmp_path)
+        line = json.loads(result.stdout)["models"][0]["budgets"][0]
+        assert (line["metric"], line["measured"]) == ("training_flops", measured), result.stdout + result.stderr
+        assert result.returncode == (1 if measured > 2_200 else 0)

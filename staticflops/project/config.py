@@ -48,6 +48,8 @@ class ModelConfig(BaseModel):
     inputs: list[str]
     # forward's keyword tensors, as --keyword-input: name (dotted: a key of a dict argument) -> shape
     keyword_inputs: dict[str, str] = Field(default_factory=dict)
+    # as --gradient-checkpointing: its training FLOPs count the forward backward runs again
+    gradient_checkpointing: bool = False
     rules: Optional[str] = None  # default: the project's `rules`
     budget: dict[str, int] = Field(default_factory=dict)
     allow_unknown: Optional[bool] = None  # default: the project's `allow_unknown`

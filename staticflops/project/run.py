@@ -48,6 +48,8 @@ def request_for(config: ProjectConfig, model: ModelConfig) -> dict:
         request["keyword_inputs"] = dict(model.keyword_inputs)
     if any(metric in model.budget for metric in TRAINING_METRICS):
         request["training"] = True  # passed on only when supported; an upgrade changes the cache key anyway
+    if model.gradient_checkpointing:  # only when set, as keyword_inputs
+        request["gradient_checkpointing"] = True
     if config.limits:  # only when set: the cache keys of configs without limits stay as they were
         request["limits"] = dict(config.limits)
     request.update(config.library_options())  # only when set, as limits

@@ -287,3 +287,28 @@ def test_a_project_budget_counts_the_recomputation(tmp_path):
         line = json.loads(result.stdout)["models"][0]["budgets"][0]
         assert (line["metric"], line["measured"]) == ("training_flops", measured), result.stdout + result.stderr
         assert result.returncode == (1 if measured > 2_200 else 0)
+
+
+HF_CASES = sorted(name for name in TRUTH["cases"] if name.startswith("hf_"))
+
+
+@pytest.mark.parametrize("name", HF_CASES)
+def test_transformers_small_configs_with_and_without_checkpointing(transformers_source, tmp_path, name):
+    """The small configs of the transformers tests, from their config.json with
+    --gradient-checkpointing and without: FlopCounterMode's training step both ways.  GPT-2,
+    T5, Whisper and Gemma 3 tie their output projection to the embedding, whose gradient then
+    has that projection's weight gradient too (vocab 1000 x width 64 x 32 tokens x 2 =
+    4,096,000 FLOPs of the step)."""
+    case = TRUTH["cases"][name]
+    small = json.loads((Path(__file__).parent / "fixtures" / "transformers_ground_truth.json").read_text())
+    model = small["small"][case["model"]]
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(model["config"]))
+    inputs = ["x".join(map(str, spec["shape"])) + (":int64" if spec["dtype"] == "int64" else "")
+              + ("=1" if spec["name"] == "attention_mask" else "") for spec in model["inputs"]]
+    on = staticflops.analyze(config, inputs=inputs, gradient_checkpointing=True, source_path=[transformers_source])
+    assert on.totals.complete, [f"{u.location}: {u.what}" for u in on.unknown]
+    assert on.totals.forward_flops == case["forward_flops"]
+    assert on.totals.training_flops == case["training_flops"]
+    off = _training(config, inputs=inputs, source_path=[transformers_source])
+    assert off.training_flops == case["training_flops_without"]

@@ -10,6 +10,8 @@ Cases:
   writes to a file), a stem, three residual blocks each run through
   ``torch.utils.checkpoint.checkpoint(block, x, use_reentrant=...)``, a head; a block ends
   either with a linear (``x + down(relu(up(x)))``) or with ``tanh`` after it.  Input 8 x 16.
+* ``hf_*``: the small configs of tools/record_transformers.py after
+  ``gradient_checkpointing_enable()``, their inputs as that script makes them.
 * ``llama_*``: a small ``LlamaForCausalLM`` (the config of tools/record_peft.py), eager
   attention, ``use_cache=False``, after ``model.gradient_checkpointing_enable(...)``; one
   1 x 32 batch of token ids.
@@ -31,6 +33,7 @@ How to run (repository root):
 """
 import json
 import os
+import sys
 import types
 import warnings
 
@@ -41,6 +44,7 @@ import transformers  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # record_transformers, beside this script
 OUT = os.path.join(REPO, "tests", "fixtures", "checkpointing_ground_truth.json")
 
 TORCH_SOURCE = '''\
@@ -95,6 +99,9 @@ LLAMA_CASES = {  # name -> gradient_checkpointing_enable's keywords
     "llama_reentrant": {"gradient_checkpointing_kwargs": {"use_reentrant": True}},
 }
 TOKENS = (1, 32)
+# The small configs of tools/record_transformers.py (tests/fixtures/transformers_ground_truth.json),
+# built as that script builds them, with gradient_checkpointing_enable() (defaults) or without.
+HF_SMALL = ("bert", "gpt2", "t5", "whisper", "vit", "mixtral", "gemma3_text")
 
 
 def step(model, inputs) -> tuple[int, int]:
@@ -137,6 +144,35 @@ def llama_case(keywords: dict) -> dict:
             "training_flops_without": without}
 
 
+def hf_case(name: str) -> dict:
+    """FlopCounterMode over a train-mode step (loss = the sum of the float outputs that need a
+    gradient) of a small config from tools/record_transformers.py, its inputs as it makes them."""
+    import record_transformers as rt  # noqa: E402  (tools/: its configs, builder and inputs)
+
+    config, inputs = rt.SMALL[name]
+    vocab = config.get("vocab_size", 1000)
+
+    def measured(checkpointing: bool) -> tuple[int, int]:
+        model = rt.build(config)
+        if checkpointing:
+            model.gradient_checkpointing_enable()
+        model.train()
+        torch.manual_seed(0)
+        args = [torch.ones(shape, dtype=torch.int64) if arg == "attention_mask" else rt.make_input(shape, dtype, vocab)
+                for arg, shape, dtype in inputs]
+        with rt.sdpa_kernel(rt.SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False), \
+                FlopCounterMode(display=False) as counter:
+            out = model(*args)
+            forward = counter.get_total_flops()
+            loss = sum(v.float().sum() for v in out.values() if isinstance(v, torch.Tensor) and v.requires_grad)
+            loss.backward()
+        return forward, counter.get_total_flops()
+
+    forward, training = measured(True)
+    _, without = measured(False)
+    return {"model": name, "forward_flops": forward, "training_flops": training, "training_flops_without": without}
+
+
 def main() -> None:
     out = {"versions": {"torch": torch.__version__, "transformers": transformers.__version__},
            "torch_source": TORCH_SOURCE, "torch_input": list(TORCH_INPUT), "llama_config": LLAMA,
@@ -147,6 +183,9 @@ def main() -> None:
     for name, keywords in LLAMA_CASES.items():
         out["cases"][name] = llama_case(keywords)
         print(name, out["cases"][name])
+    for name in HF_SMALL:
+        out["cases"]["hf_" + name] = hf_case(name)
+        print(name, out["cases"]["hf_" + name])
     with open(OUT, "w") as handle:
         json.dump(out, handle, indent=1, sort_keys=True)
         handle.write("\n")

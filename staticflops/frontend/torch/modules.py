@@ -719,7 +719,8 @@ class LayerFactory:
         dtype = tensors[0].dtype if state.kind not in ("embedding", "embedding_bag") else "float32"  # rows of a table
         recording = interp.framework.blocks.recording_grad()  # inside torch.no_grad(): no backward at all
         needs_grad = [t.requires_grad and recording for t in tensors]
-        trainable = recording and not state.frozen and any(p.trainable for p in layer_parameters(layer).values())
+        # a tied weight (lm_head.weight = embed.weight) gets this use's gradient too: autograd sums both
+        trainable = recording and not state.frozen and any(p.trainable for p in layer_parameters(layer, tied=True).values())
         results = [None if s is None else Tensor(s, dtype, requires_grad=any(needs_grad) or trainable)
                    for s in outputs]
         interp.framework.tracer.record(TracedOp(

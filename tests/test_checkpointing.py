@@ -312,3 +312,29 @@ def test_transformers_small_configs_with_and_without_checkpointing(transformers_
     assert on.totals.training_flops == case["training_flops"]
     off = _training(config, inputs=inputs, source_path=[transformers_source])
     assert off.training_flops == case["training_flops_without"]
+
+
+PEFT_PACKAGES = {"peft": "0.21.2", "transformers": "5.23.0", "huggingface_hub": "2.4.0", "packaging": "26.4"}
+
+
+@pytest.mark.parametrize("name", sorted(n for n in TRUTH["cases"] if n.startswith("peft_")))
+def test_lora_on_a_checkpointed_base(request, tmp_path_factory, tmp_path, name):
+    """LoRA fine-tuning with gradient checkpointing, the usual memory saver: the base's
+    embedding is frozen, so transformers hooks its output to require a gradient
+    (``enable_input_require_grads``) and the checkpointed layers pass gradients back to the
+    adapters; reentrant checkpointing then runs each layer again whole.  As recorded by
+    tools/record_checkpointing.py (peft 0.21.2)."""
+    case = TRUTH["cases"][name]
+    source = wheels.unpacked_side_by_side(request, tmp_path_factory, "peft", PEFT_PACKAGES)
+    path = tmp_path / "lora.py"
+    path.write_text(textwrap.dedent(f"""\
+        from transformers import LlamaConfig, LlamaForCausalLM
+        from peft import LoraConfig, get_peft_model
+
+        base = LlamaForCausalLM(LlamaConfig(**{TRUTH["llama_config"]!r}))
+        base.gradient_checkpointing_enable(**{case["enable"]!r})
+        model = get_peft_model(base, LoraConfig(**{case["lora"]!r}))
+        """))
+    totals = _training(path, model="model", inputs=["1x32:int64"], source_path=[source])
+    assert totals.forward_flops == case["forward_flops"]
+    assert totals.training_flops == case["training_flops"]

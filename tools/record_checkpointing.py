@@ -10,6 +10,7 @@ Cases:
   writes to a file), a stem, three residual blocks each run through
   ``torch.utils.checkpoint.checkpoint(block, x, use_reentrant=...)``, a head; a block ends
   either with a linear (``x + down(relu(up(x)))``) or with ``tanh`` after it.  Input 8 x 16.
+* ``peft_*``: LoRA on that Llama (peft 0.21.2), its base checkpointed.
 * ``hf_*``: the small configs of tools/record_transformers.py after
   ``gradient_checkpointing_enable()``, their inputs as that script makes them.
 * ``llama_*``: a small ``LlamaForCausalLM`` (the config of tools/record_peft.py), eager
@@ -28,7 +29,7 @@ region runs again.
 
 How to run (repository root):
 
-    /work/gt/torchonly/bin/pip install torch==2.13.0 transformers==5.23.0
+    /work/gt/torchonly/bin/pip install torch==2.13.0 transformers==5.23.0 peft==0.21.2 accelerate==1.15.0 psutil
     /work/gt/torchonly/bin/python tools/record_checkpointing.py
 """
 import json
@@ -173,6 +174,26 @@ def hf_case(name: str) -> dict:
     return {"model": name, "forward_flops": forward, "training_flops": training, "training_flops_without": without}
 
 
+# LoRA (peft 0.21.2) on q_proj and v_proj of the small Llama, its base checkpointed: the frozen
+# embedding needs no gradient, so transformers hooks it to require one (enable_input_require_grads)
+PEFT_CASES = {"peft_lora_default": {}, "peft_lora_reentrant": {"gradient_checkpointing_kwargs": {"use_reentrant": True}}}
+PEFT_LORA = {"r": 8, "target_modules": ["q_proj", "v_proj"]}
+
+
+def peft_case(keywords: dict) -> dict:
+    import peft  # noqa: E402  (only this case needs it)
+
+    def measured(enable: dict | None) -> tuple[int, int]:
+        base = llama(enable)
+        model = peft.get_peft_model(base, peft.LoraConfig(**PEFT_LORA))
+        return step(model, (torch.randint(0, LLAMA["vocab_size"], TOKENS),))
+
+    forward, training = measured(keywords)
+    _, without = measured(None)
+    return {"enable": keywords, "lora": PEFT_LORA, "forward_flops": forward, "training_flops": training,
+            "training_flops_without": without, "peft": peft.__version__}
+
+
 def main() -> None:
     out = {"versions": {"torch": torch.__version__, "transformers": transformers.__version__},
            "torch_source": TORCH_SOURCE, "torch_input": list(TORCH_INPUT), "llama_config": LLAMA,
@@ -182,6 +203,9 @@ def main() -> None:
         print(name, out["cases"][name])
     for name, keywords in LLAMA_CASES.items():
         out["cases"][name] = llama_case(keywords)
+        print(name, out["cases"][name])
+    for name, keywords in PEFT_CASES.items():
+        out["cases"][name] = peft_case(keywords)
         print(name, out["cases"][name])
     for name in HF_SMALL:
         out["cases"]["hf_" + name] = hf_case(name)

@@ -338,3 +338,10 @@ def test_lora_on_a_checkpointed_base(request, tmp_path_factory, tmp_path, name):
     totals = _training(path, model="model", inputs=["1x32:int64"], source_path=[source])
     assert totals.forward_flops == case["forward_flops"]
     assert totals.training_flops == case["training_flops"]
+
+
+def test_the_note_says_what_checkpointing_adds(torch_model):
+    """196,608 recomputed on a step of 1,211,392 without it: +16.2 %."""
+    report = staticflops.analyze(torch_model, model="Net", inputs=["8x16"], training=True)
+    note = next(note for note in report.training.notes if "gradient checkpointing" in note)
+    assert note.startswith("196,608 FLOPs of forward run again in backward") and "(+16.2 % on the step without it)" in note

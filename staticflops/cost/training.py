@@ -34,10 +34,12 @@ def training_facts(ir: ModelIR, cost: CostResult) -> TrainingFacts:
         facts.notes.append("products of two activations (attention scores, matmul) have two input "
                            "gradients and no weight gradient")
     if not _zero(cost.recompute):
+        share = _ratio(cost.recompute, forward + backward)
+        more = f" (+{100 * share:.1f} % on the step without it)" if share is not None else ""
         facts.notes.append(
-            f"{_fmt(cost.recompute)} FLOPs of forward run again in backward by gradient checkpointing (in the training "
-            "FLOPs): each checkpointed region once more, and without reentrant checkpointing only until what backward "
-            "needs is back (a region's last linear is not run again)")
+            f"{_fmt(cost.recompute)} FLOPs of forward run again in backward by gradient checkpointing{more}, in the "
+            "training FLOPs: each checkpointed region once more, and without reentrant checkpointing only until what "
+            "backward needs is back (a region's last linear is not run again)")
     facts.notes.append("norms, activations, pooling and elementwise ops cost 0 in both directions under "
                        "this convention" if _all_matmul_class(cost) else
                        "ops other than matmul-class ones have backward costs of their own under this rule set")

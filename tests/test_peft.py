@@ -1,5 +1,5 @@
 """LoRA with peft read as written: ``model = get_peft_model(LlamaForCausalLM(config), LoraConfig(...))``
-in a user's file (LoRA on chosen or all linear layers, DoRA, a BERT classifier), analysed without torch, from peft 0.21.2's source (with transformers 5.23.0,
+in a user's file (LoRA on chosen or all linear layers, DoRA, a BERT classifier, IA3, LoKr, prompt tuning, VeRA), analysed without torch, from peft 0.21.2's source (with transformers 5.23.0,
 huggingface_hub 2.4.0 and packaging 26.4: `pip download --no-deps`, never imported).
 
 Ground truth: tests/fixtures/peft_ground_truth.json, recorded by tools/record_peft.py executing

@@ -2369,3 +2369,41 @@ a = ("a" in blocks) + ("b" not in blocks) + ("a" in params) + ("scale" in holder
 b = 4 if nn.Linear(1, 1).weight.is_leaf else 5
 """, ["a", "b"])
     assert found == {"a": 3, "b": 4}
+
+
+def test_special_methods_of_a_module_subclass_run(tmp_path):
+    """An nn.Module whose own ``__setitem__``/``__len__``/``__contains__``/``__getitem__`` keep
+    buffers (peft's BufferDict): they run, as in Python, instead of the module-container
+    behaviour.  The buffer count sizes a Linear(8, 4 * 1): 2 x 8 input, 2*2*8*4 = 128 FLOPs."""
+    report = analyse(tmp_path, """\
+        import torch
+        import torch.nn as nn
+
+
+        class BufferDict(nn.Module):
+            def __setitem__(self, key, buffer):
+                self.register_buffer(key, buffer)
+
+            def __getitem__(self, key):
+                return self._buffers[key]
+
+            def __len__(self):
+                return len(self._buffers)
+
+            def __contains__(self, key):
+                return key in self._buffers
+
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.d = BufferDict()
+                self.d["a"] = torch.zeros(4, 8)
+                assert "a" in self.d and "b" not in self.d
+                self.l = nn.Linear(8, len(self.d) * 4)
+
+            def forward(self, x):
+                return self.l(x) + self.d["a"].sum()
+        """, inputs=("2x8",), model="M")
+    assert report.totals.complete
+    assert report.totals.forward_flops == 128

@@ -60,6 +60,9 @@ CASES = {
                    {"r": 8, "target_modules": ["q_proj", "v_proj"]}),
     "llama_prompt_tuning": ("LlamaForCausalLM", "LlamaConfig", LLAMA, "PromptTuningConfig",
                             {"task_type": "CAUSAL_LM", "num_virtual_tokens": 8}),
+    # VeRA: frozen random projections shared by every adapted layer (a BufferDict of buffers),
+    # trainable scaling vectors per layer
+    "llama_vera": ("LlamaForCausalLM", "LlamaConfig", LLAMA, "VeraConfig", {"r": 8, "target_modules": ["q_proj", "v_proj"]}),
 }
 TOKENS = (1, 32)
 

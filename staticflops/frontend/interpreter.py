@@ -361,8 +361,8 @@ class Interpreter(Statements, Expressions):
                 container[key] = value
             except (TypeError, IndexError, KeyError):
                 self.unknown("item assignment could not be followed", node)
-        elif isinstance(container, Instance) and container.module is not None:
-            self.framework.module_set_item(self, container, key, value, node)
+        elif isinstance(container, Instance) and container.module is not None and not self._defined_setitem(container):
+            self.framework.module_set_item(self, container, key, value, node)  # ModuleDict/ParameterDict: a setattr
         elif isinstance(container, Instance) and self.special_method(container, "__setitem__") is not None:
             self.call(self.special_method(container, "__setitem__"), [key, value], {}, node)
         elif isinstance(container, Tensor):
@@ -980,8 +980,15 @@ class Interpreter(Statements, Expressions):
 
     def special_method(self, instance: Instance, name: str):
         """``__getitem__``/``__iter__``/... of a plain object's class, bound, or None.  Module
-        instances keep the framework's container behaviour."""
+        instances keep the framework's container behaviour unless a class of the analysed code
+        (or of a library) defines the method (peft's ``BufferDict.__setitem__`` registers a buffer)."""
         if instance.module is not None:
+            for cls in instance.cls.mro():
+                member = cls.namespace.get(name)
+                if member is not None:  # the first definition decides: the framework's (a stub's) or the code's
+                    source = member.source if isinstance(member, Function) else None
+                    return self._bind(instance, member, cls, None) if source is not None and not source.internal \
+                        else None
             return None
         for cls in instance.cls.mro():
             if name in cls.namespace:

@@ -2407,3 +2407,43 @@ def test_special_methods_of_a_module_subclass_run(tmp_path):
         """, inputs=("2x8",), model="M")
     assert report.totals.complete
     assert report.totals.forward_flops == 128
+
+
+def test_super_in_a_method_called_through_its_class(tmp_path):
+    """``AdaLoraLayer.__init__(self, base)`` called from a subclass's ``__init__``: its
+    ``super().__init__(base)`` starts after AdaLoraLayer in the instance's MRO (LoraLayer, which
+    stores the base layer), not after the caller's class (nn.Module), as CPython's ``__class__``
+    cell has it (peft's AdaLoRA).  The stored Linear(8, 8) on 2 x 8: 2*2*8*8 = 256 FLOPs."""
+    report = analyse(tmp_path, """\
+        import torch.nn as nn
+
+
+        class LoraLayer:
+            def __init__(self, base_layer, **kwargs):
+                self.base_layer = base_layer
+
+
+        class AdaLoraLayer(LoraLayer):
+            def __init__(self, base_layer):
+                super().__init__(base_layer)
+
+
+        class SVDLinear(nn.Module, AdaLoraLayer):
+            def __init__(self, base_layer):
+                super().__init__()
+                AdaLoraLayer.__init__(self, base_layer)
+
+            def forward(self, x):
+                return self.base_layer(x)
+
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.s = SVDLinear(nn.Linear(8, 8))
+
+            def forward(self, x):
+                return self.s(x)
+        """, inputs=("2x8",), model="M")
+    assert report.totals.complete, [u.what for u in report.unknown]
+    assert report.totals.forward_flops == 256

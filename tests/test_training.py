@@ -241,3 +241,26 @@ class Net(nn.Module):
 ''')
     report = staticflops.analyze(path, inputs=["1x4"])
     assert report.totals.complete and report.totals.params == 4 * 3 + 3
+
+
+def test_a_layer_frozen_in_part_bitfit(tmp_path):
+    """BitFit trains the biases only.  Linear(8, 16) then Linear(16, 4) on 2 x 8: forward
+    2*2*8*16 + 2*2*16*4 = 512 + 256 = 768; trainable 16 + 4 = 20 of 212; backward: no weight
+    gradient (weights frozen; a bias's gradient is a sum, 0 here), the second layer's input
+    gradient to reach the first bias 2*2*16*4 = 256, none for the first (its input is the
+    model input).  FlopCounterMode (torch 2.13.0 CPU) gives 768 and 256, and 20 trainable.
+    Freezing only the first weight in place (``self.a.weight.requires_grad = False``) leaves
+    that layer's bias trainable: 212 - 128 = 84 trainable."""
+    path = tmp_path / "bitfit.py"
+    path.write_text(
+        "import torch.nn as nn\n\n\nclass M(nn.Module):\n    def __init__(self, bitfit=True):\n"
+        "        super().__init__()\n        self.a = nn.Linear(8, 16)\n        self.b = nn.Linear(16, 4)\n"
+        "        if bitfit:\n            for name, p in self.named_parameters():\n"
+        "                p.requires_grad = 'bias' in name\n        else:\n"
+        "            self.a.weight.requires_grad = False\n\n    def forward(self, x):\n        return self.b(self.a(x))\n")
+    totals = staticflops.analyze(path, model="M", inputs=["2x8"], training=True).totals
+    assert (totals.forward_flops, totals.trainable_params, totals.params) == (768, 20, 212)
+    assert (totals.input_grad_flops, totals.weight_grad_flops) == (256, 0)
+    one = staticflops.analyze(path, model="M", kwargs={"bitfit": False}, inputs=["2x8"], training=True).totals
+    # b: input gradient 256 + weight gradient 256; a: weight frozen, input is the model input
+    assert (one.trainable_params, one.input_grad_flops, one.weight_grad_flops) == (84, 256, 256)

@@ -4,7 +4,8 @@ transformers 5.23.0 + peft 0.21.2.
 Only tools/ scripts import torch; tests/test_peft.py reads the JSON this writes
 (tests/fixtures/peft_ground_truth.json) and analyses the same construction without torch:
 a small Llama or BERT (``LlamaForCausalLM(LlamaConfig(...))``) wrapped by
-``get_peft_model(base, LoraConfig(...))`` (or IA3Config, LoKrConfig, PromptTuningConfig), one
+``get_peft_model(base, LoraConfig(...))`` (or IA3Config, LoKrConfig, PromptTuningConfig,
+VeraConfig, AdaLoraConfig), one
 1 x 32 batch of token ids.
 
 Recorded per case:
@@ -63,6 +64,9 @@ CASES = {
     # VeRA: frozen random projections shared by every adapted layer (a BufferDict of buffers),
     # trainable scaling vectors per layer
     "llama_vera": ("LlamaForCausalLM", "LlamaConfig", LLAMA, "VeraConfig", {"r": 8, "target_modules": ["q_proj", "v_proj"]}),
+    # AdaLoRA: SVD-form adapters (P, Lambda, Q) at the initial rank 12, before any rank is pruned
+    "llama_adalora": ("LlamaForCausalLM", "LlamaConfig", LLAMA, "AdaLoraConfig",
+                      {"r": 8, "target_modules": ["q_proj", "v_proj"], "total_step": 100}),
 }
 TOKENS = (1, 32)
 

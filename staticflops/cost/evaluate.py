@@ -484,7 +484,8 @@ def _own_params(node: LayerNode, rules: RuleSet, unknowns: list, counts: dict | 
                     continue
                 count -= numel(param.shape)
             total += count
-            trainable += 0 if node.frozen else count
+            trainable += 0 if node.frozen else count - sum((numel(p.shape) for p in node.frozen_params
+                                                            if p.shape is not None), 0)
     if not node.params:
         return total, trainable
     declared = rules.options["declared_params"]

@@ -1143,6 +1143,16 @@ class Interpreter(Statements, Expressions):
         return self.frames[-1] if self.frames else None
 
     def call_function(self, function: Function, args: list, kwargs: dict, node):
+        owner = function.defining_class
+        if owner is not None and args:  # a method, however it is called: super() in it needs its class
+            self.frames.append((owner, args[0]))
+            try:
+                return self._in_mode(function, args, kwargs, node)
+            finally:
+                self.frames.pop()
+        return self._in_mode(function, args, kwargs, node)
+
+    def _in_mode(self, function: Function, args: list, kwargs: dict, node):
         if function.around is None:
             return self._run_function(function, args, kwargs, node)
         with function.around():  # `@torch.no_grad()`: the body runs in that mode

@@ -206,7 +206,7 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
                                                 "trainable": p.trainable and not state.frozen}))
     replaced = [construct(ParamDecl, {"name": name, "shape": _shape(p.shape), "trainable": True}, _NAME_AND_SHAPE)
                 for name, p in state.replaced.items()] if state.replaced else []
-    frozen = state.frozen
+    frozen, partly = state.frozen, []
     if state.kind is not None and not frozen:  # every weight of the layer frozen (layer_parameters, inline)
         has_weights = trainable = False
         attrs = module.attrs
@@ -215,7 +215,10 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
             if isinstance(p, Parameter) and p.owner is module:
                 has_weights = True
                 trainable = trainable or p.trainable
+                if not p.trainable:
+                    partly.append(construct(ParamDecl, {"name": name, "shape": _shape(p.shape), "trainable": False}))
         frozen = has_weights and not trainable
+        partly = [] if frozen else partly
     location = module.location or Location("<unknown>", 1, 1)
     key = id(module)
     output = tracer.module_outputs.get(key, _NOT_CALLED)
@@ -232,7 +235,7 @@ def _layer_tree(module: Instance, path: str, paths: dict, tracer, seen: set | No
     return construct(LayerNode, {
         "name": path, "type": cls.name, "kind": state.kind, "attrs": dict(state.attrs), "location": location,
         "children": children, "params": params, "replaced_params": replaced, "frozen": frozen,
-        "output_shapes": outputs, "calls": tracer.module_calls.get(key, 0), "call_shapes": calls,
+        "frozen_params": partly, "output_shapes": outputs, "calls": tracer.module_calls.get(key, 0), "call_shapes": calls,
         "scalars": _scalars(module) if state.kind is None else {}, "qualified_type": qualified[0]})
 
 

@@ -8,7 +8,7 @@ _NONE_DECLARED: frozenset = frozenset()
 
 class Scope:
     __slots__ = ("vars", "parent", "module", "is_class", "globals_declared", "nonlocals_declared", "class_name",
-                 "qualname")
+                 "qualname", "defining_class")
 
     def __init__(self, parent: "Scope | None" = None, module: "Scope | None" = None, is_class: bool = False):
         self.vars: dict = {}
@@ -21,6 +21,7 @@ class Scope:
         self.nonlocals_declared: frozenset = _NONE_DECLARED
         self.class_name: str | None = None  # a class body's class, for private-name mangling
         self.qualname: str | None = None  # the class's or function's __qualname__ (None: the module)
+        self.defining_class = None  # a class body's Class: the functions defined in it remember it
 
     def lookup(self, name: str, builtins: dict):
         if name in self.vars:

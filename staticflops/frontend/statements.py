@@ -613,7 +613,8 @@ class Statements:
 
     def _exec_FunctionDef(self, node, scope):
         function = Function(name=node.name.value, node=node, scope=scope, source=self.source,
-                            defaults=self._defaults(node.params, scope), qualname=scope.qualified(node.name.value))
+                            defaults=self._defaults(node.params, scope), qualname=scope.qualified(node.name.value),
+                            defining_class=scope.defining_class if scope.is_class else None)
         scope.assign(scope.mangle(node.name.value), self.decorate(function, node.decorators, scope))
 
     def decorate(self, value, decorators, scope):
@@ -686,6 +687,7 @@ class Statements:
         body_scope.qualname = scope.qualified(node.name.value)
         # every class derives from object (its __init__, and __init_subclass__ ending super() chains)
         cls = Class(node.name.value, tuple(bases) or (self.framework.object_class,), body_scope.vars, self.location(node))
+        body_scope.defining_class = cls
         self.budget.check_class(self, cls, node)
         statements = node.body.body
         # as CPython: every class body binds __doc__ (None without a docstring: not inherited)

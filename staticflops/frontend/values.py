@@ -89,6 +89,9 @@ class Function:
     cache: Any = None  # on the wrapper functools.lru_cache returns: its entries (stdlib/functools_.LruCache)
     # a context manager factory each call runs inside (the function `@torch.no_grad()` returns)
     around: Any = None
+    # the class whose body defines it (CPython's ``__class__`` cell): zero-argument super() in it
+    # starts after this class, whoever calls it (``Base.__init__(self, ...)`` from a subclass too)
+    defining_class: Any = None
 
     def __repr__(self) -> str:
         # as Python prints a function (an f-string of a list of callbacks), never the syntax tree

@@ -34,6 +34,9 @@ class LayerNode(_IR):
     # another layer's (weight tying), which is counted there, as PyTorch counts it once.
     replaced_params: list[ParamDecl] = Field(default_factory=list)
     frozen: bool = False
+    # Of a layer not frozen as a whole, its own weights that are (BitFit: the weight frozen, the
+    # bias trained): not in its trainable parameters.
+    frozen_params: list[ParamDecl] = Field(default_factory=list)
     output_shapes: list[Optional[tuple]] = Field(default_factory=list)  # of its last call
     calls: int = 0
     # Per call: the shapes of its tensor arguments and results, so a rule can cost a user

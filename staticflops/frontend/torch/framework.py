@@ -533,9 +533,9 @@ class TorchFramework:
             return len(tensor.shape)
         if name in ("T", "mT"):
             shape = tuple(reversed(tensor.shape)) if name == "T" else tensor.shape[:-2] + tensor.shape[-2:][::-1]
-            return Tensor(shape, tensor.dtype)
+            return Tensor(shape, tensor.dtype, requires_grad=tensor.requires_grad)  # a view: in the graph as it is
         if name in ("real", "imag"):  # a complex tensor's parts (complex results keep the float dtype here)
-            return Tensor(tensor.shape, tensor.dtype)
+            return Tensor(tensor.shape, tensor.dtype, requires_grad=tensor.requires_grad)
         if name == "dtype":  # torch's dtype object of the tensor's class (`x.dtype is torch.float32`)
             return self.dtypes.get(tensor.dtype, tensor.dtype)
         if name in ("is_xpu", "is_mps"):  # like is_cuda: the analysis models a CPU tensor

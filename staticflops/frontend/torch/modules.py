@@ -719,9 +719,10 @@ class LayerFactory:
         dtype = tensors[0].dtype if state.kind not in ("embedding", "embedding_bag") else "float32"  # rows of a table
         recording = interp.framework.blocks.recording_grad()  # inside torch.no_grad(): no backward at all
         needs_grad = [t.requires_grad and recording for t in tensors]
-        # a tied weight (lm_head.weight = embed.weight) gets this use's gradient too: autograd sums both
-        trainable = recording and not state.frozen and any(p.trainable for p in layer_parameters(layer, tied=True).values())
-        results = [None if s is None else Tensor(s, dtype, requires_grad=any(needs_grad) or trainable)
+        params = layer_parameters(layer, tied=True)  # a tied weight gets this use's gradient too
+        learns = recording and not state.frozen and any(p.trainable for p in params.values())
+        trainable = learns and _weight_trainable(params)
+        results = [None if s is None else Tensor(s, dtype, requires_grad=any(needs_grad) or learns)
                    for s in outputs]
         interp.framework.tracer.record(TracedOp(
             kind=state.kind, label=layer.cls.name, attrs=attrs, facts=facts, inputs=shapes,
@@ -732,6 +733,15 @@ class LayerFactory:
             _pooled_constant(tensors[0], results[0])
         package = _RETURN_SHAPES.get(state.kind)
         return package(results) if package else results[0]
+
+
+def _weight_trainable(params: dict) -> bool:
+    """Whether a layer's op has a weight gradient (of its weight/bias ``params``, tied ones
+    included: ``lm_head.weight = embed.weight`` gets this use's gradient too, autograd sums
+    both): its ``weight`` needs one; a bias alone (BitFit) has a gradient that is a sum, no
+    product of the input (its output still needs a gradient); without a weight, any."""
+    weight = params.get("weight")
+    return weight.trainable if weight is not None else any(p.trainable for p in params.values())
 
 
 # The leading tensor parameters of a layer's forward, by kind: torch names most `input`.

@@ -119,6 +119,7 @@ def test_the_option_on_a_model_without_a_switch_says_so(tmp_path):
     result = CliRunner().invoke(app, ["analyze", str(path), "--input", "2x4", "--gradient-checkpointing"])
     assert result.exit_code == 1  # an error about the input (cli/app.py's _guarded)
     assert "gradient_checkpointing_enable" in result.output and "torch.utils.checkpoint" in result.output
+    assert f"Net ({path}:3:1)" in result.output  # where the class without a switch is defined
 
 
 def _checkpointed(tmp_path, forward: str, init: str = "") -> Path:

@@ -35,7 +35,8 @@ def enable_checkpointing(interp, root, anchor) -> None:
             continue
         interp.call(method, args, {}, anchor)
         return
-    raise UsageError(f"--gradient-checkpointing: {root.cls.name} has no gradient_checkpointing_enable() "
+    where = f" ({root.cls.location})" if root.cls.location is not None else ""
+    raise UsageError(f"--gradient-checkpointing: {root.cls.name}{where} has no gradient_checkpointing_enable() "
                      "(transformers) or set_grad_checkpointing() (timm); a model of your own checkpoints where "
                      "its forward calls torch.utils.checkpoint.checkpoint, with or without this option")
 

@@ -120,6 +120,7 @@ def analyze(
     assume: Iterable[str] = (),
     keyword_inputs: Iterable[str] | dict = (),
     gradient_checkpointing: bool = False,
+    past_tokens: int | str | None = None,
 ) -> Report:
     """Analyse the model defined in ``path`` without importing or running it.
 
@@ -166,10 +167,12 @@ def analyze(
     Raises ``AnalysisError`` (with a location) when the model cannot be analysed and
     ``UsageError`` for malformed arguments.
     """
-    specs, keywords = _input_specs(inputs, keyword_inputs, assume)
+    specs, keywords, past = _input_specs(inputs, keyword_inputs, assume, past_tokens)
     freeze = tuple(freeze)
     training = training or bool(freeze) or steps is not None or hardware is not None or peak_tflops is not None \
         or gradient_checkpointing
+    if past is not None and (training or keywords):
+        raise UsageError("--past-tokens prices an inference step: it takes no --training options and no --keyword-input")
     if hardware is not None and peak_tflops is not None:
         raise UsageError("--hardware and --peak-tflops both give the peak throughput: use one")
     for flag, given in (("--hardware", hardware), ("--peak-tflops", peak_tflops)):
@@ -196,7 +199,7 @@ def analyze(
                                                               batch=batch, reader=reader, budget=budget,
                                                               libraries=libraries, env=environment,
                                                               keyword_inputs=keywords, training=training,
-                                                              checkpointing=gradient_checkpointing))
+                                                              checkpointing=gradient_checkpointing, past=past))
     finally:
         read.stop()
     if read.shown:
@@ -207,14 +210,30 @@ def analyze(
     return build_report(ir, cost, ruleset, summary, dtype=dtype)
 
 
-def _input_specs(inputs, keyword_inputs, assume) -> tuple[list, dict]:
-    """The positional input specs and the keyword ones (name -> spec), the ranges ``assume``
-    gives applied to the sizes either names."""
+def _input_specs(inputs, keyword_inputs, assume, past_tokens=None) -> tuple[list, dict, object]:
+    """The positional input specs, the keyword ones (name -> spec) and the ``past_tokens`` size
+    (None, an int or a symbol), the ranges ``assume`` gives applied to the sizes any of them names."""
     specs = [s if isinstance(s, InputSpec) else parse_input_spec(s) for s in inputs]
     items = keyword_inputs.items() if isinstance(keyword_inputs, dict) else map(parse_keyword_input, keyword_inputs)
     keywords = {name: spec if isinstance(spec, InputSpec) else parse_input_spec(spec) for name, spec in items}
-    ranged = assume_ranges(specs + list(keywords.values()), assume)
-    return ranged[:len(specs)], dict(zip(keywords, ranged[len(specs):]))
+    extra = [] if past_tokens is None else [_past_spec(past_tokens)]
+    ranged = assume_ranges(specs + list(keywords.values()) + extra, assume)
+    past = ranged[-1].shape[0] if extra else None
+    return ranged[:len(specs)], dict(zip(keywords, ranged[len(specs):len(specs) + len(keywords)])), past
+
+
+def _past_spec(past_tokens) -> InputSpec:
+    """``--past-tokens``: a positive count or a size name, read as a one-size shape."""
+    text = str(past_tokens) if not isinstance(past_tokens, bool) else ""
+    try:
+        spec = parse_input_spec(text)
+    except UsageError:
+        spec = None
+    if spec is None or len(spec.shape) != 1 or spec.dtype != "float32" or spec.fill is not None \
+            or (type(spec.shape[0]) is int and spec.shape[0] < 1):
+        raise UsageError(f"--past-tokens expects a number of cached tokens (2047) or a size name (P), "
+                         f"got {str(past_tokens)[:40]!r}")
+    return spec
 
 
 class _ModelSource:
@@ -261,13 +280,15 @@ def _trace_torch(source, model, kwargs, specs, *, freeze=(), batch=None, **conte
 
 
 def _trace_keras(source, model, kwargs, specs, *, freeze=(), batch=None, keyword_inputs=None, training=False,
-                 checkpointing=False, **context):
+                 checkpointing=False, past=None, **context):
     from staticflops.frontend.keras_model import analyse_keras  # only Keras files pay for its import
 
     if keyword_inputs:
         raise UsageError("--keyword-input is for PyTorch models (a Keras model is called with its inputs in order)")
     if checkpointing:
         raise UsageError("--gradient-checkpointing is for PyTorch models (torch.utils.checkpoint)")
+    if past is not None:
+        raise UsageError("--past-tokens is for PyTorch models (forward's past_key_values)")
     return analyse_keras(source, model, kwargs, specs, batch, freeze=freeze, **context)
 
 
@@ -434,7 +455,7 @@ def compare(
 
     names = list(rules) if rules else _builtin_order()
     rulesets = [load_ruleset(name) for name in names]
-    specs, keywords = _input_specs(inputs, keyword_inputs, assume)
+    specs, keywords, _ = _input_specs(inputs, keyword_inputs, assume)
     budget = make_budget(limits)
     libraries = LibraryFiles(library_roots(python and str(python), [str(p) for p in source_path]), budget.max_file_bytes)
     if batch is not None and (not isinstance(batch, int) or batch < 1):

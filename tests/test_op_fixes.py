@@ -94,3 +94,29 @@ def test_recurrent_cells_and_losses_under_other_conventions():
     # Linear(6, 4) on 3x6: 12 x (6 + 5 + 1) = 144; CrossEntropyLoss over 4 classes, 3 rows:
     # 3 x 5*4 = 60, mean: 2 adds + 1 divide -> 63; 207 in all.
     assert _recorded("cross_entropy_module", "full").totals.forward_flops == 207
+
+
+SYMBOLIC_SCALAR = '''
+import torch
+from torch import nn
+
+
+class AddsItsLength(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.add(self.fc(x), x.shape[1])
+'''
+
+
+def test_a_symbolic_size_is_a_scalar_operand(tmp_path):
+    """``torch.add(t, x.shape[1])`` with the size a symbol T: a Python number, as with a concrete
+    size (it used to be "Expr used as a tensor", leaving the result unknown)."""
+    path = tmp_path / "model.py"
+    path.write_text(SYMBOLIC_SCALAR)
+    report = staticflops.analyze(str(path), inputs=["1xTx8"])
+    assert report.unknown == []
+    assert report.outputs == [[1, "T", 8]]
+    assert report.totals.forward_flops == "128*T"  # Linear(8, 8): 2 * 8 * 8 per token

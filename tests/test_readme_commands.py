@@ -55,6 +55,9 @@ NOT_RUN = {
         "needs a downloaded config.json and transformers wheel (network)",
     "staticflops analyze llama-3-8b/config.json --input 1x2048:int64 --gradient-checkpointing":
         "needs a downloaded config.json and transformers (tests/test_checkpointing.py runs the option on small configs)",
+    "staticflops analyze llama-3-8b/config.json --input 1x1:int64 --past-tokens P --assume 'P>=2' --dtype bf16 "
+    "--source-path wheels/":
+        "needs a downloaded config.json and transformers wheel (tests/test_generation.py analyses the same config)",
     "staticflops analyze sd-v1-5/unet/config.json --input 1x4x64x64 --input 1:int64 --input 1x77x768":
         "needs a downloaded config.json and diffusers installed (tests/test_diffusers.py analyses the same config)",
     "staticflops analyze models/ --input 1x3x224x224": _YOURS,

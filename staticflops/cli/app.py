@@ -133,6 +133,7 @@ def analyze(
     training: Annotated[bool, typer.Option("--training", help="Add backward FLOPs (input and weight gradients) and training FLOPs per step.")] = False,
     freeze: Annotated[Optional[list[str]], typer.Option("--freeze", help="Module-path glob whose weights are frozen (no weight gradients); repeatable. Implies --training.")] = None,
     gradient_checkpointing: Annotated[bool, typer.Option("--gradient-checkpointing", help="Switch gradient checkpointing on with the model's own method (transformers' gradient_checkpointing_enable(), timm's set_grad_checkpointing()): backward runs the checkpointed forward again, counted in the training FLOPs. torch.utils.checkpoint calls in your code count without it. Implies --training.")] = False,
+    past_tokens: Annotated[Optional[str], typer.Option("--past-tokens", help="Price one generation step: the --input tokens (1x1:int64) over a key/value cache of this many earlier tokens (2047, or a name such as P for a formula), which a first forward with use_cache=True fills, not counted. The report adds the cache's size.", metavar="N")] = None,
     steps: Annotated[Optional[int], typer.Option("--steps", min=1, help="Training steps: total training FLOPs = per step x steps. Implies --training.")] = None,
     hardware: Annotated[Optional[str], typer.Option("--hardware", help="Device from rules/hardware.yaml (h100, h200, a100, l4, cpu) for GPU-hours. Implies --training.")] = None,
     precision: Annotated[str, typer.Option("--precision", help="Precision whose peak throughput --hardware uses: fp64, fp32, tf32, bf16, fp16, fp8 (or float32, bfloat16, half...: the names --dtype takes).")] = "bf16",
@@ -163,6 +164,8 @@ def analyze(
             options["assume"] = list(assume)
         if keyword_inputs:
             options["keyword_inputs"] = list(keyword_inputs)
+        if past_tokens is not None:
+            options["past_tokens"] = past_tokens
         if training or freeze or steps is not None or hardware is not None or peak_tflops is not None \
                 or gradient_checkpointing:
             options.update(training=True, freeze=freeze or [], steps=steps, hardware=hardware, precision=precision,
@@ -201,6 +204,8 @@ def analyze(
         options["keyword_inputs"] = list(keyword_inputs)
     if gradient_checkpointing:  # likewise
         options["gradient_checkpointing"] = True
+    if past_tokens is not None:  # likewise
+        options["past_tokens"] = past_tokens
     # The console script keeps the report, and what this command prints, for a later run with
     # nothing changed (answers.py); not with --python: that environment's folders are found by
     # globbing, which the record cannot replay

@@ -8,7 +8,7 @@ from fnmatch import fnmatch
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, Diagnostic, Location, UsageError
 from staticflops.frontend.interpreter import Interpreter
 from staticflops.frontend.source import SourceFile
-from staticflops.frontend.torch import constants
+from staticflops.frontend.torch import constants, generation
 from staticflops.frontend.torch.example_input import example_inputs, input_hint
 from staticflops.frontend.torch.framework import TorchFramework
 from staticflops.frontend.torch.modules import is_module, layer_parameters, set_training
@@ -44,9 +44,11 @@ def enable_checkpointing(interp, root, anchor) -> None:
 def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: list[InputSpec],
                   freeze: tuple = (), reader=None, budget=None, libraries=None,
                   env: dict | None = None, keyword_inputs: dict | None = None, training: bool = False,
-                  checkpointing: bool = False) -> ModelIR:
+                  checkpointing: bool = False, past=None) -> ModelIR:
     """``training``: the forward runs in train mode (``model.train()``), as a training step does;
-    ``checkpointing``: gradient checkpointing switched on first, by the model's own method."""
+    ``checkpointing``: gradient checkpointing switched on first, by the model's own method;
+    ``past``: a size (int or symbol): the traced forward is one generation step over a key/value
+    cache of that many earlier tokens (torch/generation.py)."""
     keyword_inputs = keyword_inputs or {}
     framework = TorchFramework()
     interp = Interpreter(framework, budget)
@@ -74,7 +76,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         raise AnalysisError(f"no --input given: pass one shape per argument of {built}{input_hint(root)} "
                             "(or set self.example_input_array in __init__)", code="SF102")
     _freeze(root, freeze, complete=stopped is None)
-    result = None
+    result = cache = None
     if stopped is None:
         # inference in eval mode (`model.eval()`), a training step in train mode (dropout, stochastic
         # depth, a checkpointed layer's `self.training` test), as PyTorch runs them
@@ -83,6 +85,9 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
             enable_checkpointing(interp, root, anchor)
         tensors = [_input_tensor(spec) for spec in inputs]  # model inputs do not require grad
         keywords = _keyword_tensors(keyword_inputs)
+        if past is not None:  # the prompt's forward fills the cache, untraced
+            cache = generation.filled_cache(interp, root, _input_tensor(generation.prompt_spec(inputs, past)), anchor)
+            keywords.update(generation.step_keywords(cache))
         framework.tracer.active = True
         try:
             result = interp.call(root, tensors, keywords, anchor)
@@ -100,6 +105,10 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         "inputs": list(inputs), "outputs": _output_shapes(result),
         "unknowns": list(interp.unknowns), "diagnostics": list(interp.diagnostics), "stopped": stopped_diagnostic(stopped),
         "ignores": interp.ignores, "keyword_inputs": dict(keyword_inputs), "checkpoints": regions.table,
+        "generation": None if past is None else {
+            "past_tokens": past,
+            "kv_cache": [] if cache is None else generation.cache_shapes(generation.cache_after(interp, result, cache,
+                                                                                              anchor))},
     }, _GIVEN_IR)
 
 
@@ -132,7 +141,7 @@ def _why(value) -> str:
 
 
 _GIVEN_IR = frozenset({"name", "framework", "file", "root", "ops", "inputs", "outputs", "unknowns", "diagnostics", "stopped",
-                       "ignores", "keyword_inputs", "checkpoints"})
+                       "ignores", "keyword_inputs", "checkpoints", "generation"})
 
 
 def _keyword_tensors(specs: dict) -> dict:

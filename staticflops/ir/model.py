@@ -89,3 +89,6 @@ class ModelIR(_IR):
     # (reentrant, or early_stop=False), "parent": the region it runs inside, or None, "inputs":
     # the shapes of its tensor arguments, which it keeps for backward instead of its ops' tensors}.
     checkpoints: list[dict] = Field(default_factory=list)
+    # --past-tokens: the forward is one generation step, {"past_tokens": the cache's length before
+    # it (int or symbol), "kv_cache": the shapes of the cache's floating-point tensors after it}
+    generation: Optional[dict] = None

@@ -13,7 +13,7 @@ import difflib
 import re
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
@@ -50,6 +50,8 @@ class ModelConfig(BaseModel):
     keyword_inputs: dict[str, str] = Field(default_factory=dict)
     # as --gradient-checkpointing: its training FLOPs count the forward backward runs again
     gradient_checkpointing: bool = False
+    # as --past-tokens: the forward priced is one generation step over a cache of this many tokens
+    past_tokens: Optional[Union[int, str]] = None
     rules: Optional[str] = None  # default: the project's `rules`
     budget: dict[str, int] = Field(default_factory=dict)
     allow_unknown: Optional[bool] = None  # default: the project's `allow_unknown`

@@ -50,6 +50,8 @@ def request_for(config: ProjectConfig, model: ModelConfig) -> dict:
         request["training"] = True  # passed on only when supported; an upgrade changes the cache key anyway
     if model.gradient_checkpointing:  # only when set, as keyword_inputs
         request["gradient_checkpointing"] = True
+    if model.past_tokens is not None:  # likewise
+        request["past_tokens"] = model.past_tokens
     if config.limits:  # only when set: the cache keys of configs without limits stay as they were
         request["limits"] = dict(config.limits)
     request.update(config.library_options())  # only when set, as limits

@@ -8,10 +8,10 @@ from staticflops.cost.memory import dtype_bytes
 from staticflops.diagnostics import code_of
 from staticflops.ir import ModelIR
 from staticflops.ir.construct import construct
-from staticflops.report.schema import (SCHEMA_VERSION, TRAINING_TOTALS, DiagnosticOut, Layer, Report, Suppressed,
-                                       Totals, Training, Unknown)
+from staticflops.report.schema import (SCHEMA_VERSION, TRAINING_TOTALS, DiagnosticOut, Generation, Layer, Report,
+                                       Suppressed, Totals, Training, Unknown)
 from staticflops.rulesets import RuleSet
-from staticflops.shapes import Expr, format_dim
+from staticflops.shapes import Expr, InputSpec, format_dim
 from staticflops.shapes.expr import symbol_range
 from staticflops.shapes.shape import range_text
 
@@ -50,17 +50,35 @@ def build_report(ir: ModelIR, cost: CostResult, rules: RuleSet, training: Traini
         None if cost.training else _UNTRAINED_TOTALS)
     report = construct(Report, {
         "schema_version": SCHEMA_VERSION, "file": ir.file, "model": ir.name, "framework": ir.framework,
-        "rules": rules.name, "inputs": [str(spec) for spec in ir.inputs], "assumed": assumed_ranges([*ir.inputs, *ir.keyword_inputs.values()]), "outputs": [shape_out(s) for s in ir.outputs],
+        "rules": rules.name, "inputs": [str(spec) for spec in ir.inputs], "assumed": assumed_ranges([*ir.inputs, *ir.keyword_inputs.values(), *_past_size(ir)]), "outputs": [shape_out(s) for s in ir.outputs],
         "totals": totals, "layers": _rows(cost, size),
         "unknown": [], "diagnostics": [], "training": training, "partial": False, "stopped": None,
         "suppressed": [], "tool_version": __version__,
-        "keyword_inputs": {name: str(spec) for name, spec in ir.keyword_inputs.items()}}, _REPORT_GIVEN)
+        "keyword_inputs": {name: str(spec) for name, spec in ir.keyword_inputs.items()},
+        "generation": None if ir.generation is None else _generation(ir.generation, size)}, _REPORT_GIVEN)
     _sort_suppressed(report, cost.unknowns, ir.diagnostics, ir.ignores)
     if ir.stopped is not None:
         report.partial = True
         report.stopped = _diagnostic(ir.stopped)
         report.diagnostics.append(report.stopped)
     return report
+
+
+def _past_size(ir: ModelIR) -> list:
+    """--past-tokens' size, as a one-size shape for ``assumed_ranges``."""
+    return [] if ir.generation is None else [InputSpec((ir.generation["past_tokens"],), "int64")]
+
+
+def _generation(step: dict, size: int) -> Generation:
+    """The key/value cache after the step: its floating-point tensors at the report's dtype."""
+    elements = 0
+    for shape in step["kv_cache"]:
+        numel = 1
+        for dim in shape:
+            numel = numel * dim
+        elements = elements + numel
+    return construct(Generation, {"past_tokens": count(step["past_tokens"]), "kv_cache_bytes": count(elements * size),
+                                  "kv_cache_tensors": len(step["kv_cache"])})
 
 
 def _sort_suppressed(report: Report, unknowns, diagnostics, ignores: dict) -> None:
@@ -157,7 +175,7 @@ def _rows(cost: CostResult, size: int) -> list[Layer]:
 
 _UNTRAINED_TOTALS = frozenset(Totals.model_fields) - set(TRAINING_TOTALS)  # the fields given without --training
 _REPORT_GIVEN = frozenset({"file", "model", "framework", "rules", "inputs", "assumed", "outputs", "totals", "layers", "unknown",
-                           "training", "tool_version", "keyword_inputs"})
+                           "training", "tool_version", "keyword_inputs", "generation"})
 _ALL_FIELDS = frozenset(Layer.model_fields)
 
 

@@ -15,7 +15,7 @@ from staticflops.report.by_type import COLUMNS as TYPE_COLUMNS, type_cells
 from staticflops.report.escape import MAX_MESSAGE, html_text
 from staticflops.report.html_charts import icicle, is_symbolic, type_bars
 from staticflops.report.training_lines import recomputed, rule_of_thumb, run_line
-from staticflops.report.units import completeness, human, input_texts, notes, partial_banner, share
+from staticflops.report.units import completeness, generation_line, human, input_texts, notes, partial_banner, share
 
 if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
     from staticflops.report.schema import Report
@@ -117,7 +117,8 @@ def _sections(report: Report, depth: int | None, exact: bool = False, by_type: b
                  + (f", saved for backward {_count(totals.saved_activation_bytes, 'B')}" if training else "") + "</p>")
     outputs = ", ".join(_t(_shape(s)) for s in report.outputs) or ("?" if report.partial else "")
     parts.append(f"<p>Inputs: {', '.join(_t(i) for i in input_texts(report))} &nbsp; Outputs: {outputs}<br>"
-                 f"Convention ({_t(report.rules)}): {_message(totals.convention)}</p>")
+                 + ("" if (step := generation_line(report, _t)) is None else f"{step}<br>")
+                 + f"Convention ({_t(report.rules)}): {_message(totals.convention)}</p>")
     symbolic = is_symbolic(totals.forward_flops) or is_symbolic(totals.params)
     parts += ["<h2>Where the FLOPs go</h2>",
               '<p class="note">Forward FLOPs by module: each box spans its children; hover for the name and count.'

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from staticflops.report.escape import MAX_MESSAGE, md_code, visible
-from staticflops.report.units import completeness, human, input_texts, notes, partial_banner, range_hint, share
+from staticflops.report.units import completeness, generation_line, human, input_texts, notes, partial_banner, range_hint, share
 from staticflops.report.training_lines import recomputed
 
 if TYPE_CHECKING:  # annotations only: schema.py imports this module for Report's own renderers
@@ -25,6 +25,7 @@ def render_markdown(report: Report, max_depth: int | None = None) -> str:
         "",
         f"Convention: {_message(totals.convention)}. Inputs: {', '.join(md_code(i) for i in input_texts(report))}.",
         "",
+        *([] if (step := generation_line(report, md_code)) is None else [step + ".", ""]),
         *_training_lines(report),
         f"Memory ({totals.dtype}): params {human(totals.param_bytes, 'B')}, activations "
         f"{human(totals.activation_bytes, 'B')} (every op output), read {human(totals.mem_read_bytes, 'B')}, "

@@ -116,6 +116,14 @@ class Training(_Contract):
     budget: Optional[TrainingBudget] = None
 
 
+class Generation(_Contract):
+    """With --past-tokens: the forward priced is one generation step over a key/value cache."""
+
+    past_tokens: Count  # the cache's length before the step (a number, or a size name)
+    kv_cache_bytes: Count  # the cache's floating-point tensors after the step, at totals.dtype
+    kv_cache_tensors: int  # how many tensors those are (a key and a value per attention layer, most often)
+
+
 class Unknown(_Contract):
     location: str
     what: str
@@ -164,6 +172,7 @@ class Report(_Contract):
     tool_version: Optional[str] = None  # the staticflops that wrote the report (None: read from an older cache)
     # forward's keyword arguments given (--keyword-input): name -> its input spec; absent when none
     keyword_inputs: dict[str, str] = Field(default_factory=dict)
+    generation: Optional[Generation] = None  # with --past-tokens only
 
     def to_json(self) -> str:
         """The JSON contract: training-only fields are absent (not null) without --training."""
@@ -223,6 +232,8 @@ def _contract_head(data: dict) -> dict:
         del data["training"]
     if data.get("keyword_inputs", 0) == {}:
         del data["keyword_inputs"]
+    if data.get("generation", 0) is None:
+        del data["generation"]
     return data
 
 

@@ -14,7 +14,7 @@ from staticflops.report.repeats import Shown, collapsed
 from staticflops.report.schema import Report
 from staticflops.report.symbolic import APPROXIMATE, short_count, short_dim
 from staticflops.report.training_lines import recomputed, rule_of_thumb, run_line
-from staticflops.report.units import completeness, human, input_texts, notes, partial_banner, range_hint, share
+from staticflops.report.units import completeness, generation_line, human, input_texts, notes, partial_banner, range_hint, share
 
 
 def _shape(shape, calls: int = 1, short=str) -> str:
@@ -101,6 +101,8 @@ def render_table(report: Report, console: Console, max_depth: int | None = None,
                   + (f", saved for backward {human(totals.saved_activation_bytes, 'B')}" if training else "")))
     outputs = ", ".join(visible(_shape(s)) for s in report.outputs) or ("? (stopped before the end)" if report.partial else "")
     console.print(Text(f"Inputs: {', '.join(visible(i) for i in input_texts(report))}   Outputs: {outputs}"))
+    if (step := generation_line(report, visible)) is not None:
+        console.print(Text(step))
     console.print(Text(f"Convention ({visible(report.rules)}): {_message(totals.convention)}"))
     if training:
         _print_training(report, console)

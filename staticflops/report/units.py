@@ -107,10 +107,23 @@ def input_texts(report) -> list[str]:
     return [*report.inputs, *(f"{name}={spec}" for name, spec in report.keyword_inputs.items())]
 
 
+def generation_line(report, code=str) -> str | None:
+    """With --past-tokens: what the forward priced is, and the key/value cache it leaves
+    (``code`` marks up the size name, as each format shows names)."""
+    step = report.generation
+    if step is None:
+        return None
+    return (f"Generation step over a key/value cache of {code(str(step.past_tokens))} earlier tokens (the forward "
+            f"filling it not counted); cache after the step: {human(step.kv_cache_bytes, 'B')} "
+            f"({report.totals.dtype}, {step.kv_cache_tensors} tensors)")
+
+
 def range_hint(report) -> str | None:
     """A line for the unresolved list when the code compared a symbolic size of the inputs with
     a number (`q_length > 1`): a range given with ``--assume`` decides such a comparison."""
     specs = [*report.inputs, *report.keyword_inputs.values()]
+    if report.generation is not None:
+        specs.append(str(report.generation.past_tokens))
     named = {part for spec in specs for part in re.split(r"[x,×]", spec.split(":")[0].split("=")[0])
              if _SIZE_NAMES.fullmatch(part)}
     for unknown in report.unknown:

@@ -20,6 +20,7 @@ from staticflops.frontend.torch.nearest_values import nearest_values
 from staticflops.frontend.torch.layers import argument_error, legacy_reduction, ntuple
 from staticflops.shapes import format_shape
 from staticflops.shapes import tensor_ops as ops
+from staticflops.shapes.expr import Expr
 from staticflops.shapes.layers import infer
 from staticflops.shapes.tensor_ops import ShapeError
 
@@ -63,7 +64,7 @@ class TorchOps:
             return value.shape
         if isinstance(value, Unknown):
             raise CannotKnow(value.reason)
-        if isinstance(value, (int, float, bool)):
+        if isinstance(value, (int, float, bool, Expr)):  # a Python scalar; Expr: a symbolic size (`x + T`)
             return ()
         raise CannotKnow(f"{type(value).__name__} used as a tensor")
 

@@ -1,0 +1,105 @@
+"""One generation step over a key/value cache (``--past-tokens P``).
+
+A decoder that generates text runs its forward once per new token, over a cache of the keys
+and values of every earlier token: the step's attention reads P + 1 positions, its other
+layers only the new token.  Pricing the step means running the model as ``generate()`` does:
+a first forward on P tokens with ``use_cache=True`` fills the cache (not counted: that is the
+prompt's cost, what ``--input 1xP`` prices), then the traced forward takes the new tokens with
+``past_key_values=`` that cache.  The model's own cache code runs both times, so whatever
+cache it keeps (transformers' ``DynamicCache``, sliding-window layers, a hand-written tuple of
+tensors) is what gets priced; nothing here knows a library.
+
+The cache's size after the step is the floating-point tensors it holds (the report prices
+their bytes at ``--dtype``, as activations): for most decoders 2 × layers × B × kv-heads ×
+(P + new) × head size.
+"""
+
+from __future__ import annotations
+
+from staticflops.diagnostics import AnalysisError, BudgetExceeded, UsageError
+from staticflops.frontend.values import Instance, Tensor, Unknown, describe
+from staticflops.shapes import InputSpec
+
+# forward's keyword arguments, as transformers (and most hand-written decoders) name them
+CACHE_ARGUMENT = "past_key_values"
+USE_CACHE = "use_cache"
+
+
+def prompt_spec(inputs: list[InputSpec], past) -> InputSpec:
+    """The first forward's input: the new tokens' ids with the sequence size ``past``."""
+    if len(inputs) != 1 or len(inputs[0].shape) != 2:
+        raise UsageError("--past-tokens takes one --input, the new tokens' ids (1x1:int64: one token per step; "
+                         f"got {', '.join(map(str, inputs)) or 'none'})")
+    spec = inputs[0]
+    return InputSpec((spec.shape[0], past), spec.dtype, spec.fill)
+
+
+def filled_cache(interp, root: Instance, prompt: Tensor, anchor):
+    """The cache ``root`` returns after its forward on ``prompt`` with ``use_cache=True``."""
+    try:
+        output = interp.call(root, [prompt], {USE_CACHE: True}, anchor)
+    except AnalysisError as error:
+        if isinstance(error, BudgetExceeded):
+            raise
+        # the step was never reached: say which forward failed (forward may not take use_cache)
+        error.message = f"--past-tokens: the forward filling the cache (use_cache=True) failed: {error.message}"
+        error.args = (error.message,)
+        raise
+    cache = _returned_cache(interp, output, anchor)
+    if cache is None or isinstance(cache, Unknown):
+        why = "none" if cache is None else describe(cache)
+        where = interp.location(anchor) if anchor is not None else None
+        raise AnalysisError(f"--past-tokens: {root.cls.name} returned no key/value cache from forward(..., "
+                            f"use_cache=True) ({CACHE_ARGUMENT}: {why}), so there is no cache to run a step over",
+                            where, "SF101")
+    return cache
+
+
+def cache_after(interp, output, given, anchor):
+    """The cache after the step: the one the step returns (a tuple cache is rebuilt each step),
+    else the one it was given (transformers' caches grow in place)."""
+    returned = _returned_cache(interp, output, anchor)
+    return given if returned is None or isinstance(returned, Unknown) else returned
+
+
+def _returned_cache(interp, output, anchor):
+    if isinstance(output, dict) and CACHE_ARGUMENT in output:  # a ModelOutput, a dict
+        return output[CACHE_ARGUMENT]
+    if isinstance(output, Instance):  # an output object with the attribute
+        try:
+            return interp.get_attribute(output, CACHE_ARGUMENT, anchor)
+        except AnalysisError:
+            return None
+    if isinstance(output, tuple) and len(output) > 1:  # (logits, past_key_values), the tuple convention
+        return output[1]
+    return None
+
+
+def step_keywords(cache) -> dict:
+    """forward's keyword arguments for the step: the filled cache, kept on."""
+    return {CACHE_ARGUMENT: cache, USE_CACHE: True}
+
+
+def cache_shapes(cache) -> list[tuple]:
+    """Shapes of the floating-point tensors the cache holds, each once (a layer list, a tuple of
+    (key, value) pairs, an object's attributes)."""
+    shapes, seen, pending = [], set(), [cache]
+    while pending:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, Tensor):
+            if value.shape is not None and _floating(value.dtype):
+                shapes.append(tuple(value.shape))
+        elif isinstance(value, dict):
+            pending.extend(reversed(list(value.values())))
+        elif isinstance(value, (list, tuple)):
+            pending.extend(reversed(value))
+        if isinstance(value, Instance):
+            pending.extend(reversed(list(value.attrs.values())))
+    return shapes
+
+
+def _floating(dtype: str) -> bool:
+    return "float" in dtype or dtype in ("half", "double")

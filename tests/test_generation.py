@@ -1,0 +1,241 @@
+"""``--past-tokens``: one generation step over a key/value cache.
+
+Ground truth: tests/fixtures/generation_ground_truth.json, recorded by tools/record_generation.py
+executing torch 2.13.0 CPU + transformers 5.23.0 (an uncounted forward on P tokens with
+``use_cache=True``, then FlopCounterMode over one new token with that cache; the cache's
+elements after the step).  transformers 5.23.0 and huggingface_hub 2.4.0 are read from their
+wheels (`pip download --no-deps`), never imported.
+
+By hand for TinyDecoder below (width 32, vocabulary 100, one new token over P cached ones):
+  qkv 2*32*96 = 6,144; q @ k^T 2*32*(P + 1); attention @ v 2*(P + 1)*32; out 2*32*100 = 6,400
+  (embedding and softmax 0 in the standard rules): 128*P + 12,672 FLOPs.
+  cache after the step: keys and values, 1 x (P + 1) x 32 each, float32: 2 * 4 * 32 * (P + 1)
+  = 256*P + 256 bytes.
+Llama-3-8B (published config) at 2,048 tokens of context: every weight but the embedding once
+per token, 2 * (8,030,261,248 - 128,256*4,096) = 15,009,316,864, plus attention over P + 1
+positions, 2 (scores and mix) * 2 * 32 layers * 32 heads * 128 * (P + 1) = 524,288 * (P + 1);
+its cache 2 * 32 layers * 8 key/value heads * 128 * (P + 1) elements.
+"""
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import staticflops
+import wheels
+from staticflops.cli.app import app
+from staticflops.diagnostics import AnalysisError, UsageError
+
+TRUTH = json.loads((Path(__file__).parent / "fixtures" / "generation_ground_truth.json").read_text())
+PACKAGES = {"transformers": TRUTH["versions"]["transformers"], "huggingface_hub": "2.4.0"}
+STEPS = [(group, name, index) for group in ("small", "published") for name in sorted(TRUTH[group])
+         for index in range(len(TRUTH[group][name]["steps"]))]
+
+TINY = textwrap.dedent('''
+    import torch
+    from torch import nn
+
+
+    class TinyDecoder(nn.Module):
+        def __init__(self, vocab=100, width=32):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, width)
+            self.qkv = nn.Linear(width, 3 * width, bias=False)
+            self.out = nn.Linear(width, vocab, bias=False)
+
+        def forward(self, ids, past_key_values=None, use_cache=False):
+            x = self.embed(ids)
+            q, k, v = self.qkv(x).chunk(3, dim=-1)
+            if past_key_values is not None:
+                k = torch.cat([past_key_values[0], k], dim=1)
+                v = torch.cat([past_key_values[1], v], dim=1)
+            attn = torch.softmax(q @ k.transpose(1, 2), dim=-1) @ v
+            logits = self.out(attn)
+            return (logits, (k, v)) if use_cache else logits
+
+
+    class NoCache(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, ids, use_cache=False):
+            return self.fc(ids.float().unsqueeze(-1).expand(-1, -1, 4))
+
+
+    class NoKeyword(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, ids):
+            return self.fc(ids.float().unsqueeze(-1).expand(-1, -1, 4))
+''')
+
+
+@pytest.fixture(scope="module")
+def transformers_source(request, tmp_path_factory) -> Path:
+    return wheels.unpacked_side_by_side(request, tmp_path_factory, "transformers", PACKAGES)
+
+
+@pytest.fixture
+def tiny(tmp_path) -> Path:
+    path = tmp_path / "tiny.py"
+    path.write_text(TINY)
+    return path
+
+
+def test_a_hand_written_tuple_cache_gives_the_step_as_a_formula_in_p(tiny):
+    report = staticflops.analyze(tiny, model="TinyDecoder", inputs=["1x1:int64"], past_tokens="P")
+    assert report.totals.complete
+    assert report.totals.forward_flops == "128*P + 12672"
+    assert report.generation.past_tokens == "P"
+    assert report.generation.kv_cache_bytes == "256*P + 256"
+    assert report.generation.kv_cache_tensors == 2
+
+
+def test_a_number_of_past_tokens_gives_numbers(tiny):
+    report = staticflops.analyze(tiny, model="TinyDecoder", inputs=["1x1:int64"], past_tokens=9, dtype="bf16")
+    assert report.totals.forward_flops == 128 * 9 + 12_672
+    assert report.generation.kv_cache_bytes == 2 * 2 * 32 * 10  # bfloat16: 2 bytes an element
+    assert report.generation.past_tokens == 9
+
+
+def test_without_the_option_the_forward_runs_once_without_a_cache(tiny):
+    report = staticflops.analyze(tiny, model="TinyDecoder", inputs=["1x1:int64"])
+    assert report.generation is None
+    assert report.totals.forward_flops == 6_144 + 2 * 32 + 2 * 32 + 6_400  # attention over the token itself
+
+
+def test_a_model_that_returns_no_cache_is_a_clear_error(tiny):
+    with pytest.raises(AnalysisError, match="NoCache returned no key/value cache") as raised:
+        staticflops.analyze(tiny, model="NoCache", inputs=["1x1:int64"], past_tokens=4)
+    assert raised.value.location is not None
+
+
+def test_a_forward_without_use_cache_says_which_forward_failed(tiny):
+    with pytest.raises(AnalysisError, match=r"--past-tokens: the forward filling the cache .*unexpected keyword "
+                                            r"argument 'use_cache'"):
+        staticflops.analyze(tiny, model="NoKeyword", inputs=["1x1:int64"], past_tokens=4)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"past_tokens": 0}, "--past-tokens expects a number"),
+    ({"past_tokens": "P x"}, "--past-tokens expects a number"),
+    ({"past_tokens": "1x2"}, "--past-tokens expects a number"),
+    ({"past_tokens": True}, "--past-tokens expects a number"),
+    ({"past_tokens": 4, "training": True}, "prices an inference step"),
+    ({"past_tokens": 4, "inputs": ["1x1:int64", "1x1:int64"]}, "takes one --input"),
+    ({"past_tokens": 4, "inputs": ["1x1x3:int64"]}, "takes one --input"),
+])
+def test_malformed_requests_are_usage_errors(tiny, options, message):
+    options = {"inputs": ["1x1:int64"], **options}
+    with pytest.raises(UsageError, match=message):
+        staticflops.analyze(tiny, model="TinyDecoder", **options)
+
+
+def test_assume_ranges_the_past_size(tiny):
+    report = staticflops.analyze(tiny, model="TinyDecoder", inputs=["1x1:int64"], past_tokens="P",
+                                 assume=["P>=16"])
+    assert report.assumed == ["16 <= P"]
+    assert report.totals.forward_flops == "128*P + 12672"
+    with pytest.raises(UsageError, match="Q is not a size named"):
+        staticflops.analyze(tiny, model="TinyDecoder", inputs=["1x1:int64"], past_tokens="P", assume=["Q>=2"])
+
+
+def test_the_cli_prints_the_step_and_the_json_has_it(tiny):
+    runner = CliRunner()
+    result = runner.invoke(app, ["analyze", str(tiny), "-m", "TinyDecoder", "--input", "1x1:int64",
+                                 "--past-tokens", "9", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert "Generation step over a key/value cache of 9 earlier tokens" in result.output
+    assert "2.56 KB (float32, 2 tensors)" in result.output  # 256 * 10 bytes
+    data = json.loads(runner.invoke(app, ["analyze", str(tiny), "-m", "TinyDecoder", "--input", "1x1:int64",
+                                          "--past-tokens", "9", "--no-cache", "-f", "json"]).output)
+    assert data["generation"] == {"past_tokens": 9, "kv_cache_bytes": 2_560, "kv_cache_tensors": 2}
+    plain = json.loads(runner.invoke(app, ["analyze", str(tiny), "-m", "TinyDecoder", "--input", "1x1:int64",
+                                           "--no-cache", "-f", "json"]).output)
+    assert "generation" not in plain  # absent, not null, without the option
+    markdown = runner.invoke(app, ["analyze", str(tiny), "-m", "TinyDecoder", "--input", "1x1:int64",
+                                   "--past-tokens", "P", "--no-cache", "-f", "markdown"]).output
+    assert "cache of `P` earlier tokens" in markdown
+    refused = runner.invoke(app, ["analyze", str(tiny), "-m", "TinyDecoder", "--input", "1x1:int64",
+                                  "--past-tokens", "-3", "--no-cache"])
+    assert refused.exit_code == 1 and "--past-tokens expects a number" in refused.output  # as --hardware without --mfu
+
+
+@pytest.mark.parametrize("group, name, index", STEPS)
+def test_transformers_step_equals_flop_counter_mode(transformers_source, tmp_path, group, name, index):
+    entry = TRUTH[group][name]
+    step = entry["steps"][index]
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(entry["config"]))
+    report = staticflops.analyze(config, inputs=["1x1:int64"], past_tokens=step["past_tokens"],
+                                 source_path=[transformers_source])
+    assert report.totals.complete, [f"{u.location}: {u.what}" for u in report.unknown]
+    assert report.totals.forward_flops == step["forward_flops"]
+    assert report.generation.kv_cache_bytes == 4 * step["kv_cache_elements"]  # float32
+    assert report.generation.kv_cache_tensors == step["kv_cache_tensors"]
+    assert report.outputs[0] == step["output_shapes"]["logits"]
+
+
+def test_llama_3_8b_step_is_a_formula_in_p_matching_the_recording(transformers_source, tmp_path):
+    entry = TRUTH["published"]["llama-3-8b"]
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(entry["config"]))
+    # the prompt's forward asks whether P tokens are more than one (sdpa's `q_length > 1`)
+    undecided = staticflops.analyze(config, inputs=["1x1:int64"], past_tokens="P", source_path=[transformers_source])
+    assert {u.what for u in undecided.unknown} == {"cannot compare P with 1"}
+    report = staticflops.analyze(config, inputs=["1x1:int64"], past_tokens="P", source_path=[transformers_source],
+                                 dtype="bf16", assume=["P>=2"])
+    assert report.totals.complete
+    # by hand (module docstring): 15,009,316,864 + 524,288 * (P + 1)
+    assert report.totals.forward_flops == "524288*P + 15009841152"
+    assert 524_288 * 2_047 + 15_009_841_152 == entry["steps"][0]["forward_flops"]
+    assert report.generation.kv_cache_bytes == "131072*P + 131072"  # 2 * 32 * 8 * 128 elements, 2 bytes each
+    assert 65_536 * 2_048 == entry["steps"][0]["kv_cache_elements"]
+
+
+def test_a_sliding_window_cache_leaves_the_window_comparison_open_until_assumed(transformers_source, tmp_path):
+    """Mistral's small config keeps a window of 16: the step attends to min(P + 1, 16) positions, so P
+    against the window is undecided, until --assume puts P past it: then as recorded at P = 31."""
+    entry = TRUTH["small"]["mistral"]
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(entry["config"]))
+    open_report = staticflops.analyze(config, inputs=["1x1:int64"], past_tokens="P", assume=["P>=2"],
+                                      source_path=[transformers_source])
+    assert not open_report.totals.complete
+    assert any("cannot compare P with 16" in u.what for u in open_report.unknown)
+    past_window = staticflops.analyze(config, inputs=["1x1:int64"], past_tokens="P", assume=["P>=16"],
+                                      source_path=[transformers_source])
+    assert past_window.totals.complete
+    assert past_window.totals.forward_flops == entry["steps"][1]["forward_flops"]  # P = 31: no P left in it
+
+
+def test_a_project_budget_prices_the_generation_step(tmp_path):
+    """`past_tokens = 9` in a project config: the forward_flops budget is the step's, 128*9 +
+    12,672 = 13,824 FLOPs (module docstring); without it, the one-token forward, 6,144 + 6,400 +
+    128 (attention over the token itself) = 12,672."""
+    import subprocess
+    import sys
+
+    (tmp_path / "tiny.py").write_text(TINY)
+    config = textwrap.dedent("""\
+        [[tool.staticflops.models]]
+        name = "tiny"
+        path = "tiny.py"
+        model = "TinyDecoder"
+        inputs = ["1x1:int64"]
+        budget = {{ forward_flops = 13000 }}
+        {option}
+        """)
+    for option, measured in (("past_tokens = 9", 13_824), ("", 12_672)):
+        (tmp_path / "pyproject.toml").write_text(config.format(option=option))
+        result = subprocess.run([sys.executable, "-m", "staticflops", "check", "--format", "json", "--no-cache"],
+                                capture_output=True, text=True, cwd=tmp_path)
+        line = json.loads(result.stdout)["models"][0]["budgets"][0]
+        assert (line["metric"], line["measured"]) == ("forward_flops", measured), result.stdout + result.stderr
+        assert result.returncode == (1 if measured > 13_000 else 0)

@@ -1,0 +1,94 @@
+"""Record ground truth for one generation step over a key/value cache (``--past-tokens``):
+torch 2.13.0 CPU + transformers 5.23.0.
+
+What is measured, per decoder: a first forward on P random token ids with ``use_cache=True``
+(not counted) returns ``past_key_values``; FlopCounterMode then counts the forward of one new
+token with that cache, as ``generate()`` runs each step.  The cache's size after the step is
+the element count of the floating-point tensors it holds (each layer's keys and values).
+Conventions and small configs are tools/record_transformers.py's (eager attention, eager
+experts, eval, no_grad, SDPA MATH backend, oneDNN off).  Llama-3-8B's published size runs on
+the meta device with that script's patch (an explicit all-ones attention mask, here P + 1 long
+for the step), in bfloat16: the counts do not depend on the dtype.
+
+Writes tests/fixtures/generation_ground_truth.json, read by tests/test_generation.py (which
+needs neither torch nor the network).  How to run (repository root):
+
+    /work/gt/torchonly/bin/python tools/record_generation.py   # torch==2.13.0 (CPU), transformers==5.23.0
+"""
+import json
+import os
+import sys
+import warnings
+
+warnings.filterwarnings("ignore")
+
+import torch  # noqa: E402
+import transformers  # noqa: E402
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
+from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from record_transformers import PUBLISHED, SMALL, build  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(REPO, "tests", "fixtures", "generation_ground_truth.json")
+
+DECODERS = ("llama", "gpt2", "mistral", "mixtral", "gemma3_text")  # mistral: sliding window 16 < P + 1
+PASTS = (7, 31)
+PUBLISHED_STEP = {"llama-3-8b": 2047}  # a 2,048-token context
+
+
+def cache_elements(cache) -> tuple[int, int]:
+    """(elements, tensors) of the floating-point tensors the cache holds, each once."""
+    seen, elements = set(), 0
+    for layer in cache.layers:
+        for tensor in (layer.keys, layer.values):
+            if isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and id(tensor) not in seen:
+                seen.add(id(tensor))
+                elements += tensor.numel()
+    return elements, len(seen)
+
+
+def step(model, past: int, vocab: int, device: str = "cpu", masks: bool = False) -> dict:
+    torch.manual_seed(0)
+    with torch.device(device):
+        prompt = torch.randint(0, min(vocab, 100), (1, past), dtype=torch.int64)
+        token = torch.randint(0, min(vocab, 100), (1, 1), dtype=torch.int64)
+        extra = ({"attention_mask": torch.ones(1, past, dtype=torch.int64)} if masks else {}), \
+            ({"attention_mask": torch.ones(1, past + 1, dtype=torch.int64)} if masks else {})
+    with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False):
+        cache = model(prompt, use_cache=True, **extra[0]).past_key_values
+        counter = FlopCounterMode(display=False)
+        with counter:
+            out = model(token, past_key_values=cache, use_cache=True, **extra[1])
+    elements, tensors = cache_elements(out.past_key_values)
+    return {"past_tokens": past, "forward_flops": counter.get_total_flops(),
+            "flops_by_op": {str(k): v for k, v in sorted(counter.get_flop_counts()["Global"].items(), key=str)},
+            "output_shapes": {k: list(v.shape) for k, v in out.items() if isinstance(v, torch.Tensor)},
+            "kv_cache_elements": elements, "kv_cache_tensors": tensors}
+
+
+def main():
+    out = {"versions": {"torch": torch.__version__, "transformers": transformers.__version__},
+           "conventions": "one new token over a cache filled by an uncounted forward on P tokens (use_cache=True); "
+                          "eager attention, eager experts, eval, no_grad, SDPA MATH, oneDNN off",
+           "small": {}, "published": {}}
+    for name in DECODERS:
+        config_json = SMALL[name][0]
+        model = build(config_json)
+        steps = [step(model, past, config_json.get("vocab_size", 1000)) for past in PASTS]
+        out["small"][name] = {"config": config_json, "steps": steps}
+        print(name, [(s["past_tokens"], s["forward_flops"], s["kv_cache_elements"]) for s in steps])
+    for name, past in PUBLISHED_STEP.items():
+        config_json = PUBLISHED[name]
+        model = build(config_json, device="meta").to(torch.bfloat16)
+        entry = step(model, past, config_json["vocab_size"], device="meta", masks=True)
+        out["published"][name] = {"config": config_json, "steps": [entry]}
+        print(name, entry["forward_flops"], entry["kv_cache_elements"])
+    with open(OUT, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -36,6 +36,17 @@ OUT = os.path.join(REPO, "tests", "fixtures", "generation_ground_truth.json")
 DECODERS = ("llama", "gpt2", "mistral", "mixtral", "gemma3_text")  # mistral: sliding window 16 < P + 1
 PASTS = (7, 31)
 PUBLISHED_STEP = {"llama-3-8b": 2047}  # a 2,048-token context
+# Popular decoders from their default config.json ({"model_type", "architectures"} only, as
+# `staticflops analyze config.json` builds them), on the meta device (most defaults are 7B-sized).
+DEFAULT_DECODERS = {
+    "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM", "phi3": "Phi3ForCausalLM", "phi": "PhiForCausalLM",
+    "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM", "opt": "OPTForCausalLM", "bloom": "BloomForCausalLM",
+    "gpt_neox": "GPTNeoXForCausalLM", "gptj": "GPTJForCausalLM", "falcon": "FalconForCausalLM",
+    "stablelm": "StableLmForCausalLM", "gpt_bigcode": "GPTBigCodeForCausalLM", "starcoder2": "Starcoder2ForCausalLM",
+    "olmo": "OlmoForCausalLM", "olmo2": "Olmo2ForCausalLM", "cohere": "CohereForCausalLM",
+    "granite": "GraniteForCausalLM", "gpt_neo": "GPTNeoForCausalLM", "codegen": "CodeGenForCausalLM",
+}
+DEFAULT_PAST = 7
 
 
 def cache_elements(cache) -> tuple[int, int]:
@@ -85,6 +96,17 @@ def main():
         entry = step(model, past, config_json["vocab_size"], device="meta", masks=True)
         out["published"][name] = {"config": config_json, "steps": [entry]}
         print(name, entry["forward_flops"], entry["kv_cache_elements"])
+    out["defaults"] = {}
+    for model_type, architecture in DEFAULT_DECODERS.items():
+        config_json = {"model_type": model_type, "architectures": [architecture]}
+        try:
+            model = build(config_json, device="meta").to(torch.bfloat16)
+            entry = step(model, DEFAULT_PAST, model.config.vocab_size, device="meta", masks=True)
+        except Exception as error:  # noqa: BLE001  (recorded: the test skips what torch itself cannot run)
+            entry = {"error": f"{type(error).__name__}: {error}"[:300]}
+        del model
+        out["defaults"][model_type] = {"config": config_json, "steps": [entry]}
+        print(model_type, entry.get("forward_flops"), entry.get("kv_cache_elements"), entry.get("error", ""))
     with open(OUT, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -171,8 +171,8 @@ def analyze(
     freeze = tuple(freeze)
     training = training or bool(freeze) or steps is not None or hardware is not None or peak_tflops is not None \
         or gradient_checkpointing
-    if past is not None and (training or keywords):
-        raise UsageError("--past-tokens prices an inference step: it takes no --training options and no --keyword-input")
+    if past is not None and training:
+        raise UsageError("--past-tokens prices an inference step: it takes no --training options")
     if hardware is not None and peak_tflops is not None:
         raise UsageError("--hardware and --peak-tflops both give the peak throughput: use one")
     for flag, given in (("--hardware", hardware), ("--peak-tflops", peak_tflops)):

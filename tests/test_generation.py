@@ -128,8 +128,10 @@ def test_a_forward_without_use_cache_says_which_forward_failed(tiny):
     ({"past_tokens": "1x2"}, "--past-tokens expects a number"),
     ({"past_tokens": True}, "--past-tokens expects a number"),
     ({"past_tokens": 4, "training": True}, "prices an inference step"),
-    ({"past_tokens": 4, "inputs": ["1x1:int64", "1x1:int64"]}, "takes one --input"),
-    ({"past_tokens": 4, "inputs": ["1x1x3:int64"]}, "takes one --input"),
+    ({"past_tokens": 4, "inputs": ["1x1:int64", "1x1:int64"]}, "the one --input of a decoder"),
+    ({"past_tokens": 4, "inputs": ["1x1x3:int64"]}, "batch x tokens"),
+    ({"past_tokens": 4, "keyword_inputs": ["ids=1x1:int64"], "inputs": []}, "decoder_input_ids=1x1:int64 beside"),
+    ({"past_tokens": 4, "keyword_inputs": ["decoder_input_ids=1x1x2:int64"]}, "batch x tokens"),
 ])
 def test_malformed_requests_are_usage_errors(tiny, options, message):
     options = {"inputs": ["1x1:int64"], **options}
@@ -184,6 +186,28 @@ def test_transformers_step_equals_flop_counter_mode(transformers_source, tmp_pat
     assert report.generation.kv_cache_bytes == 4 * step["kv_cache_elements"]  # float32
     assert report.generation.kv_cache_tensors == step["kv_cache_tensors"]
     assert report.outputs[0] == step["output_shapes"]["logits"]
+
+
+SEQ2SEQ_STEPS = [(name, index) for name in sorted(TRUTH["seq2seq"]) for index in range(len(TRUTH["seq2seq"][name]["steps"]))]
+
+
+@pytest.mark.parametrize("name, index", SEQ2SEQ_STEPS)
+def test_an_encoder_decoder_step_takes_the_encoder_output_once(transformers_source, tmp_path, name, index):
+    """T5 and Whisper small configs: the encoder's inputs as given, the new token by keyword
+    (decoder_input_ids); the step reuses the first forward's encoder output (encoder_outputs=,
+    as generate() passes it) and its cross-attention keys and values from the cache."""
+    entry = TRUTH["seq2seq"][name]
+    step = entry["steps"][index]
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(entry["config"]))
+    inputs = ["x".join(map(str, shape)) + ("" if dtype == "float32" else f":{dtype}")
+              + ("=1" if argument == "attention_mask" else "") for argument, shape, dtype in step["encoder_inputs"]]
+    report = staticflops.analyze(config, inputs=inputs, keyword_inputs=["decoder_input_ids=1x1:int64"],
+                                 past_tokens=step["past_tokens"], source_path=[transformers_source])
+    assert report.totals.complete, [f"{u.location}: {u.what}" for u in report.unknown]
+    assert report.totals.forward_flops == step["forward_flops"]
+    assert report.generation.kv_cache_bytes == 4 * step["kv_cache_elements"]  # self- and cross-attention caches
+    assert report.generation.kv_cache_tensors == step["kv_cache_tensors"]
 
 
 def test_llama_3_8b_step_is_a_formula_in_p_matching_the_recording(transformers_source, tmp_path):

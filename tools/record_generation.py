@@ -50,9 +50,12 @@ DEFAULT_PAST = 7
 
 
 def cache_elements(cache) -> tuple[int, int]:
-    """(elements, tensors) of the floating-point tensors the cache holds, each once."""
+    """(elements, tensors) of the floating-point tensors the cache holds, each once (an
+    encoder-decoder cache: its self-attention and its cross-attention caches)."""
+    caches = [cache.self_attention_cache, cache.cross_attention_cache] if hasattr(cache, "cross_attention_cache") \
+        else [cache]
     seen, elements = set(), 0
-    for layer in cache.layers:
+    for layer in (layer for part in caches for layer in part.layers):
         for tensor in (layer.keys, layer.values):
             if isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and id(tensor) not in seen:
                 seen.add(id(tensor))
@@ -79,6 +82,33 @@ def step(model, past: int, vocab: int, device: str = "cpu", masks: bool = False)
             "kv_cache_elements": elements, "kv_cache_tensors": tensors}
 
 
+# Encoder-decoder small configs (tools/record_transformers.py's): the encoder's inputs as recorded
+# there, the decoder's new token by keyword; the step gets the encoder's output (encoder_outputs=),
+# as generate() hands it to every step, and the cache of the first forward.
+SEQ2SEQ = {"t5": 2, "whisper": 2}  # name -> how many leading inputs are the encoder's
+
+
+def seq2seq_step(model, name: str, past: int, vocab: int) -> dict:
+    torch.manual_seed(0)
+    encoder_inputs = [torch.ones(shape, dtype=torch.int64) if arg == "attention_mask"
+                      else torch.randint(0, min(vocab, 100), shape) if dtype == "int64" else torch.randn(*shape)
+                      for arg, shape, dtype in SMALL[name][1][:SEQ2SEQ[name]]]
+    prompt = torch.randint(0, min(vocab, 100), (1, past), dtype=torch.int64)
+    token = torch.randint(0, min(vocab, 100), (1, 1), dtype=torch.int64)
+    with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False):
+        first = model(*encoder_inputs, decoder_input_ids=prompt, use_cache=True)
+        counter = FlopCounterMode(display=False)
+        with counter:
+            out = model(*encoder_inputs, decoder_input_ids=token, past_key_values=first.past_key_values,
+                        encoder_outputs=(first.encoder_last_hidden_state,), use_cache=True)
+    elements, tensors = cache_elements(out.past_key_values)
+    return {"past_tokens": past, "forward_flops": counter.get_total_flops(),
+            "flops_by_op": {str(k): v for k, v in sorted(counter.get_flop_counts()["Global"].items(), key=str)},
+            "output_shapes": {k: list(v.shape) for k, v in out.items() if isinstance(v, torch.Tensor)},
+            "kv_cache_elements": elements, "kv_cache_tensors": tensors,
+            "encoder_inputs": [[arg, shape, dtype] for arg, shape, dtype in SMALL[name][1][:SEQ2SEQ[name]]]}
+
+
 def main():
     out = {"versions": {"torch": torch.__version__, "transformers": transformers.__version__},
            "conventions": "one new token over a cache filled by an uncounted forward on P tokens (use_cache=True); "
@@ -89,6 +119,12 @@ def main():
         model = build(config_json)
         steps = [step(model, past, config_json.get("vocab_size", 1000)) for past in PASTS]
         out["small"][name] = {"config": config_json, "steps": steps}
+        print(name, [(s["past_tokens"], s["forward_flops"], s["kv_cache_elements"]) for s in steps])
+    for name in SEQ2SEQ:
+        config_json = SMALL[name][0]
+        model = build(config_json)
+        steps = [seq2seq_step(model, name, past, config_json.get("vocab_size", 1000)) for past in PASTS]
+        out["seq2seq"] = {**out.get("seq2seq", {}), name: {"config": config_json, "steps": steps}}
         print(name, [(s["past_tokens"], s["forward_flops"], s["kv_cache_elements"]) for s in steps])
     for name, past in PUBLISHED_STEP.items():
         config_json = PUBLISHED[name]

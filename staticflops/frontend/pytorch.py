@@ -86,8 +86,10 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         tensors = [_input_tensor(spec) for spec in inputs]  # model inputs do not require grad
         keywords = _keyword_tensors(keyword_inputs)
         if past is not None:  # the prompt's forward fills the cache, untraced
-            cache = generation.filled_cache(interp, root, _input_tensor(generation.prompt_spec(inputs, past)), anchor)
-            keywords.update(generation.step_keywords(cache))
+            prompt, prompt_keywords = generation.prompt_inputs(inputs, keyword_inputs, past)
+            cache, encoded = generation.filled_cache(interp, root, [_input_tensor(spec) for spec in prompt],
+                                                     _keyword_tensors(prompt_keywords), anchor)
+            keywords.update(generation.step_keywords(cache, encoded))
         framework.tracer.active = True
         try:
             result = interp.call(root, tensors, keywords, anchor)

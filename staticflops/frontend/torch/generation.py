@@ -5,7 +5,9 @@ and values of every earlier token: the step's attention reads P + 1 positions, i
 layers only the new token.  Pricing the step means running the model as ``generate()`` does:
 a first forward on P tokens with ``use_cache=True`` fills the cache (not counted: that is the
 prompt's cost, what ``--input 1xP`` prices), then the traced forward takes the new tokens with
-``past_key_values=`` that cache.  The model's own cache code runs both times, so whatever
+``past_key_values=`` that cache.  An encoder-decoder model (the new tokens given as
+``decoder_input_ids``) runs its encoder in the first forward only: the step gets its output as
+``encoder_outputs``, and its cross-attention keys and values come from the cache.  The model's own cache code runs both times, so whatever
 cache it keeps (transformers' ``DynamicCache``, sliding-window layers, a hand-written tuple of
 tensors) is what gets priced; nothing here knows a library.
 
@@ -20,24 +22,41 @@ from staticflops.diagnostics import AnalysisError, BudgetExceeded, UsageError
 from staticflops.frontend.values import Instance, Tensor, Unknown, describe
 from staticflops.shapes import InputSpec
 
-# forward's keyword arguments, as transformers (and most hand-written decoders) name them
+# forward's keyword arguments and output fields, as transformers (and most hand-written
+# decoders) name them
 CACHE_ARGUMENT = "past_key_values"
 USE_CACHE = "use_cache"
+DECODER_TOKENS = "decoder_input_ids"  # an encoder-decoder model's new tokens
+ENCODER_STATE = "encoder_last_hidden_state"  # a seq2seq output's encoder result...
+ENCODER_OUTPUTS = "encoder_outputs"  # ...which the step takes instead of running the encoder again
 
 
-def prompt_spec(inputs: list[InputSpec], past) -> InputSpec:
-    """The first forward's input: the new tokens' ids with the sequence size ``past``."""
-    if len(inputs) != 1 or len(inputs[0].shape) != 2:
-        raise UsageError("--past-tokens takes one --input, the new tokens' ids (1x1:int64: one token per step; "
-                         f"got {', '.join(map(str, inputs)) or 'none'})")
-    spec = inputs[0]
+def prompt_inputs(inputs: list[InputSpec], keyword_inputs: dict, past) -> tuple[list, dict]:
+    """The first forward's inputs: those given, with the new tokens' ids ``past`` long.  The new
+    tokens are ``decoder_input_ids`` when given by keyword (an encoder-decoder model: its
+    encoder's inputs stay as given), else the one positional input."""
+    if DECODER_TOKENS in keyword_inputs:
+        return list(inputs), {**keyword_inputs, DECODER_TOKENS: _lengthened(keyword_inputs[DECODER_TOKENS], past)}
+    if len(inputs) != 1 or keyword_inputs:
+        raise UsageError("--past-tokens takes the new tokens' ids: the one --input of a decoder (1x1:int64: one "
+                         f"token per step), or --keyword-input {DECODER_TOKENS}=1x1:int64 beside an encoder's "
+                         f"inputs (got {', '.join(map(str, inputs)) or 'no --input'}"
+                         f"{', keyword inputs ' + ', '.join(keyword_inputs) if keyword_inputs else ''})")
+    return [_lengthened(inputs[0], past)], {}
+
+
+def _lengthened(spec: InputSpec, past) -> InputSpec:
+    if len(spec.shape) != 2:
+        raise UsageError(f"--past-tokens: the new tokens' ids are batch x tokens (1x1:int64), got {spec}")
     return InputSpec((spec.shape[0], past), spec.dtype, spec.fill)
 
 
-def filled_cache(interp, root: Instance, prompt: Tensor, anchor):
-    """The cache ``root`` returns after its forward on ``prompt`` with ``use_cache=True``."""
+def filled_cache(interp, root: Instance, prompt: list, keywords: dict, anchor) -> tuple:
+    """(the cache ``root`` returns after its forward on the prompt with ``use_cache=True``, the
+    keyword arguments the step takes besides it: the encoder's output, which ``generate()``
+    computes once and hands to every step)."""
     try:
-        output = interp.call(root, [prompt], {USE_CACHE: True}, anchor)
+        output = interp.call(root, prompt, {**keywords, USE_CACHE: True}, anchor)
     except AnalysisError as error:
         if isinstance(error, BudgetExceeded):
             raise
@@ -52,7 +71,8 @@ def filled_cache(interp, root: Instance, prompt: Tensor, anchor):
         raise AnalysisError(f"--past-tokens: {root.cls.name} returned no key/value cache from forward(..., "
                             f"use_cache=True) ({CACHE_ARGUMENT}: {why}), so there is no cache to run a step over",
                             where, "SF101")
-    return cache
+    encoded = output[ENCODER_STATE] if isinstance(output, dict) and ENCODER_STATE in output else None
+    return cache, ({} if encoded is None else {ENCODER_OUTPUTS: (encoded,)})
 
 
 def cache_after(interp, output, given, anchor):
@@ -75,9 +95,10 @@ def _returned_cache(interp, output, anchor):
     return None
 
 
-def step_keywords(cache) -> dict:
-    """forward's keyword arguments for the step: the filled cache, kept on."""
-    return {CACHE_ARGUMENT: cache, USE_CACHE: True}
+def step_keywords(cache, encoded: dict) -> dict:
+    """forward's keyword arguments for the step: the filled cache, kept on, and the encoder's
+    output when the model has an encoder."""
+    return {CACHE_ARGUMENT: cache, USE_CACHE: True, **encoded}
 
 
 def cache_shapes(cache) -> list[tuple]:

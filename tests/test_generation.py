@@ -267,3 +267,16 @@ def test_a_project_budget_prices_the_generation_step(tmp_path):
         line = json.loads(result.stdout)["models"][0]["budgets"][0]
         assert (line["metric"], line["measured"]) == ("forward_flops", measured), result.stdout + result.stderr
         assert result.returncode == (1 if measured > 13_000 else 0)
+
+
+def test_n_new_tokens_are_the_prompt_plus_n_minus_one_steps(tiny):
+    """docs/transformers.md's recipe on TinyDecoder (no causal mask: the prompt attends to all of
+    itself): the prompt of T tokens is qkv 6,144*T + scores 64*T**2 + mix 64*T**2 + out 6,400*T =
+    128*T**2 + 12,544*T.  T = 4, N = 3: prompt 2,048 + 50,176 = 52,224; steps at P = 4 and 5:
+    13,184 + 13,312 = 26,496; in all 78,720."""
+    prompt = staticflops.analyze(tiny, model="TinyDecoder", inputs=["1xT:int64"])
+    step = staticflops.analyze(tiny, model="TinyDecoder", inputs=["1x1:int64"], past_tokens="P")
+    assert prompt.totals.forward_flops == "128*T**2 + 12544*T"
+    T, N = 4, 3
+    total = prompt.totals.at(T=T).forward_flops + sum(step.totals.at(P=p).forward_flops for p in range(T, T + N - 1))
+    assert total == 78_720

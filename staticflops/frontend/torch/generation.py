@@ -66,7 +66,7 @@ def filled_cache(interp, root: Instance, prompt: list, keywords: dict, anchor) -
         raise
     cache = _returned_cache(interp, output, anchor)
     if cache is None or isinstance(cache, Unknown):
-        why = "none" if cache is None else describe(cache)
+        why = "none" if cache is None else describe(cache)  # a state-space model's cache_params is not one
         where = interp.location(anchor) if anchor is not None else None
         raise AnalysisError(f"--past-tokens: {root.cls.name} returned no key/value cache from forward(..., "
                             f"use_cache=True) ({CACHE_ARGUMENT}: {why}), so there is no cache to run a step over",
@@ -83,8 +83,8 @@ def cache_after(interp, output, given, anchor):
 
 
 def _returned_cache(interp, output, anchor):
-    if isinstance(output, dict) and CACHE_ARGUMENT in output:  # a ModelOutput, a dict
-        return output[CACHE_ARGUMENT]
+    if isinstance(output, dict):  # a ModelOutput, a dict: a field left None is not a key
+        return output[CACHE_ARGUMENT] if CACHE_ARGUMENT in output else None
     if isinstance(output, Instance):  # an output object with the attribute
         try:
             return interp.get_attribute(output, CACHE_ARGUMENT, anchor)

@@ -87,16 +87,21 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
         keywords = _keyword_tensors(keyword_inputs)
         if past is not None:  # the prompt's forward fills the cache, untraced
             prompt, prompt_keywords = generation.prompt_inputs(inputs, keyword_inputs, past)
-            cache, encoded = generation.filled_cache(interp, root, [_input_tensor(spec) for spec in prompt],
-                                                     _keyword_tensors(prompt_keywords), anchor)
-            keywords.update(generation.step_keywords(cache, encoded))
-        framework.tracer.active = True
-        try:
-            result = interp.call(root, tensors, keywords, anchor)
-        except BudgetExceeded as error:  # the ops traced so far are kept; the result is partial
-            stopped = error
-        finally:
-            framework.tracer.active = False
+            try:
+                cache, encoded = generation.filled_cache(interp, root, [_input_tensor(spec) for spec in prompt],
+                                                         _keyword_tensors(prompt_keywords), anchor)
+            except BudgetExceeded as error:  # the step never ran: a partial report without ops
+                stopped = error
+            else:
+                keywords.update(generation.step_keywords(cache, encoded))
+        if stopped is None:
+            framework.tracer.active = True
+            try:
+                result = interp.call(root, tensors, keywords, anchor)
+            except BudgetExceeded as error:  # the ops traced so far are kept; the result is partial
+                stopped = error
+            finally:
+                framework.tracer.active = False
     paths = {id(m): path for path, m in named_modules(root)}
     converted: dict = {}  # a replayed op's IR containers (see _op)
     regions = _Regions()

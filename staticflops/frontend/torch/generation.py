@@ -7,9 +7,12 @@ a first forward on P tokens with ``use_cache=True`` fills the cache (not counted
 prompt's cost, what ``--input 1xP`` prices), then the traced forward takes the new tokens with
 ``past_key_values=`` that cache.  An encoder-decoder model (the new tokens given as
 ``decoder_input_ids``) runs its encoder in the first forward only: the step gets its output as
-``encoder_outputs``, and its cross-attention keys and values come from the cache.  The model's own cache code runs both times, so whatever
-cache it keeps (transformers' ``DynamicCache``, sliding-window layers, a hand-written tuple of
-tensors) is what gets priced; nothing here knows a library.
+``encoder_outputs``, and its cross-attention keys and values come from the cache.
+
+The model's own cache code runs both times, so whatever cache it keeps (transformers'
+``DynamicCache``, sliding-window layers, a hand-written tuple of tensors) is what gets priced.
+Nothing here knows a model: the argument and field names are transformers' conventions, which
+hand-written decoders mostly share.
 
 The cache's size after the step is the floating-point tensors it holds (the report prices
 their bytes at ``--dtype``, as activations): for most decoders 2 × layers × B × kv-heads ×
@@ -19,7 +22,7 @@ their bytes at ``--dtype``, as activations): for most decoders 2 × layers × B 
 from __future__ import annotations
 
 from staticflops.diagnostics import AnalysisError, BudgetExceeded, UsageError
-from staticflops.frontend.values import Instance, Tensor, Unknown, describe
+from staticflops.frontend.values import Instance, Parameter, Tensor, Unknown, describe
 from staticflops.shapes import InputSpec
 
 # forward's keyword arguments and output fields, as transformers (and most hand-written
@@ -110,8 +113,8 @@ def cache_shapes(cache) -> list[tuple]:
         if id(value) in seen:
             continue
         seen.add(id(value))
-        if isinstance(value, Tensor):
-            if value.shape is not None and _floating(value.dtype):
+        if isinstance(value, Tensor):  # a parameter the cache refers to is the model's, not the cache's
+            if value.shape is not None and _floating(value.dtype) and not isinstance(value, Parameter):
                 shapes.append(tuple(value.shape))
         elif isinstance(value, dict):
             pending.extend(reversed(list(value.values())))

@@ -94,10 +94,10 @@ def config_model(path, reader, max_bytes: int, model: str | None, libraries=None
                             f"transformers.models.{_module(model_type, libraries)} (e.g. --model LlamaForCausalLM)",
                             where, "SF101")
     fields = dict(config, use_cache=False)
-    module = _module(model_type, libraries)
-    _check_installed(model_type, module, libraries, where)
-    _check_class(arch, module, libraries, where)
-    source = (f"from transformers.models.{module}.modeling_{module} import {arch}\n"
+    modeling = _modeling_module(model_type, arch, libraries)
+    _check_installed(model_type, modeling, libraries, where)
+    _check_class(arch, modeling, libraries, where)
+    source = (f"from {modeling} import {arch}\n"
               f"CONFIG = {_literal(fields)}\n")
     return source, f"{arch}({arch}.config_class(**CONFIG))"
 
@@ -149,7 +149,44 @@ def _text(libraries, path) -> str | None:
         return None
 
 
-def _check_installed(model_type: str, module: str, libraries, where: Location) -> None:
+def _modeling_module(model_type: str, arch: str, libraries) -> str:
+    """The dotted name of the modeling file that defines ``arch``, found as transformers' auto
+    classes find it: in the model type's folder (``modeling_<folder>.py``, or for a type that
+    shares a folder, ``modeling_<type>.py``: "data2vec-text" in data2vec/modeling_data2vec_text.py),
+    else in the folder of another model type whose auto mapping names the same class ("gpt-sw3"
+    builds GPT2LMHeadModel, which models/gpt2 defines).  The first candidate when none defines it
+    (the checks then say what is missing)."""
+    module = _module(model_type, libraries)
+    candidates = [f"transformers.models.{module}.modeling_{module}"]
+    own = model_type.replace("-", "_")
+    if own != module:
+        candidates.append(f"transformers.models.{module}.modeling_{own}")
+    if libraries is None:
+        return candidates[0]
+    definition = re.compile(rf"^class {re.escape(arch)}\(", re.MULTILINE)
+
+    def defines(dotted: str) -> bool:
+        text = _text(libraries, libraries.locate(dotted))
+        return text is not None and definition.search(text) is not None
+
+    found = next(filter(defines, candidates), None)
+    if found is None:  # the auto mapping is read only for a class the type's own folder lacks
+        others = [f"transformers.models.{folder}.modeling_{name}" for other in _types_naming(arch, libraries)
+                  for folder in [_module(other, libraries)] for name in dict.fromkeys([folder, other.replace("-", "_")])]
+        found = next(filter(defines, dict.fromkeys(others)), None)
+    return found or candidates[0]
+
+
+def _types_naming(arch: str, libraries) -> list[str]:
+    """The model types whose entries in the installed ``modeling_auto.py`` name the class
+    ``arch`` (its mapping tables read as text, never run)."""
+    text = _text(libraries, libraries.locate("transformers.models.auto.modeling_auto"))
+    if text is None:
+        return []
+    return list(dict.fromkeys(re.findall(rf'\(\s*"([\w-]+)"\s*,\s*"{re.escape(arch)}"\s*\)', text)))
+
+
+def _check_installed(model_type: str, modeling: str, libraries, where: Location) -> None:
     """A clear error when the transformers the config needs is not where libraries are read, or
     has no modeling file for its ``model_type`` (a type from another version), instead of an
     unknown import deep in the analysis."""
@@ -161,27 +198,27 @@ def _check_installed(model_type: str, module: str, libraries, where: Location) -
             "install it beside staticflops without torch (`pip install --no-deps transformers huggingface_hub`), "
             "or name a folder holding `transformers/` with --source-path, or an environment with --python",
             where, "SF101")
-    if libraries.locate(f"transformers.models.{module}.modeling_{module}") is None:
+    if libraries.locate(modeling) is None:
         package = libraries.locate("transformers")
         raise AnalysisError(
             f"the transformers at {Path(package).parent if isinstance(package, Path) else package} has no modeling "
-            f"file for model_type {model_type!r} (transformers/models/{module}/modeling_{module}.py): a model type "
+            f"file for model_type {model_type!r} ({modeling.replace('.', '/')}.py): a model type "
             "of another transformers version?", where, "SF101")
 
 
-def _check_class(arch: str, module: str, libraries, where: Location) -> None:
+def _check_class(arch: str, modeling: str, libraries, where: Location) -> None:
     """A class the modeling file never names (a typo, another head's name) is an error listing
     the model classes the file defines, instead of an unknown attribute deep in the analysis.
     Only a name absent from the file's text is refused: one it imports or defines passes."""
     if libraries is None:
         return
-    text = _text(libraries, libraries.locate(f"transformers.models.{module}.modeling_{module}"))
+    text = _text(libraries, libraries.locate(modeling))
     if text is None or "import *" in text or re.search(rf"\b{re.escape(arch)}\b", text):
         return
     heads = [name for name in re.findall(r"^class (\w+)\(", text, re.MULTILINE)
              if ("For" in name or name.endswith("Model")) and not name.endswith("PreTrainedModel")]
     shown = ", ".join(heads[:12]) + (", ..." if len(heads) > 12 else "")
-    raise AnalysisError(f"transformers.models.{module}.modeling_{module} has no class {arch}"
+    raise AnalysisError(f"{modeling} has no class {arch}"
                         + (f"; its model classes: {shown} (pick one with --model)" if heads else ""), where, "SF101")
 
 

@@ -45,6 +45,8 @@ DEFAULT_DECODERS = {
     "stablelm": "StableLmForCausalLM", "gpt_bigcode": "GPTBigCodeForCausalLM", "starcoder2": "Starcoder2ForCausalLM",
     "olmo": "OlmoForCausalLM", "olmo2": "Olmo2ForCausalLM", "cohere": "CohereForCausalLM",
     "granite": "GraniteForCausalLM", "gpt_neo": "GPTNeoForCausalLM", "codegen": "CodeGenForCausalLM",
+    # types that build another folder's class with their own config class's defaults
+    "internlm3": "LlamaForCausalLM", "iquestcoder": "LlamaForCausalLM", "gpt-sw3": "GPT2LMHeadModel",
 }
 DEFAULT_PAST = 7
 

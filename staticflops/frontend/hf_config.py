@@ -99,7 +99,13 @@ def config_model(path, reader, max_bytes: int, model: str | None, libraries=None
     _check_class(arch, modeling, libraries, where)
     source = (f"from {modeling} import {arch}\n"
               f"CONFIG = {_literal(fields)}\n")
-    return source, f"{arch}({arch}.config_class(**CONFIG))"
+    # A class of another type's folder ("internlm3" builds LlamaForCausalLM) takes the model
+    # type's own config class, as AutoConfig gives it: its defaults, not the class's config's.
+    own_config = None if modeling.startswith(f"transformers.models.{_module(model_type, libraries)}.") \
+        else _config_class(model_type, libraries)
+    if own_config is None:
+        return source, f"{arch}({arch}.config_class(**CONFIG))"
+    return source + f"from {own_config[0]} import {own_config[1]}\n", f"{arch}({own_config[1]}(**CONFIG))"
 
 
 def _diffusers_model(config: dict, path: Path, model: str | None, libraries, where: Location) -> tuple[str, str]:
@@ -175,6 +181,28 @@ def _modeling_module(model_type: str, arch: str, libraries) -> str:
                   for folder in [_module(other, libraries)] for name in dict.fromkeys([folder, other.replace("-", "_")])]
         found = next(filter(defines, dict.fromkeys(others)), None)
     return found or candidates[0]
+
+
+def _config_class(model_type: str, libraries) -> tuple[str, str] | None:
+    """(dotted module, class) of the config class transformers' ``CONFIG_MAPPING_NAMES`` gives the
+    model type (read as text from ``auto_mappings.py`` and ``configuration_auto.py``), in the
+    type's folder or in that of a type mapped to the same class; None when not found."""
+    texts = [_text(libraries, libraries.locate(f"transformers.models.auto.{name}"))
+             for name in ("auto_mappings", "configuration_auto")]
+    pairs = [pair for text in texts if text is not None
+             for pair in re.findall(r'"([\w-]+)"\s*[,:]\s*"(\w+Config)"', text)]
+    named = next((cls for kind, cls in pairs if kind == model_type), None)
+    if named is None:
+        return None
+    definition = re.compile(rf"^class {re.escape(named)}\(", re.MULTILINE)
+    for kind in dict.fromkeys([model_type, *(kind for kind, cls in pairs if cls == named)]):
+        folder = _module(kind, libraries)
+        for name in dict.fromkeys([folder, kind.replace("-", "_")]):
+            dotted = f"transformers.models.{folder}.configuration_{name}"
+            text = _text(libraries, libraries.locate(dotted))
+            if text is not None and definition.search(text):
+                return dotted, named
+    return None
 
 
 def _types_naming(arch: str, libraries) -> list[str]:

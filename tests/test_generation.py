@@ -194,7 +194,8 @@ SEQ2SEQ_STEPS = [(name, index) for name in sorted(TRUTH["seq2seq"]) for index in
 
 @pytest.mark.parametrize("name, index", SEQ2SEQ_STEPS)
 def test_an_encoder_decoder_step_takes_the_encoder_output_once(transformers_source, tmp_path, name, index):
-    """T5 and Whisper small configs: the encoder's inputs as given, the new token by keyword
+    """T5 and Whisper small configs, and BART from its default config.json (bart-large's
+    size): the encoder's inputs as given, the new token by keyword
     (decoder_input_ids); the step reuses the first forward's encoder output (encoder_outputs=,
     as generate() passes it) and its cross-attention keys and values from the cache."""
     entry = TRUTH["seq2seq"][name]

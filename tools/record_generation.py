@@ -88,13 +88,16 @@ def step(model, past: int, vocab: int, device: str = "cpu", masks: bool = False)
 # there, the decoder's new token by keyword; the step gets the encoder's output (encoder_outputs=),
 # as generate() hands it to every step, and the cache of the first forward.
 SEQ2SEQ = {"t5": 2, "whisper": 2}  # name -> how many leading inputs are the encoder's
+# and BART from its default config.json (bart-large's size), on the CPU
+SEQ2SEQ_DEFAULTS = {"bart-default": ({"model_type": "bart", "architectures": ["BartForConditionalGeneration"]},
+                                     [("input_ids", [1, 32], "int64"), ("attention_mask", [1, 32], "int64")])}
 
 
-def seq2seq_step(model, name: str, past: int, vocab: int) -> dict:
+def seq2seq_step(model, specs: list, past: int, vocab: int) -> dict:
     torch.manual_seed(0)
     encoder_inputs = [torch.ones(shape, dtype=torch.int64) if arg == "attention_mask"
                       else torch.randint(0, min(vocab, 100), shape) if dtype == "int64" else torch.randn(*shape)
-                      for arg, shape, dtype in SMALL[name][1][:SEQ2SEQ[name]]]
+                      for arg, shape, dtype in specs]
     prompt = torch.randint(0, min(vocab, 100), (1, past), dtype=torch.int64)
     token = torch.randint(0, min(vocab, 100), (1, 1), dtype=torch.int64)
     with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False):
@@ -108,7 +111,7 @@ def seq2seq_step(model, name: str, past: int, vocab: int) -> dict:
             "flops_by_op": {str(k): v for k, v in sorted(counter.get_flop_counts()["Global"].items(), key=str)},
             "output_shapes": {k: list(v.shape) for k, v in out.items() if isinstance(v, torch.Tensor)},
             "kv_cache_elements": elements, "kv_cache_tensors": tensors,
-            "encoder_inputs": [[arg, shape, dtype] for arg, shape, dtype in SMALL[name][1][:SEQ2SEQ[name]]]}
+            "encoder_inputs": [[arg, shape, dtype] for arg, shape, dtype in specs]}
 
 
 def main():
@@ -125,8 +128,14 @@ def main():
     for name in SEQ2SEQ:
         config_json = SMALL[name][0]
         model = build(config_json)
-        steps = [seq2seq_step(model, name, past, config_json.get("vocab_size", 1000)) for past in PASTS]
+        specs = SMALL[name][1][:SEQ2SEQ[name]]
+        steps = [seq2seq_step(model, specs, past, config_json.get("vocab_size", 1000)) for past in PASTS]
         out["seq2seq"] = {**out.get("seq2seq", {}), name: {"config": config_json, "steps": steps}}
+        print(name, [(s["past_tokens"], s["forward_flops"], s["kv_cache_elements"]) for s in steps])
+    for name, (config_json, specs) in SEQ2SEQ_DEFAULTS.items():
+        model = build(config_json)
+        steps = [seq2seq_step(model, specs, 7, model.config.vocab_size)]
+        out["seq2seq"][name] = {"config": config_json, "steps": steps}
         print(name, [(s["past_tokens"], s["forward_flops"], s["kv_cache_elements"]) for s in steps])
     for name, past in PUBLISHED_STEP.items():
         config_json = PUBLISHED[name]

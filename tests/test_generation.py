@@ -171,7 +171,7 @@ def test_the_cli_prints_the_step_and_the_json_has_it(tiny):
 
 @pytest.mark.parametrize("group, name, index", STEPS)
 def test_transformers_step_equals_flop_counter_mode(transformers_source, tmp_path, group, name, index):
-    """Small configs at P = 7 and 31, Llama-3-8B at 2047, and 20 popular decoders from their
+    """Small configs at P = 7 and 31, Llama-3-8B at 2047, and 23 popular decoders from their
     default config.json at P = 7 (Qwen2/3, Phi, Gemma 1/2, OPT, BLOOM, GPT-NeoX, GPT-J, Falcon,
     StableLM, GPTBigCode, StarCoder2, OLMo 1/2, Cohere, Granite, GPT-Neo, CodeGen, and InternLM3,
     IQuestCoder and GPT-SW3, which build another folder's class with their own config class):

@@ -25,12 +25,11 @@ import pytest
 from typer.testing import CliRunner
 
 import staticflops
-import wheels
 from staticflops.cli.app import app
 from staticflops.diagnostics import AnalysisError, UsageError
+from test_transformers import source_path as transformers_source  # noqa: F401  (the unpacked wheels, a fixture)
 
 TRUTH = json.loads((Path(__file__).parent / "fixtures" / "generation_ground_truth.json").read_text())
-PACKAGES = {"transformers": TRUTH["versions"]["transformers"], "huggingface_hub": "2.4.0"}
 STEPS = [(group, name, index) for group in ("small", "published", "defaults") for name in sorted(TRUTH[group])
          for index in range(len(TRUTH[group][name]["steps"]))]
 
@@ -74,11 +73,6 @@ TINY = textwrap.dedent('''
         def forward(self, ids):
             return self.fc(ids.float().unsqueeze(-1).expand(-1, -1, 4))
 ''')
-
-
-@pytest.fixture(scope="module")
-def transformers_source(request, tmp_path_factory) -> Path:
-    return wheels.unpacked_side_by_side(request, tmp_path_factory, "transformers", PACKAGES)
 
 
 @pytest.fixture

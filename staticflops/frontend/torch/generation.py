@@ -70,7 +70,8 @@ def filled_cache(interp, root: Instance, prompt: list, keywords: dict, anchor) -
     cache = _returned_cache(interp, output, anchor)
     if cache is None or isinstance(cache, Unknown):
         why = "none" if cache is None else describe(cache)  # a state-space model's cache_params is not one
-        where = interp.location(anchor) if anchor is not None else None
+        # the model's class: where its forward is (a config.json's anchor is our generated expression)
+        where = root.cls.location or (interp.location(anchor) if anchor is not None else None)
         raise AnalysisError(f"--past-tokens: {root.cls.name} returned no key/value cache from forward(..., "
                             f"use_cache=True) ({CACHE_ARGUMENT}: {why}), so there is no cache to run a step over",
                             where, "SF101")

@@ -105,7 +105,8 @@ def test_without_the_option_the_forward_runs_once_without_a_cache(tiny):
 
 
 def test_a_model_that_returns_no_cache_is_a_clear_error(tiny):
-    with pytest.raises(AnalysisError, match="NoCache returned no key/value cache") as raised:
+    with pytest.raises(AnalysisError, match=r"NoCache returned no cache .*past_key_values or cache_params: none") \
+            as raised:
         staticflops.analyze(tiny, model="NoCache", inputs=["1x1:int64"], past_tokens=4)
     assert raised.value.location is not None
 
@@ -170,16 +171,21 @@ def test_transformers_step_equals_flop_counter_mode(transformers_source, tmp_pat
     StableLM, GPTBigCode, StarCoder2, OLMo 1/2, Cohere, Granite, GPT-Neo, CodeGen, and InternLM3,
     IQuestCoder and GPT-SW3, which build another folder's class with their own config class):
     nothing of any of them is special-cased."""
-    entry = TRUTH[group][name]
-    step = entry["steps"][index]
+    step = TRUTH[group][name]["steps"][index]
+    _assert_step_as_recorded(TRUTH[group][name]["config"], step, transformers_source, tmp_path,
+                             step["kv_cache_elements"], step["kv_cache_tensors"])
+
+
+def _assert_step_as_recorded(config_json: dict, step: dict, source, tmp_path, elements: int, tensors: int):
+    """The step of one new token from ``config_json``: complete, and as recorded (its cache
+    ``elements`` float32 values in ``tensors`` tensors)."""
     config = tmp_path / "config.json"
-    config.write_text(json.dumps(entry["config"]))
-    report = staticflops.analyze(config, inputs=["1x1:int64"], past_tokens=step["past_tokens"],
-                                 source_path=[transformers_source])
+    config.write_text(json.dumps(config_json))
+    report = staticflops.analyze(config, inputs=["1x1:int64"], past_tokens=step["past_tokens"], source_path=[source])
     assert report.totals.complete, [f"{u.location}: {u.what}" for u in report.unknown]
     assert report.totals.forward_flops == step["forward_flops"]
-    assert report.generation.kv_cache_bytes == 4 * step["kv_cache_elements"]  # float32
-    assert report.generation.kv_cache_tensors == step["kv_cache_tensors"]
+    assert report.generation.kv_cache_bytes == 4 * elements  # float32
+    assert report.generation.kv_cache_tensors == tensors
     assert report.outputs[0] == step["output_shapes"]["logits"]
 
 
@@ -204,6 +210,29 @@ def test_an_encoder_decoder_step_takes_the_encoder_output_once(transformers_sour
     assert report.totals.forward_flops == step["forward_flops"]
     assert report.generation.kv_cache_bytes == 4 * step["kv_cache_elements"]  # self- and cross-attention caches
     assert report.generation.kv_cache_tensors == step["kv_cache_tensors"]
+
+
+STATE_STEPS = [(name, index) for name in sorted(TRUTH["state_space"])
+               for index in range(len(TRUTH["state_space"][name]["steps"]))]
+
+
+@pytest.mark.parametrize("name, index", STATE_STEPS)
+def test_a_state_space_step_takes_back_its_recurrent_state(transformers_source, tmp_path, name, index):
+    """Mamba, Falcon-Mamba, Mamba-2, xLSTM and RWKV from their default config.json: forward
+    returns ``cache_params`` (RWKV: ``state``; a convolution window and a recurrent state per
+    layer, no keys or values), and the step gets it back under that name.  Nothing of these models is special-cased.  Their
+    step costs the same at P = 7 and 31, and so does their state (recorded, and asserted below).
+    Mamba's state by hand: 32 layers x (conv 1 x 1,536 x 4 + SSM 1 x 1,536 x 16) = 983,040
+    elements; xLSTM's: 32 layers x 8 heads x (256 x 512 + 256 + 1) = 33,620,224."""
+    entry = TRUTH["state_space"][name]
+    step = entry["steps"][index]
+    _assert_step_as_recorded(entry["config"], step, transformers_source, tmp_path, step["state_elements"],
+                             step["state_tensors"])
+    assert {s["forward_flops"] for s in entry["steps"]} == {step["forward_flops"]}  # whatever P
+    if name == "mamba":
+        assert step["state_elements"] == 32 * (1_536 * 4 + 1_536 * 16)
+    if name == "xlstm":
+        assert step["state_elements"] == 32 * 8 * (256 * 512 + 256 + 1)
 
 
 def test_llama_3_8b_step_is_a_formula_in_p_matching_the_recording(transformers_source, tmp_path):

@@ -40,6 +40,7 @@ def test_wheel_contains_rule_files(wheel):
     assert "staticflops/frontend/torch/stubs/transformer.pyi" in names
     assert "staticflops/frontend/overlays/hub_guard.pyi" in names  # from_pretrained's model
     assert "staticflops/frontend/stdlib/stubs/uuid.pyi" in names
+    assert "staticflops/frontend/stdlib/stubs/subprocess.pyi" in names  # every program missing
     assert "staticflops/report/report.schema.json" in names  # what `staticflops schema` prints
     assert not any(n.startswith("samples/") or n.startswith("tests/") for n in names)
     for name in builtin_names():  # compiled by hatch_build.py

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 import staticflops
+from staticflops.diagnostics import AnalysisError
 from staticflops.cli.app import app
 from typer.testing import CliRunner
 
@@ -2086,6 +2087,44 @@ def test_os_path_over_the_programs_environment(tmp_path):
     """, ["expand", "home", "absolute", "listing", "ident", "caught", "missing"],
         env=["CACHE=/data", "NAME=hub", "HOME=/home/u"])
     assert found == dict.fromkeys(["expand", "home", "absolute", "listing", "ident", "caught", "missing"], 1)
+
+
+def test_a_program_probe_finds_no_program(tmp_path):
+    """staticflops runs no program: to the analysed code each is missing, as on a machine without
+    it (CPython raises FileNotFoundError, an OSError).  A probe inside `try` answers "absent"
+    (transformers' is_ninja_available), the exception's family is Python's, and a model that
+    needs a program's output fails where it asks."""
+    found = run_probes(tmp_path, "import subprocess\n", """
+        try:
+            subprocess.check_output(["ninja", "--version"])
+            ninja = 0
+        except Exception:
+            ninja = 1
+        try:
+            subprocess.run("nvidia-smi", capture_output=True, check=True)
+            smi = 0
+        except FileNotFoundError as error:
+            smi = int(isinstance(error, OSError) and error.filename == "nvidia-smi")
+        family = int(issubclass(subprocess.CalledProcessError, subprocess.SubprocessError)
+                     and subprocess.PIPE == -1)
+    """, ["ninja", "smi", "family"])
+    assert found == {"ninja": 1, "smi": 1, "family": 1}
+    with pytest.raises(AnalysisError, match="No such file or directory") as raised:
+        analyse(tmp_path, """
+            import subprocess
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    width = int(subprocess.check_output(["nproc"]))
+                    self.fc = nn.Linear(1, width)
+
+                def forward(self, x):
+                    return self.fc(x)
+        """, inputs=("1x1",), model="Net")
+    assert raised.value.location is not None and raised.value.location.line == 9
 
 
 def test_home_and_folders_outside_stay_unknown(tmp_path):

@@ -10,10 +10,17 @@ experts, eval, no_grad, SDPA MATH backend, oneDNN off).  Llama-3-8B's published 
 the meta device with that script's patch (an explicit all-ones attention mask, here P + 1 long
 for the step), in bfloat16: the counts do not depend on the dtype.
 
+State-space and recurrent models (Mamba, Falcon-Mamba, Mamba-2, xLSTM, RWKV) keep no keys and
+values: their forward returns ``cache_params`` (RWKV: ``state``), a convolution window and a
+recurrent state per layer, and the step takes it back under that name, as ``generate()`` passes
+it; their cache's size is every floating-point tensor it holds.  Mamba-2, xLSTM and RWKV are
+7B-sized by default and run on the meta device.
+
 Writes tests/fixtures/generation_ground_truth.json, read by tests/test_generation.py (which
 needs neither torch nor the network).  How to run (repository root):
 
     /work/gt/torchonly/bin/python tools/record_generation.py   # torch==2.13.0 (CPU), transformers==5.23.0
+    /work/gt/torchonly/bin/python tools/record_generation.py state_space   # that section only, the rest kept
 """
 import json
 import os
@@ -63,6 +70,66 @@ def cache_elements(cache) -> tuple[int, int]:
                 seen.add(id(tensor))
                 elements += tensor.numel()
     return elements, len(seen)
+
+
+# State-space models from their default config.json: model_type -> (class, device)
+STATE_SPACE = {"mamba": ("MambaForCausalLM", "cpu"), "falcon_mamba": ("FalconMambaForCausalLM", "cpu"),
+               "mamba2": ("Mamba2ForCausalLM", "meta"), "xlstm": ("xLSTMForCausalLM", "meta"),
+               "rwkv": ("RwkvForCausalLM", "meta")}
+STATE_NAMES = ("cache_params", "state")  # the output field, and forward's argument, holding the state
+
+
+def state_elements(cache) -> tuple[int, int]:
+    """(elements, tensors) of the floating-point tensors a cache object holds, each once, found
+    through its attributes, dicts, lists and tuples (a state-space cache keeps no keys/values)."""
+    seen, elements, pending, visited = set(), 0, [cache], set()
+    while pending:
+        value = pending.pop()
+        if isinstance(value, torch.Tensor):
+            if value.is_floating_point() and id(value) not in seen:
+                seen.add(id(value))
+                elements += value.numel()
+        elif id(value) in visited:
+            continue
+        elif isinstance(value, dict):
+            visited.add(id(value))
+            pending.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            visited.add(id(value))
+            pending.extend(value)
+        elif hasattr(value, "__dict__") and not isinstance(value, (transformers.PreTrainedConfig, type)):
+            visited.add(id(value))
+            pending.extend(vars(value).values())
+    return elements, len(seen)
+
+
+def state_step(model, past: int, vocab: int, device: str) -> dict:
+    torch.manual_seed(0)
+    with torch.device(device):
+        prompt = torch.randint(0, min(vocab, 100), (1, past), dtype=torch.int64)
+        token = torch.randint(0, min(vocab, 100), (1, 1), dtype=torch.int64)
+    with torch.no_grad(), torch.backends.mkldnn.flags(enabled=False):
+        first = model(prompt, use_cache=True)
+        name = next(name for name in STATE_NAMES if getattr(first, name, None) is not None)
+        counter = FlopCounterMode(display=False)
+        with counter:
+            out = model(token, **{name: getattr(first, name)}, use_cache=True)
+    elements, tensors = state_elements(getattr(out, name))
+    return {"past_tokens": past, "forward_flops": counter.get_total_flops(),
+            "flops_by_op": {str(k): v for k, v in sorted(counter.get_flop_counts()["Global"].items(), key=str)},
+            "output_shapes": {k: list(v.shape) for k, v in out.items() if isinstance(v, torch.Tensor)},
+            "state_elements": elements, "state_tensors": tensors}
+
+
+def record_state_space(out: dict) -> None:
+    out["state_space"] = {}
+    for model_type, (architecture, device) in STATE_SPACE.items():
+        config_json = {"model_type": model_type, "architectures": [architecture]}
+        model = build(config_json, device=device)
+        steps = [state_step(model, past, model.config.vocab_size, device) for past in PASTS]
+        del model
+        out["state_space"][model_type] = {"config": config_json, "device": device, "steps": steps}
+        print(model_type, [(s["past_tokens"], s["forward_flops"], s["state_elements"]) for s in steps])
 
 
 def step(model, past: int, vocab: int, device: str = "cpu", masks: bool = False) -> dict:
@@ -115,6 +182,12 @@ def seq2seq_step(model, specs: list, past: int, vocab: int) -> dict:
 
 
 def main():
+    if sys.argv[1:] == ["state_space"]:  # one section again, the others as recorded
+        with open(OUT) as f:
+            out = json.load(f)
+        record_state_space(out)
+        _write(out)
+        return
     out = {"versions": {"torch": torch.__version__, "transformers": transformers.__version__},
            "conventions": "one new token over a cache filled by an uncounted forward on P tokens (use_cache=True); "
                           "eager attention, eager experts, eval, no_grad, SDPA MATH, oneDNN off",
@@ -154,6 +227,11 @@ def main():
         del model
         out["defaults"][model_type] = {"config": config_json, "steps": [entry]}
         print(model_type, entry.get("forward_flops"), entry.get("kv_cache_elements"), entry.get("error", ""))
+    record_state_space(out)
+    _write(out)
+
+
+def _write(out: dict) -> None:
     with open(OUT, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

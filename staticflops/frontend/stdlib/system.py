@@ -281,4 +281,5 @@ def modules(interp, builtins: dict) -> dict:
         "contextvars": _stub_namespace(interp, "contextvars", "contextvars.pyi"),
         "abc": _stub_namespace(interp, "abc", "abc.pyi"),
         "uuid": _stub_namespace(interp, "uuid", "uuid.pyi"),
+        "subprocess": _stub_namespace(interp, "subprocess", "subprocess.pyi"),
     }

@@ -26,8 +26,11 @@ from staticflops.frontend.values import Instance, Parameter, Tensor, Unknown, de
 from staticflops.shapes import InputSpec
 
 # forward's keyword arguments and output fields, as transformers (and most hand-written
-# decoders) name them
-CACHE_ARGUMENT = "past_key_values"
+# decoders) name them.  The cache is the first of these the forward returns, and the step gets
+# it back under the same name: attention's keys and values, or a state-space model's recurrent
+# state (Mamba's convolution window and SSM state: a step's cost does not grow with P).
+CACHE_ARGUMENTS = ("past_key_values", "cache_params", "state")
+CACHE_ARGUMENT = CACHE_ARGUMENTS[0]
 USE_CACHE = "use_cache"
 DECODER_TOKENS = "decoder_input_ids"  # an encoder-decoder model's new tokens
 ENCODER_STATE = "encoder_last_hidden_state"  # a seq2seq output's encoder result...
@@ -67,42 +70,49 @@ def filled_cache(interp, root: Instance, prompt: list, keywords: dict, anchor) -
         error.message = f"--past-tokens: the forward filling the cache (use_cache=True) failed: {error.message}"
         error.args = (error.message,)
         raise
-    cache = _returned_cache(interp, output, anchor)
+    name, cache = _returned_cache(interp, output, anchor)
     if cache is None or isinstance(cache, Unknown):
-        why = "none" if cache is None else describe(cache)  # a state-space model's cache_params is not one
+        why = "none" if cache is None else describe(cache)
         # the model's class: where its forward is (a config.json's anchor is our generated expression)
         where = root.cls.location or (interp.location(anchor) if anchor is not None else None)
-        raise AnalysisError(f"--past-tokens: {root.cls.name} returned no key/value cache from forward(..., "
-                            f"use_cache=True) ({CACHE_ARGUMENT}: {why}), so there is no cache to run a step over",
+        raise AnalysisError(f"--past-tokens: {root.cls.name} returned no cache from forward(..., use_cache=True) "
+                            f"({' or '.join(CACHE_ARGUMENTS)}: {why}), so there is no cache to run a step over",
                             where, "SF101")
     encoded = output[ENCODER_STATE] if isinstance(output, dict) and ENCODER_STATE in output else None
-    return cache, ({} if encoded is None else {ENCODER_OUTPUTS: (encoded,)})
+    return (name, cache), ({} if encoded is None else {ENCODER_OUTPUTS: (encoded,)})
 
 
 def cache_after(interp, output, given, anchor):
     """The cache after the step: the one the step returns (a tuple cache is rebuilt each step),
-    else the one it was given (transformers' caches grow in place)."""
-    returned = _returned_cache(interp, output, anchor)
-    return given if returned is None or isinstance(returned, Unknown) else returned
+    else the one it was given, ``(name, cache)`` (transformers' caches grow in place)."""
+    _, returned = _returned_cache(interp, output, anchor)
+    return given[1] if returned is None or isinstance(returned, Unknown) else returned
 
 
-def _returned_cache(interp, output, anchor):
-    if isinstance(output, dict):  # a ModelOutput, a dict: a field left None is not a key
-        return output[CACHE_ARGUMENT] if CACHE_ARGUMENT in output else None
-    if isinstance(output, Instance):  # an output object with the attribute
-        try:
-            return interp.get_attribute(output, CACHE_ARGUMENT, anchor)
-        except AnalysisError:
-            return None
-    if isinstance(output, tuple) and len(output) > 1:  # (logits, past_key_values), the tuple convention
-        return output[1]
-    return None
+def _returned_cache(interp, output, anchor) -> tuple:
+    """(the output field holding the cache, the cache), (the first field's name, None) if none."""
+    for name in CACHE_ARGUMENTS:
+        if isinstance(output, dict):  # a ModelOutput, a dict: a field left None is not a key
+            cache = output[name] if name in output else None
+        elif isinstance(output, Instance):  # an output object with the attribute
+            try:
+                cache = interp.get_attribute(output, name, anchor)
+            except AnalysisError:
+                cache = None
+        elif isinstance(output, tuple) and len(output) > 1:  # (logits, past_key_values), the tuple convention
+            return name, output[1]
+        else:
+            cache = None
+        if cache is not None:
+            return name, cache
+    return CACHE_ARGUMENT, None
 
 
-def step_keywords(cache, encoded: dict) -> dict:
-    """forward's keyword arguments for the step: the filled cache, kept on, and the encoder's
-    output when the model has an encoder."""
-    return {CACHE_ARGUMENT: cache, USE_CACHE: True, **encoded}
+def step_keywords(cache: tuple, encoded: dict) -> dict:
+    """forward's keyword arguments for the step: the filled cache ``(name, cache)`` under the
+    name the forward returned it by, kept on, and the encoder's output when the model has one."""
+    name, value = cache
+    return {name: value, USE_CACHE: True, **encoded}
 
 
 def cache_shapes(cache) -> list[tuple]:

@@ -79,3 +79,110 @@ def test_json_rows_are_pydantics_dump_under_the_contract():
     assert reports[1].partial and any(isinstance(row.forward_flops, str) for row in reports[2].layers)
     for report in reports:
         assert report.to_json() == json.dumps(contract_dict(report.model_dump(mode="json")), indent=2)
+
+
+ROTARY_BLOCKS = '''
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.fc = nn.Linear(width, width, bias=False)
+
+    def forward(self, x, position_embeddings):
+        cos, sin, doubled = position_embeddings
+        y = self.fc(x * cos + x * sin)
+        return self.fc(y) if doubled else y
+
+
+class Net(nn.Module):
+    def __init__(self, width=8, depth=4):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(width) for _ in range(depth)])
+
+    def forward(self, x):
+        for index, block in enumerate(self.blocks):
+            x = block(x, position_embeddings=(x, x, index == 3))
+        return x
+'''
+
+
+def test_blocks_given_a_tuple_of_tensors_are_replayed_keyed_by_its_items(tmp_path):
+    """Rotary position embeddings reach every decoder layer as a ``(cos, sin)`` tuple: equal
+    shapes and plain values replay the block's first call; a different plain value in the
+    tuple (the last block's True) is a call of its own.  By hand, 1x8 tokens of width 8: a
+    linear 2*8*8 = 128 FLOPs, once in blocks 0-2 and twice in block 3: 5 * 128 = 640."""
+    path = tmp_path / "rotary.py"
+    path.write_text(ROTARY_BLOCKS)
+    ir = analyse_torch(load_source(str(path)), "Net", {}, [parse_input_spec("1x8")])
+    linear_ops = [op for op in ir.ops if op.label == "Linear"]
+    assert len(linear_ops) == 5
+    assert len({id(op.attrs) for op in linear_ops}) < len(linear_ops)  # block 2 replays block 1's call
+    report = staticflops.analyze(path, model="Net", inputs=["1x8"])
+    assert report.totals.complete and report.totals.forward_flops == 5 * 128
+
+
+INDEXED_BLOCKS = '''
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, width, layer_idx):
+        super().__init__()
+        self.layer_idx = layer_idx  # read by {reader}
+        self.fc = nn.Linear(width, width, bias=False)
+
+    def forward(self, x):
+        {body}
+
+
+class Net(nn.Module):
+    def __init__(self, width=8, depth=6):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(width, i) for i in range(depth)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+'''
+
+
+def _indexed(tmp_path, reader: str, body: str):
+    path = tmp_path / "indexed.py"
+    path.write_text(INDEXED_BLOCKS.replace("{reader}", reader).replace("{body}", body))
+    ir = analyse_torch(load_source(str(path)), "Net", {}, [parse_input_spec("1x8")])
+    report = staticflops.analyze(path, model="Net", inputs=["1x8"])
+    linears = [op for op in ir.ops if op.label == "Linear"]
+    return report, len(linears), len({id(op.attrs) for op in linears})
+
+
+def test_a_layer_index_the_forward_never_reads_does_not_split_the_replay(tmp_path):
+    """Six blocks that differ only by ``layer_idx`` (transformers' decoder layers: read only to
+    index a cache): from the third call on each replays the second.  By hand, 1x8 tokens of
+    width 8: a linear 2*8*8 = 128 FLOPs a block, 6 * 128 = 768."""
+    report, calls, distinct = _indexed(tmp_path, "nothing", "return self.fc(x)")
+    assert report.totals.complete and report.totals.forward_flops == 6 * 128
+    assert calls == 6 and distinct < 6
+
+
+def test_an_index_the_forward_reads_is_compared_before_a_replay(tmp_path):
+    """Odd blocks apply their linear twice: the blocks read ``layer_idx``, so a block replays
+    only an earlier call that read the same value.  By hand: 3 even blocks * 128 + 3 odd * 256
+    = 1,152 FLOPs (keyed by name alone, every block would replay block 0: 768)."""
+    report, calls, _ = _indexed(tmp_path, "forward", """y = self.fc(x)
+        return self.fc(y) if self.layer_idx % 2 else y""")
+    assert report.totals.complete and report.totals.forward_flops == 3 * 128 + 3 * 256
+    assert calls == 9
+
+
+def test_a_forward_that_reads_its_whole_namespace_compares_every_integer(tmp_path):
+    """``vars(self)`` hands the code every attribute: the layer index is read that way, not by
+    name, and must still tell the blocks apart (the same counts as above: 1,152 FLOPs)."""
+    report, calls, _ = _indexed(tmp_path, "vars()", """y = self.fc(x)
+        return self.fc(y) if vars(self)["layer_idx"] % 2 else y""")
+    assert report.totals.complete and report.totals.forward_flops == 3 * 128 + 3 * 256
+    assert calls == 9

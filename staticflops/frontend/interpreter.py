@@ -161,6 +161,8 @@ class Interpreter(Statements, Expressions):
         # inside getattr(obj, name, default): a missing instance attribute raises AttributeError
         # (as in Python, so the default is taken) instead of becoming an unknown
         self.missing_attributes_raise = 0
+        # module calls being logged for the integers they read from instances (torch/replay.py)
+        self.int_reads: list = []
         self.handling: list = []  # the exceptions whose `except` blocks are running (bare `raise`)
         # Module-level unknowns are reported only through the values the model uses (see
         # exec_module_body); the (location, reason) of assumed branches are reported anyway.
@@ -772,6 +774,13 @@ class Interpreter(Statements, Expressions):
 
     def plain_attribute(self, receiver, name: str, node, strict: bool = False):
         """``object.__getattribute__``: the instance dict, then the class and its bases."""
+        if self.int_reads and type(receiver) is Instance:
+            if type(receiver.attrs.get(name)) is int:  # (a read that raises reads nothing)
+                value = receiver.attrs[name]
+                for log in self.int_reads:
+                    log.read(receiver, name, value)
+            elif name == "__dict__":
+                self.whole_namespace_read()
         if not self.construction_memo.recorders:
             return self._plain_attribute(receiver, name, node, strict)
         try:
@@ -781,6 +790,12 @@ class Interpreter(Statements, Expressions):
             raise
         self.construction_memo.attribute_read(receiver, name, value)  # a read from outside a construction is recorded
         return value
+
+    def whole_namespace_read(self) -> None:
+        """An instance's whole ``__dict__`` handed to the code (``vars``, a copy): the calls being
+        logged may read any of its integers (torch/replay.py)."""
+        for log in self.int_reads:
+            log.everything = True
 
     def _plain_attribute(self, receiver, name: str, node, strict: bool = False):
         if type(receiver) is Instance and name in receiver.attrs:  # the most frequent read, first

@@ -444,6 +444,7 @@ def build_builtins(object_class: Class) -> dict:
         if isinstance(value, Class):
             return value.namespace
         if isinstance(value, Instance):
+            interp.whole_namespace_read()
             return value.attrs
         if isinstance(value, Namespace) and not isinstance(value.members, NoOpMembers):
             return value.members
@@ -780,7 +781,7 @@ def build_stdlib(builtins: dict, interp=None) -> dict:
         "warnings": namespace("warnings", {"warn": identity, "filterwarnings": identity, "simplefilter": identity}),
         "logging": quiet,
         "argparse": argparse_namespace(builtins["object"]),
-        "copy": namespace("copy", {"deepcopy": Builtin("deepcopy", lambda i, a, k, n: deepcopy(a[0]), bind_self=False),
+        "copy": namespace("copy", {"deepcopy": Builtin("deepcopy", lambda i, a, k, n: _copied(i, a[0]), bind_self=False),
                                    "copy": Builtin("copy", lambda i, a, k, n: shallow_copy(i, a[0], n), bind_self=False)}),
         "__future__": namespace("__future__", {"annotations": pyclasses.FUTURE_ANNOTATIONS}),
         "enum": namespace("enum", pyclasses.enum_members_for(None, object_class)),
@@ -942,6 +943,13 @@ def shallow_copy(interp, value, node):
     if type(value) in (list, dict, set):
         return type(value)(value)
     return value
+
+
+def _copied(interp, value):
+    """``copy.deepcopy``: a copy reads the whole namespace of each instance it copies (a module
+    reached from it among them; ``copy.copy`` of a module returns the module itself)."""
+    interp.whole_namespace_read()
+    return deepcopy(value)
 
 
 def deepcopy(value, memo: dict | None = None):

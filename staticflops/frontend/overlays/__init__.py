@@ -12,6 +12,8 @@ loaders' ``from_pretrained`` alike, instead of an unknown deep in the download c
 else of the libraries runs as written.
 
 timm's ``load_pretrained`` likewise only fills a built model's parameters: it does nothing here.
+transformers' ``auto_docstring`` only writes docstrings, which no cost depends on: it returns the
+class or method it decorates (transformers_auto_docstring.pyi).
 
 Each overlay is applied when its module has run (imports.py): the class the module defined gets
 the method (a classmethod, as the original), or the module the function.
@@ -36,6 +38,7 @@ OVERLAYS = {
     "diffusers.configuration_utils": [("ConfigMixin", "load_config", None)],
     # a module's function (no class): timm's weight loading after create_model built the model
     "timm.models._builder": [(None, "load_pretrained", "timm_load_pretrained.pyi")],
+    "transformers.utils.auto_docstring": [(None, "auto_docstring", "transformers_auto_docstring.pyi")],
 }
 
 

@@ -82,23 +82,32 @@ def _call(interp, args, kwargs, node):
     state = self.module
     if state.pre_hooks:
         args, kwargs = _run_pre_hooks(interp, self, list(args), kwargs, node)
-    if key is not None and key in cache.calls:
-        subtree = {path: module for path, module in named_modules(self)}
-        result = replay.replay(cache.calls[key], self, tracer, subtree, interp.location(node))
+    entries = cache.calls.get(key) if key is not None else None
+    subtree = {path: module for path, module in named_modules(self)} if entries else None
+    found = replay.reused(entries, subtree) if entries else None
+    if found is not None:
+        result = replay.replay(found, self, tracer, subtree, interp.location(node), interp.int_reads)
     else:
         first_op, unknowns_before = len(tracer.ops), len(interp.unknowns)
         calls_before = dict(tracer.module_calls) if key is not None else {}
+        log = replay.IntReads() if key is not None else None
+        if log is not None:
+            interp.int_reads.append(log)
         tracer.stack.append(self)
         try:
             forward = interp.get_attribute(self, "forward", node)
             result = interp.call(forward, list(args[1:]), kwargs, node)
         finally:
             tracer.stack.pop()
+            if log is not None:
+                interp.int_reads.remove(log)
         if key is not None and len(interp.unknowns) == unknowns_before:
-            subtree = {id(module): path for path, module in named_modules(self)}
-            cached = replay.capture(self, tracer, first_op, calls_before, result, subtree)
+            named = list(named_modules(self))
+            cached = replay.capture(self, tracer, first_op, calls_before, result,
+                                    {id(module): path for path, module in named})
             if cached is not None:
-                cache.calls[key] = cached
+                cached.int_reads = replay.int_reads_of(log, named)
+                cache.calls[key] = replay.kept(entries, cached)
     for hook, with_kwargs in list(state.hooks) if state.hooks else ():  # (most modules have none)
         inputs = tuple(args[1:])
         changed = interp.call(hook, [self, inputs, kwargs, result] if with_kwargs else [self, inputs, result], {}, node)

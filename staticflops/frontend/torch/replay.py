@@ -4,6 +4,15 @@ call's replays that call's ops onto the corresponding submodules instead of inte
 
 A call is reused only when nothing in it was unknown, its arguments are tensors or plain
 values, it returns tensors, and every op it recorded belongs to its own subtree.
+
+**Integer attributes** of the subtree's modules are described by name only: a decoder layer
+keeps its ``layer_idx``, which its forward reads only to index a cache (none in a plain
+forward), and keyed by value it made each of 32 layers a call of its own.  Instead the first
+call logs every integer it reads from its subtree's attributes (``Interpreter.plain_attribute``,
+``int_reads``), and a later call replays it only while each of those holds the same value in
+the corresponding module; a call that reads another value is interpreted and kept beside it
+(up to ``_ENTRIES`` per key).  Reading a module's whole ``__dict__`` (``vars``) or copying one
+stands for reading every attribute: then every integer of the subtree must be equal.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from staticflops.frontend.values import Instance, Parameter, Tensor
 
 _PLAIN = (int, float, str, bool, type(None))
 _SCALARS = frozenset(_PLAIN)  # hashable as they are (no call to _hashable)
+_ENTRIES = 4  # calls kept per key, each with the integers it read
 
 
 @dataclass
@@ -34,6 +44,53 @@ class CachedCall:
     # The checkpoint region the call ran in (torch/checkpointing.py): its ops are in the region
     # the replaying call runs in; a region begun inside the call is a new one per replay.
     region: object = None
+    # (relative module path, attribute, value): the integers the call read from its subtree
+    int_reads: tuple = ()
+
+
+class IntReads:
+    """The integers read from module attributes while a call runs (``Interpreter.int_reads``)."""
+
+    __slots__ = ("values", "everything")
+
+    def __init__(self):
+        self.values: dict = {}  # (id(instance), attribute) -> the value first read
+        self.everything = False  # a whole __dict__ was read (vars, a copy)
+
+    def read(self, instance, name: str, value: int) -> None:
+        self.values.setdefault((id(instance), name), value)
+
+
+def reused(entries: tuple, subtree_by_path: dict):
+    """The kept call whose integer reads all hold in this subtree, or None."""
+    for cached in entries:
+        if all(_holds(subtree_by_path.get(path), name, value) for path, name, value in cached.int_reads):
+            return cached
+    return None
+
+
+def _holds(module, name: str, value: int) -> bool:
+    if module is None:
+        return False
+    found = module.attrs.get(name)
+    return type(found) is int and found == value
+
+
+def kept(entries: tuple | None, cached: CachedCall) -> tuple:
+    """The entries of a key with ``cached`` added (a new tuple: a speculative run's take-back
+    restores the table by a shallow copy); the oldest dropped past ``_ENTRIES``."""
+    return (*(entries or ())[-(_ENTRIES - 1):], cached)
+
+
+def int_reads_of(log: IntReads, named: list) -> tuple:
+    """(path, attribute, value) for the logged reads of the subtree's modules, ``named`` its
+    (path, module) pairs; every integer of the subtree when a whole namespace was read."""
+    if log.everything:
+        return tuple((path, name, value) for path, module in named
+                     for name, value in module.attrs.items() if type(value) is int)
+    paths = {id(module): path for path, module in named}
+    return tuple((paths[module_id], name, value) for (module_id, name), value in log.values.items()
+                 if module_id in paths)
 
 
 def structure(module: Instance, memo: dict, numbers: dict) -> int:
@@ -53,7 +110,9 @@ def structure(module: Instance, memo: dict, numbers: dict) -> int:
     state = module.module
     attrs = module.attrs
     # (most values are exact scalars: a set lookup before the isinstance test)
-    settings = tuple(sorted([(k, v) for k, v in attrs.items() if type(v) in _SCALARS or isinstance(v, _PLAIN)]))
+    # an integer by name only: the call logs those it reads (module docstring)
+    settings = tuple(sorted([(k, int if type(v) is int else v) for k, v in attrs.items()
+                             if type(v) in _SCALARS or isinstance(v, _PLAIN)]))
     layer = tuple(sorted([(k, v if type(v) in _SCALARS else _hashable(v)) for k, v in state.attrs.items()])
                   ) if state.kind else ()
     params = tuple([(n, p.shape, p.trainable) for n, p in state.parameters.items()]) if state.parameters else ()
@@ -73,6 +132,8 @@ def call_key(module: Instance, args: list, kwargs: dict, memo: dict, numbers: di
             parts.append((name, "tensor", value.shape, value.dtype, value.requires_grad))
         elif isinstance(value, _PLAIN):
             parts.append((name, value))
+        elif type(value) is tuple and (items := _tuple_key(value)) is not None:
+            parts.append((name, "tuple", items))  # rotary (cos, sin): every transformers decoder layer
         else:
             return None
     try:
@@ -81,6 +142,22 @@ def call_key(module: Instance, args: list, kwargs: dict, memo: dict, numbers: di
     except TypeError:
         return None
     return key
+
+
+def _tuple_key(value: tuple):
+    """A tuple argument's key: its items' shapes, dtypes and plain values; None (no key) for any
+    other item, or a tensor whose contents or progression are known (the call could read them)."""
+    parts = []
+    for item in value:
+        if type(item) is Tensor and item.shape is not None and item.values is None and item.progression is None:
+            parts.append(("tensor", item.shape, item.dtype, item.requires_grad))
+        elif isinstance(item, _PLAIN):
+            parts.append(item)
+        elif type(item) is tuple and (inner := _tuple_key(item)) is not None:
+            parts.append(("tuple", inner))
+        else:
+            return None
+    return tuple(parts)
 
 
 def capture(module: Instance, tracer, first_op: int, calls_before: dict, result, subtree: dict):
@@ -122,7 +199,10 @@ def _capture(tracer, first_op: int, calls_before: dict, result, subtree: dict):
     return CachedCall(ops, calls, outputs, {}, template)
 
 
-def replay(cached: CachedCall, module: Instance, tracer, subtree_by_path: dict, location):
+def replay(cached: CachedCall, module: Instance, tracer, subtree_by_path: dict, location, logs: list = ()):
+    for log in logs:  # an enclosing call being logged reads, through this one, what it read
+        for path, name, value in cached.int_reads:
+            log.read(subtree_by_path[path], name, value)
     region = _regions(cached.region, tracer.regions.current() if tracer.regions is not None else None)
     for path, op in cached.ops:
         copy = _recharged(op, subtree_by_path[path])

@@ -1,4 +1,4 @@
-"""One generation step over a key/value cache (``--past-tokens P``).
+"""One generation step over a key/value cache or a recurrent state (``--past-tokens P``).
 
 A decoder that generates text runs its forward once per new token, over a cache of the keys
 and values of every earlier token: the step's attention reads P + 1 positions, its other
@@ -16,7 +16,8 @@ hand-written decoders mostly share.
 
 The cache's size after the step is the floating-point tensors it holds (the report prices
 their bytes at ``--dtype``, as activations): for most decoders 2 × layers × B × kv-heads ×
-(P + new) × head size.
+(P + new) × head size.  A state-space or recurrent model (Mamba, RWKV) returns its state instead
+(``cache_params``, ``state``), taken back under that name: a fixed size, whatever P.
 """
 
 from __future__ import annotations
@@ -58,9 +59,9 @@ def _lengthened(spec: InputSpec, past) -> InputSpec:
 
 
 def filled_cache(interp, root: Instance, prompt: list, keywords: dict, anchor) -> tuple:
-    """(the cache ``root`` returns after its forward on the prompt with ``use_cache=True``, the
-    keyword arguments the step takes besides it: the encoder's output, which ``generate()``
-    computes once and hands to every step)."""
+    """((the output field it came in, the cache ``root`` returns after its forward on the prompt
+    with ``use_cache=True``), the keyword arguments the step takes besides it: the encoder's
+    output, which ``generate()`` computes once and hands to every step)."""
     try:
         output = interp.call(root, prompt, {**keywords, USE_CACHE: True}, anchor)
     except AnalysisError as error:

@@ -56,6 +56,22 @@ TINY = textwrap.dedent('''
             return (logits, (k, v)) if use_cache else logits
 
 
+    class Recurrent(nn.Module):
+        """A recurrent state by the name RWKV's forward uses, returned in a dict."""
+
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(100, 8)
+            self.cell = nn.Linear(8, 8, bias=False)
+
+        def forward(self, ids, state=None, use_cache=False):
+            x = self.embed(ids)
+            h = state if state is not None else torch.zeros(ids.shape[0], 8)
+            for t in range(ids.shape[1]):
+                h = torch.tanh(self.cell(x[:, t] + h))
+            return {"logits": h, "state": h} if use_cache else h
+
+
     class NoCache(nn.Module):
         def __init__(self):
             super().__init__()
@@ -102,6 +118,18 @@ def test_without_the_option_the_forward_runs_once_without_a_cache(tiny):
     report = staticflops.analyze(tiny, model="TinyDecoder", inputs=["1x1:int64"])
     assert report.generation is None
     assert report.totals.forward_flops == 6_144 + 2 * 32 + 2 * 32 + 6_400  # attention over the token itself
+
+
+def test_a_recurrent_state_is_taken_back_under_its_own_name(tiny):
+    """The step of a model whose state is ``state=``: one token through the cell, 2*8*8 = 128
+    FLOPs whatever P (tanh and adds 0 in the standard rules); the state after it, 1 x 8 float32
+    = 32 bytes.  With P a name the prompt's loop over its tokens has no trip count: the error
+    says to give a number."""
+    report = staticflops.analyze(tiny, model="Recurrent", inputs=["1x1:int64"], past_tokens=5)
+    assert report.totals.complete and report.totals.forward_flops == 128
+    assert report.generation.kv_cache_bytes == 32 and report.generation.kv_cache_tensors == 1
+    with pytest.raises(AnalysisError, match="--past-tokens P is a name: .*needs a number"):
+        staticflops.analyze(tiny, model="Recurrent", inputs=["1x1:int64"], past_tokens="P")
 
 
 def test_a_model_that_returns_no_cache_is_a_clear_error(tiny):

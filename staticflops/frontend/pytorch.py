@@ -89,7 +89,7 @@ def analyse_torch(source: SourceFile, model: str | None, kwargs: dict, inputs: l
             prompt, prompt_keywords = generation.prompt_inputs(inputs, keyword_inputs, past)
             try:
                 cache, encoded = generation.filled_cache(interp, root, [_input_tensor(spec) for spec in prompt],
-                                                         _keyword_tensors(prompt_keywords), anchor)
+                                                         _keyword_tensors(prompt_keywords), anchor, past)
             except BudgetExceeded as error:  # the step never ran: a partial report without ops
                 stopped = error
             else:

@@ -58,17 +58,21 @@ def _lengthened(spec: InputSpec, past) -> InputSpec:
     return InputSpec((spec.shape[0], past), spec.dtype, spec.fill)
 
 
-def filled_cache(interp, root: Instance, prompt: list, keywords: dict, anchor) -> tuple:
+def filled_cache(interp, root: Instance, prompt: list, keywords: dict, anchor, past=None) -> tuple:
     """((the output field it came in, the cache ``root`` returns after its forward on the prompt
     with ``use_cache=True``), the keyword arguments the step takes besides it: the encoder's
-    output, which ``generate()`` computes once and hands to every step)."""
+    output, which ``generate()`` computes once and hands to every step).  ``past``: P, for the
+    message when that forward fails."""
     try:
         output = interp.call(root, prompt, {**keywords, USE_CACHE: True}, anchor)
     except AnalysisError as error:
         if isinstance(error, BudgetExceeded):
             raise
         # the step was never reached: say which forward failed (forward may not take use_cache)
-        error.message = f"--past-tokens: the forward filling the cache (use_cache=True) failed: {error.message}"
+        hint = "" if past is None or isinstance(past, int) else (
+            f" (--past-tokens {past} is a name: a forward that loops over the prompt's tokens, as a state-space "
+            "model's reference scan does, needs a number)")
+        error.message = f"--past-tokens: the forward filling the cache (use_cache=True) failed: {error.message}{hint}"
         error.args = (error.message,)
         raise
     name, cache = _returned_cache(interp, output, anchor)

@@ -176,7 +176,7 @@ def test_the_cli_prints_the_step_and_the_json_has_it(tiny):
     result = runner.invoke(app, ["analyze", str(tiny), "-m", "TinyDecoder", "--input", "1x1:int64",
                                  "--past-tokens", "9", "--no-cache"])
     assert result.exit_code == 0, result.output
-    assert "Generation step over a key/value cache of 9 earlier tokens" in result.output
+    assert "Generation step over the cache of 9 earlier tokens" in result.output
     assert "2.56 KB (float32, 2 tensors)" in result.output  # 256 * 10 bytes
     data = json.loads(runner.invoke(app, ["analyze", str(tiny), "-m", "TinyDecoder", "--input", "1x1:int64",
                                           "--past-tokens", "9", "--no-cache", "-f", "json"]).output)

@@ -108,12 +108,12 @@ def input_texts(report) -> list[str]:
 
 
 def generation_line(report, code=str) -> str | None:
-    """With --past-tokens: what the forward priced is, and the key/value cache it leaves
-    (``code`` marks up the size name, as each format shows names)."""
+    """With --past-tokens: what the forward priced is, and the cache it leaves: keys and values,
+    or a state-space model's state (``code`` marks up the size name, as each format shows names)."""
     step = report.generation
     if step is None:
         return None
-    return (f"Generation step over a key/value cache of {code(str(step.past_tokens))} earlier tokens (the forward "
+    return (f"Generation step over the cache of {code(str(step.past_tokens))} earlier tokens (the forward "
             f"filling it not counted); cache after the step: {human(step.kv_cache_bytes, 'B')} "
             f"({report.totals.dtype}, {step.kv_cache_tensors} tensors)")
 

@@ -2125,6 +2125,19 @@ def test_a_program_probe_finds_no_program(tmp_path):
                     return self.fc(x)
         """, inputs=("1x1",), model="Net")
     assert raised.value.location is not None and raised.value.location.line == 9
+    assert "[Errno 2] No such file or directory (staticflops runs no program): 'nproc'" in raised.value.message
+    # (errno, strerror) args are printed that way for the OSError family only, as CPython does
+    with pytest.raises(AnalysisError) as other:
+        analyse(tmp_path, """
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    raise ValueError(3, "bad width")
+        """, inputs=("1x1",), model="Net")
+    assert "Errno" not in other.value.message
 
 
 def test_home_and_folders_outside_stay_unknown(tmp_path):

@@ -343,7 +343,8 @@ class Statements:
             exception = self._plain_exception(node.exc, scope)
         args = exception.attrs.get("args")
         message = args[0] if isinstance(args, tuple) and args and isinstance(args[0], str) else None
-        if isinstance(args, tuple) and len(args) in (2, 3) and type(args[0]) is int and isinstance(args[1], str):
+        if isinstance(args, tuple) and len(args) in (2, 3) and type(args[0]) is int and isinstance(args[1], str) \
+                and exception.cls.is_subclass_of(self.builtins["OSError"]):
             # OSError(errno, strerror[, filename]): as CPython prints it
             message = f"[Errno {args[0]}] {args[1]}" + (f": {args[2]!r}" if len(args) == 3 else "")
         detail = f": {message}" if message is not None else ""

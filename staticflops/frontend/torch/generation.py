@@ -96,6 +96,8 @@ def cache_after(interp, output, given, anchor):
 
 def _returned_cache(interp, output, anchor) -> tuple:
     """(the output field holding the cache, the cache), (the first field's name, None) if none."""
+    if isinstance(output, tuple):  # (logits, past_key_values), the tuple convention
+        return CACHE_ARGUMENT, output[1] if len(output) > 1 else None
     for name in CACHE_ARGUMENTS:
         if isinstance(output, dict):  # a ModelOutput, a dict: a field left None is not a key
             cache = output[name] if name in output else None
@@ -104,8 +106,6 @@ def _returned_cache(interp, output, anchor) -> tuple:
                 cache = interp.get_attribute(output, name, anchor)
             except AnalysisError:
                 cache = None
-        elif isinstance(output, tuple) and len(output) > 1:  # (logits, past_key_values), the tuple convention
-            return name, output[1]
         else:
             cache = None
         if cache is not None:

@@ -30,7 +30,7 @@ class TimeoutExpired(SubprocessError):
 
 
 def _missing(args):
-    program = args if isinstance(args, str) else args[0]
+    program = args[0] if isinstance(args, (list, tuple)) and args else args  # a command line, or its program
     error = FileNotFoundError(2, "No such file or directory (staticflops runs no program)", program)
     error.errno, error.strerror, error.filename = 2, "No such file or directory", program  # (as CPython sets them)
     raise error
